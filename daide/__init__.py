@@ -1,0 +1,1 @@
+"""Command-line entry points of the DAIDE server project (see daide.cli)."""

@@ -1,0 +1,5 @@
+import sys
+
+from daide.cli import main
+
+sys.exit(main())

@@ -1,0 +1,68 @@
+"""The `daide` command line: one program, one subcommand per module.
+
+Every module `daide/cmd_<name>.py` defines
+
+    NAME: str                      the subcommand ("decode", "serve", ...)
+    HELP: str                      one line for `daide --help`
+    def add_arguments(parser)      fill an argparse parser
+    def run(args) -> int           do the work, return the exit status
+
+and is found here automatically, so adding a subcommand touches no shared
+file.  Bad arguments give argparse's one-line usage error (exit 2); a
+command's own expected failures print one line `daide <cmd>: error: ...`
+and return non-zero.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+import daide
+
+
+class CommandError(Exception):
+    """An expected failure of a subcommand: printed as one line, exit 1."""
+
+
+def _command_modules() -> list[ModuleType]:
+    modules = []
+    for info in sorted(pkgutil.iter_modules(daide.__path__), key=lambda i: i.name):
+        if info.name.startswith("cmd_"):
+            modules.append(importlib.import_module(f"daide.{info.name}"))
+    return modules
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="daide",
+        description="DAIDE Diplomacy server, adjudicator, bots and tools.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in sorted(_command_modules(), key=lambda m: m.NAME):
+        sub = subparsers.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        module.add_arguments(sub)
+        sub.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args._run(args) or 0)
+    except CommandError as exc:
+        print(f"daide {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 141
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

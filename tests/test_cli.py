@@ -1,0 +1,24 @@
+"""The `daide` program: subcommands are discovered and bad arguments fail cleanly."""
+
+from __future__ import annotations
+
+import pytest
+
+from daide.cli import build_parser, main
+
+
+def test_every_subcommand_has_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    for action in build_parser()._subparsers._group_actions:  # type: ignore[union-attr]
+        for name in action.choices:
+            assert name in out
+
+
+def test_unknown_subcommand_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["no-such-command"])
+    assert exc.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err
