@@ -1,0 +1,144 @@
+"""The DAIDE text form of messages (PROTOCOL.md 6.8).
+
+Output (:func:`render_text`): tokens separated by single spaces, brackets as
+``(`` and ``)``, integers in decimal with a ``-`` sign, mnemonics upper case,
+a run of text tokens as one string in single quotes with ``'`` doubled::
+
+    NME ( 'Bot' ) ( '1.0' )
+    HLO ( TUR ) ( 132 ) ( ( LVL 0 ) )
+
+Input (:func:`parse_text`) is lenient, as real files are written by hand:
+any whitespace separates tokens and may be omitted next to brackets and
+strings (``(Ben(AMY Esd Tri))`` in the variant files), mnemonics are
+case-insensitive.
+
+Extension: a token that has no mnemonic in the representation (an unknown
+value, a private-use token) is written ``0xHHHH`` and read back as that raw
+value, so every token sequence has a text form (``daide decode``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from protocol.errors import TextSyntaxError
+from protocol.tokens import BRA, KET, STANDARD, TEXT_BASE, Representation, tokens_to_text
+from protocol.tree import Tree, from_tree, to_tree
+
+_SEPARATORS = frozenset(" \t\r\n\f\v")
+_WORD_END = frozenset(" \t\r\n\f\v()'")
+
+
+def parse_text(s: str, rep: Representation = STANDARD) -> tuple[int, ...]:
+    """Parse the text form into tokens; :class:`TextSyntaxError` on faults.
+
+    Brackets need not balance (PRN messages are unbalanced by nature).
+    """
+    out: list[int] = []
+    values = rep.values
+    n = len(s)
+    i = 0
+    while i < n:
+        c = s[i]
+        if c in _SEPARATORS:
+            i += 1
+        elif c == "(":
+            out.append(BRA)
+            i += 1
+        elif c == ")":
+            out.append(KET)
+            i += 1
+        elif c == "'":
+            i = _parse_string(s, i, out)
+        else:
+            j = i + 1
+            while j < n and s[j] not in _WORD_END:
+                j += 1
+            out.append(_word_token(s, i, s[i:j], values))
+            i = j
+    return tuple(out)
+
+
+def _parse_string(s: str, start: int, out: list[int]) -> int:
+    """Read a quoted string starting at ``s[start] == "'"``; return the end index."""
+    chars: list[str] = []
+    i = start + 1
+    n = len(s)
+    while True:
+        k = s.find("'", i)
+        if k < 0:
+            raise TextSyntaxError("unterminated string", s, start)
+        chars.append(s[i:k])
+        if k + 1 < n and s[k + 1] == "'":  # '' = one apostrophe
+            chars.append("'")
+            i = k + 2
+            continue
+        data = "".join(chars).encode("utf-8", "surrogateescape")
+        out.extend(TEXT_BASE | b for b in data)
+        return k + 1
+
+
+def _word_token(s: str, pos: int, word: str, values: Mapping[str, int]) -> int:
+    if word[0].isdigit() or (word[0] == "-" and len(word) > 1):
+        if word.startswith(("0x", "0X")):
+            try:
+                raw = int(word[2:], 16)
+            except ValueError:
+                raise TextSyntaxError(f"bad raw token {word!r}", s, pos) from None
+            if not 0 <= raw <= 0xFFFF or len(word) != 6:
+                raise TextSyntaxError(f"raw token {word!r} must be 0x and 4 hex digits", s, pos)
+            return raw
+        try:
+            n = int(word, 10)
+        except ValueError:
+            raise TextSyntaxError(f"bad integer {word!r}", s, pos) from None
+        if not -8192 <= n <= 8191:
+            raise TextSyntaxError(f"integer {n} outside -8192..8191", s, pos)
+        return n & 0x3FFF
+    v = values.get(word.upper())
+    if v is None:
+        raise TextSyntaxError(f"unknown token {word!r}", s, pos)
+    return v
+
+
+def render_text(tokens: tuple[int, ...] | list[int], rep: Representation = STANDARD) -> str:
+    """Render tokens in the text form (never fails: unnamed tokens as ``0xHHHH``)."""
+    names = rep.names
+    parts: list[str] = []
+    append = parts.append
+    n = len(tokens)
+    i = 0
+    while i < n:
+        t = tokens[i]
+        if 0 <= t < 0x4000:
+            append(str(t - 0x4000 if t & 0x2000 else t))
+        elif t == BRA:
+            append("(")
+        elif t == KET:
+            append(")")
+        elif t >> 8 == 0x4B:
+            j = i + 1
+            while j < n and tokens[j] >> 8 == 0x4B:
+                j += 1
+            text = tokens_to_text(tokens[i:j])
+            append("'" + text.replace("'", "''") + "'")
+            i = j
+            continue
+        else:
+            name = names.get(t)
+            append(name if name is not None else f"0x{t:04X}")
+        i += 1
+    return " ".join(parts)
+
+
+def tree_from_text(s: str, rep: Representation = STANDARD) -> Tree:
+    """Parse the text form straight into a tree (brackets must balance)."""
+    return to_tree(parse_text(s, rep), rep)
+
+
+def tree_to_text(tree: Tree, rep: Representation = STANDARD) -> str:
+    """Render a tree in the text form."""
+    return render_text(from_tree(tree, rep), rep)
+
+
+__all__ = ["parse_text", "render_text", "tree_from_text", "tree_to_text"]

@@ -1,0 +1,174 @@
+"""A DAIDE message as a tree of plain Python values.
+
+Node types (PROTOCOL.md 6, 7):
+
+* ``str`` - a token mnemonic in upper case: ``'NOW'``, ``'AUS'``, ``'NCS'``.
+  Brackets never appear as mnemonics (no ``'BRA'``/``'KET'``);
+* ``int`` - an integer token (-8192..8191);
+* :class:`Text` - a ``str`` subclass: a run of text tokens, ``'STANDARD'``;
+* ``tuple`` - a bracketed group of nodes.
+
+A whole message is a tuple of nodes; its outer level is *not* bracketed:
+``NOW ( SPR 1901 ) ( AUS AMY BUD )`` is
+``('NOW', ('SPR', 1901), ('AUS', 'AMY', 'BUD'))``.
+
+Because :class:`Text` is a ``str``, test ``isinstance(node, Text)`` before
+``isinstance(node, str)``.
+
+:func:`to_tree` is the server's first step on every received DM, so it is a
+single flat loop over the tokens with one dict lookup per named token.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Mapping, Sequence
+from typing import TypeAlias
+
+from protocol.errors import BracketError, EncodeError, UnknownTokenError
+from protocol.tokens import (
+    BRA,
+    KET,
+    STANDARD,
+    TEXT_BASE,
+    Representation,
+    text_to_tokens,
+    tokens_to_text,
+)
+
+
+class Text(str):
+    """A string carried as a run of text tokens (PROTOCOL.md 6.4)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"Text({str.__repr__(self)})"
+
+
+Node: TypeAlias = "str | int | tuple[Node, ...]"
+"""One tree node: mnemonic, integer, :class:`Text` (a ``str``) or a bracketed group."""
+
+Tree: TypeAlias = "tuple[Node, ...]"
+"""A whole message: the nodes of its (unbracketed) outer level."""
+
+
+def check_brackets(tokens: tuple[int, ...]) -> None:
+    """Raise :class:`BracketError` unless the brackets of ``tokens`` balance."""
+    depth = 0
+    for i, t in enumerate(tokens):
+        if t == BRA:
+            depth += 1
+        elif t == KET:
+            depth -= 1
+            if depth < 0:
+                raise BracketError(tokens, i, "closing bracket without an opening one")
+    if depth:
+        raise BracketError(tokens, len(tokens), f"{depth} bracket(s) left open")
+
+
+def to_tree(tokens: tuple[int, ...], rep: Representation = STANDARD) -> Tree:
+    """Decode a token sequence into a tree.
+
+    Raises :class:`BracketError` (answer PRN) when the brackets do not
+    balance, and otherwise :class:`UnknownTokenError` (answer HUH with ERR
+    before it, PROTOCOL.md 4.5) for the first token that has no meaning in
+    ``rep``.  Bracket errors win over unknown tokens, as the balance check
+    comes first in PROTOCOL.md 16.6.
+    """
+    names = rep.names
+    stack: list[list[Node]] = []
+    cur: list[Node] = []
+    unknown = -1
+    n = len(tokens)
+    i = 0
+    while i < n:
+        t = tokens[i]
+        if 0 <= t < 0x4000:
+            cur.append(t - 0x4000 if t & 0x2000 else t)
+        elif t == BRA:
+            stack.append(cur)
+            cur = []
+        elif t == KET:
+            if not stack:
+                raise BracketError(tokens, i, "closing bracket without an opening one")
+            group = tuple(cur)
+            cur = stack.pop()
+            cur.append(group)
+        elif t >> 8 == 0x4B:
+            j = i + 1
+            while j < n and tokens[j] >> 8 == 0x4B:
+                j += 1
+            cur.append(Text(tokens_to_text(tokens[i:j])))
+            i = j
+            continue
+        else:
+            name = names.get(t)
+            if name is None:
+                if unknown < 0:
+                    unknown = i
+                cur.append("")
+            else:
+                cur.append(name)
+        i += 1
+    if stack:
+        raise BracketError(tokens, n, f"{len(stack)} bracket(s) left open")
+    if unknown >= 0:
+        raise UnknownTokenError(tokens, unknown)
+    return tuple(cur)
+
+
+def from_tree(tree: Tree, rep: Representation = STANDARD) -> tuple[int, ...]:
+    """Encode a tree (a whole message, outer level unbracketed) to tokens.
+
+    Raises :class:`EncodeError` for a mnemonic unknown to ``rep``, an
+    integer out of range or a node of another type.
+    """
+    out: list[int] = []
+    _emit(tree, rep.values, out)
+    return tuple(out)
+
+
+def _emit(nodes: tuple[Node, ...], values: Mapping[str, int], out: list[int]) -> None:
+    append = out.append
+    for node in nodes:
+        if isinstance(node, tuple):
+            append(BRA)
+            _emit(node, values, out)
+            append(KET)
+        elif isinstance(node, Text):
+            out.extend(text_to_tokens(node))
+        elif isinstance(node, str):
+            v = values.get(node)
+            if v is None:
+                raise EncodeError(f"unknown mnemonic {node!r}")
+            append(v)
+        elif isinstance(node, int) and not isinstance(node, bool):
+            if not -8192 <= node <= 8191:
+                raise EncodeError(f"integer {node} outside the DAIDE range -8192..8191")
+            append(node & 0x3FFF)
+        else:
+            raise EncodeError(f"cannot encode {node!r} ({type(node).__name__}) as a token")
+
+
+def tokens_to_bytes(tokens: Sequence[int]) -> bytes:
+    """Big-endian bytes of a token sequence (a DM body)."""
+    return struct.pack(f">{len(tokens)}H", *tokens)
+
+
+def bytes_to_tokens(data: bytes) -> tuple[int, ...]:
+    """Token values of a DM body; ``data`` must have an even length."""
+    return struct.unpack(f">{len(data) // 2}H", data)
+
+
+__all__ = [
+    "Node",
+    "Text",
+    "Tree",
+    "TEXT_BASE",
+    "bytes_to_tokens",
+    "check_brackets",
+    "from_tree",
+    "to_tree",
+    "tokens_to_bytes",
+]
