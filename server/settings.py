@@ -1,0 +1,168 @@
+"""Settings of the server and of the games it hosts, as frozen values.
+
+`GameSettings` is everything a game needs to be re-created after a restart
+(it is stored with the game as JSON); `ServerSettings` is how this process
+runs (address, database, protocol timers, flood limits).  Both are checked
+when built, so a bad value is a one-line error at the command line, never a
+surprise in the middle of a game.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+#: Largest DAIDE integer (PROTOCOL.md 6.3): years, passcodes and seconds
+#: must fit in 14-bit two's complement.
+MAX_DAIDE_INT = 8191
+
+#: Press levels the language defines (PROTOCOL.md 10).
+VALID_LEVELS = frozenset([*range(0, 140, 10), 8000])
+
+#: The DPTG draw: seven consecutive year-ends without a capture (seed 002, ch. II).
+DPTG_IDLE_YEARS = 7
+#: The DPTG draw: thirty-five game years played, i.e. the end of 1935.
+DPTG_MAX_YEAR = 1935
+#: Seed 004, refereeing convention 2(a): ownership unchanged for three years.
+UNCHANGED_STOP_YEARS = 3
+
+
+class SettingsError(ValueError):
+    """A setting out of range; the message names the setting."""
+
+
+@dataclass(frozen=True)
+class GameSettings:
+    """The options of one game: variant, press level, deadlines, house rules.
+
+    Time limits are seconds (``None`` = no deadline for that kind of phase),
+    as in the HLO variant options of PROTOCOL.md section 10.  The three house
+    rules end a game in a draw among the survivors and are all off by default:
+
+    * ``idle_years_draw`` (DPTG, seed 002 ch. II): the game is drawn when this
+      many consecutive year-ends have each seen no supply centre change owner;
+    * ``max_year``: the game is drawn when this year's last autumn phase has
+      been processed (the DPTG's "thirty-five game years" is 1935);
+    * ``stop_unchanged`` (seed 004, convention 2(a)): the game is stopped when
+      the table of centre counts per power is the same after three
+      consecutive years (counts, not owners: a swap of two centres between
+      the same powers leaves the table unchanged).
+    """
+
+    variant: str = "standard"
+    level: int = 0
+    mtl: int | None = None
+    rtl: int | None = None
+    btl: int | None = None
+    ptl: int | None = None
+    dsd: bool = False
+    aoa: bool = False
+    pda: bool = False
+    npr: bool = False
+    npb: bool = False
+    idle_years_draw: int | None = None
+    max_year: int | None = None
+    stop_unchanged: bool = False
+
+    def __post_init__(self) -> None:
+        if self.level not in VALID_LEVELS:
+            raise SettingsError(f"level {self.level} is not a DAIDE press level (0, 10 ... 130, 8000)")
+        for name in ("mtl", "rtl", "btl", "ptl"):
+            value = getattr(self, name)
+            if value is not None and not 1 <= value <= MAX_DAIDE_INT:
+                raise SettingsError(f"{name} must be 1..{MAX_DAIDE_INT} seconds, not {value}")
+        if self.idle_years_draw is not None and self.idle_years_draw < 1:
+            raise SettingsError("the idle-years draw needs at least one year")
+        if self.max_year is not None and not 1 <= self.max_year <= MAX_DAIDE_INT:
+            raise SettingsError(f"max year must be 1..{MAX_DAIDE_INT}")
+        if not self.variant or not all(c.isalnum() or c == "_" for c in self.variant):
+            raise SettingsError(f"variant name {self.variant!r}: letters, digits and _ only")
+
+    @property
+    def has_deadlines(self) -> bool:
+        """True if any kind of phase has a time limit."""
+        return any(v is not None for v in (self.mtl, self.rtl, self.btl))
+
+    @property
+    def longest_limit(self) -> int:
+        """The longest phase time limit (0 without deadlines): TME requests above it are refused."""
+        return max((v for v in (self.mtl, self.rtl, self.btl) if v is not None), default=0)
+
+    def time_limit(self, season: str) -> int | None:
+        """Seconds allowed for a phase of this season (SPR/FAL moves, SUM/AUT retreats, WIN)."""
+        if season in ("SPR", "FAL"):
+            return self.mtl
+        if season in ("SUM", "AUT"):
+            return self.rtl
+        if season == "WIN":
+            return self.btl
+        raise SettingsError(f"unknown season {season!r}")
+
+    def variant_options(self) -> tuple[tuple[Any, ...], ...]:
+        """The HLO ``variant`` part as a tuple tree, in document order (PROTOCOL.md 10)."""
+        options: list[tuple[Any, ...]] = [("LVL", self.level)]
+        for token, value in (("MTL", self.mtl), ("RTL", self.rtl), ("BTL", self.btl)):
+            if value is not None:
+                options.append((token, value))
+        for token, flag in (("DSD", self.dsd), ("AOA", self.aoa), ("PDA", self.pda),
+                            ("NPR", self.npr), ("NPB", self.npb)):
+            if flag:
+                options.append((token,))
+        if self.ptl is not None:
+            options.append(("PTL", self.ptl))
+        return tuple(options)
+
+    def to_json(self) -> str:
+        """Stable JSON (sorted keys) for the database."""
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> GameSettings:
+        """Inverse of `to_json`; unknown keys (from a newer version) are ignored."""
+        data = json.loads(text)
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def default_db_path() -> Path:
+    """The default database: a SQLite file in the working directory."""
+    return Path("daide-server.db")
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """How this server process runs.
+
+    ``im_timeout`` is the 30-second initial-message timer of PROTOCOL.md 2;
+    ``outbound_queue`` bounds each client's queue of unsent messages (a
+    client that lets it fill is disconnected, section "Writes" of the issue);
+    the two IAM limits stop passcode guessing (at most
+    ``iam_failures_per_connection`` wrong passcodes per connection, and
+    ``iam_failures_per_address`` per peer address within
+    ``iam_failure_window`` seconds).
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 16713
+    db_path: Path = field(default_factory=default_db_path)
+    game: GameSettings = field(default_factory=GameSettings)
+    im_timeout: float = 30.0
+    outbound_queue: int = 256
+    iam_failures_per_connection: int = 3
+    iam_failures_per_address: int = 10
+    iam_failure_window: float = 600.0
+    shutdown_grace: float = 5.0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.port <= 65535:
+            raise SettingsError(f"port must be 0..65535, not {self.port}")
+        if self.outbound_queue < 8:
+            raise SettingsError("the outbound queue must hold at least 8 messages")
+        if self.im_timeout <= 0:
+            raise SettingsError("the initial-message timer must be positive")
+
+    def with_game(self, **changes: Any) -> ServerSettings:
+        """A copy with some game settings changed."""
+        return replace(self, game=replace(self.game, **changes))

@@ -1,0 +1,342 @@
+"""SQLite persistence: nothing the server accepted is ever lost.
+
+One database file (WAL journal, ``synchronous=FULL``) holds every game:
+
+* ``games`` - settings (JSON), status (``forming`` / ``running`` /
+  ``finished``), the current turn and position, the end of the game;
+* ``seats`` - per power: passcode and the name/version the client gave;
+* ``pending_orders`` - the accepted orders of the current phase, one row per
+  power holding that power's whole order list, rewritten in one transaction
+  each time the list changes (SUB, NOT (SUB)), before THX/YES are sent;
+* ``phases`` - one row per processed phase (``seq`` 0 is the game's start):
+  the orders adjudicated, the messages announced (ORD..., SCO, SLO, NOW), the
+  SCO and NOW after it.  A phase row, the new position in ``games`` and the
+  clearing of ``pending_orders`` are one transaction, written before any
+  client hears of the result (ARCHITECTURE.md "One turn", step 4).
+
+Messages and orders are stored in the DAIDE text form (PROTOCOL.md 6.8), so
+the database reads like a game log and `daide export` needs no decoding.
+
+The store is synchronous: the writes are small and local, each game actor
+is the only writer of its game, and trio runs one task at a time, so a
+write never interleaves with another.  Killing the process at any moment
+leaves the last committed transaction, and `load_unfinished` resumes from it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from server.settings import GameSettings
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS games (
+    id          INTEGER PRIMARY KEY,
+    settings    TEXT NOT NULL,
+    status      TEXT NOT NULL CHECK (status IN ('forming', 'running', 'finished')),
+    created_at  TEXT NOT NULL,
+    started_at  TEXT,
+    finished_at TEXT,
+    turn        TEXT,
+    sco         TEXT,
+    now         TEXT,
+    ending      TEXT
+);
+CREATE TABLE IF NOT EXISTS seats (
+    game_id        INTEGER NOT NULL REFERENCES games (id),
+    power          TEXT NOT NULL,
+    passcode       INTEGER NOT NULL,
+    client_name    TEXT NOT NULL,
+    client_version TEXT NOT NULL,
+    PRIMARY KEY (game_id, power)
+);
+CREATE TABLE IF NOT EXISTS pending_orders (
+    game_id INTEGER NOT NULL REFERENCES games (id),
+    power   TEXT NOT NULL,
+    turn    TEXT NOT NULL,
+    orders  TEXT NOT NULL,
+    PRIMARY KEY (game_id, power)
+);
+CREATE TABLE IF NOT EXISTS phases (
+    game_id      INTEGER NOT NULL REFERENCES games (id),
+    seq          INTEGER NOT NULL,
+    turn         TEXT NOT NULL,
+    orders       TEXT NOT NULL,
+    messages     TEXT NOT NULL,
+    sco          TEXT NOT NULL,
+    now          TEXT NOT NULL,
+    processed_at TEXT NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+"""
+
+
+class StoreError(Exception):
+    """The database is unusable (wrong schema, unknown game, ...)."""
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One power of a game: its passcode and the client that took it."""
+
+    power: str
+    passcode: int
+    client_name: str
+    client_version: str
+
+
+@dataclass(frozen=True)
+class PhaseRecord:
+    """One processed phase (``seq`` 0 = the start of the game).
+
+    ``orders`` maps each power to the text of the orders adjudicated for it;
+    ``messages`` are the texts announced, in order; ``sco``/``now`` describe
+    the position after the phase (what HST answers).
+    """
+
+    seq: int
+    turn: str
+    orders: Mapping[str, tuple[str, ...]]
+    messages: tuple[str, ...]
+    sco: str
+    now: str
+    processed_at: str
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A game as stored: enough to resume it or export it."""
+
+    id: int
+    settings: GameSettings
+    status: str
+    created_at: str
+    started_at: str | None
+    finished_at: str | None
+    turn: str | None
+    sco: str | None
+    now: str | None
+    ending: tuple[str, ...]
+    seats: tuple[Seat, ...]
+    pending: Mapping[str, tuple[str, ...]]
+    pending_turn: str | None
+
+
+def _utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+class Store:
+    """The server's database.  Open with `Store.open`, close with `close`."""
+
+    def __init__(self, db: sqlite3.Connection, path: str) -> None:
+        self._db = db
+        self.path = path
+
+    @classmethod
+    def open(cls, path: Path | str) -> Store:
+        """Open (creating if needed) the database at ``path`` (``":memory:"`` for tests)."""
+        db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        db.row_factory = sqlite3.Row
+        db.execute("PRAGMA foreign_keys = ON")
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = FULL")
+        db.execute("PRAGMA busy_timeout = 5000")
+        store = cls(db, str(path))
+        try:
+            store._migrate()
+        except BaseException:
+            db.close()
+            raise
+        return store
+
+    def close(self) -> None:
+        """Checkpoint the WAL into the main file and close."""
+        try:
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            self._db.close()
+
+    def _migrate(self) -> None:
+        with self._transaction():
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    self._db.execute(statement)
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            if row is None:
+                self._db.execute("INSERT INTO meta (key, value) VALUES ('schema', ?)",
+                                 (str(SCHEMA_VERSION),))
+            elif int(row["value"]) != SCHEMA_VERSION:
+                raise StoreError(f"database schema {row['value']}, this server needs {SCHEMA_VERSION}")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    # --- writes --------------------------------------------------------------
+
+    def create_game(self, settings: GameSettings) -> int:
+        """A new game that is forming (waiting for players); returns its id."""
+        with self._transaction():
+            cur = self._db.execute(
+                "INSERT INTO games (settings, status, created_at) VALUES (?, 'forming', ?)",
+                (settings.to_json(), _utc_now()),
+            )
+        assert cur.lastrowid is not None
+        return cur.lastrowid
+
+    def start_game(self, game_id: int, seats: Sequence[Seat], turn: str,
+                   sco: str, now: str) -> None:
+        """Record the start: seats and passcodes, the starting position as phase 0."""
+        stamp = _utc_now()
+        with self._transaction():
+            self._db.executemany(
+                "INSERT INTO seats (game_id, power, passcode, client_name, client_version)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [(game_id, s.power, s.passcode, s.client_name, s.client_version) for s in seats],
+            )
+            self._db.execute(
+                "INSERT INTO phases (game_id, seq, turn, orders, messages, sco, now, processed_at)"
+                " VALUES (?, 0, ?, '{}', ?, ?, ?, ?)",
+                (game_id, turn, json.dumps([sco, now]), sco, now, stamp),
+            )
+            self._update_position(game_id, turn, sco, now, status="running", started_at=stamp)
+
+    def save_orders(self, game_id: int, power: str, turn: str, orders: Sequence[str]) -> None:
+        """Replace one power's accepted orders for the current phase."""
+        with self._transaction():
+            if orders:
+                self._db.execute(
+                    "INSERT INTO pending_orders (game_id, power, turn, orders) VALUES (?, ?, ?, ?)"
+                    " ON CONFLICT (game_id, power) DO UPDATE SET turn = excluded.turn,"
+                    " orders = excluded.orders",
+                    (game_id, power, turn, json.dumps(list(orders))),
+                )
+            else:
+                self._db.execute("DELETE FROM pending_orders WHERE game_id = ? AND power = ?",
+                                 (game_id, power))
+
+    def record_phase(self, game_id: int, turn: str, orders: Mapping[str, Sequence[str]],
+                     messages: Sequence[str], sco: str, now: str, new_turn: str,
+                     ending: Sequence[str] = ()) -> int:
+        """Store one processed phase and the new position in one transaction.
+
+        ``ending`` (the SLO/DRW and SMR texts) finishes the game.  Returns the
+        phase's sequence number.
+        """
+        stamp = _utc_now()
+        with self._transaction():
+            row = self._db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM phases WHERE game_id = ?",
+                                   (game_id,)).fetchone()
+            seq = int(row[0])
+            self._db.execute(
+                "INSERT INTO phases (game_id, seq, turn, orders, messages, sco, now, processed_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (game_id, seq, turn, json.dumps({p: list(o) for p, o in sorted(orders.items())}),
+                 json.dumps(list(messages)), sco, now, stamp),
+            )
+            self._db.execute("DELETE FROM pending_orders WHERE game_id = ?", (game_id,))
+            self._update_position(game_id, new_turn, sco, now)
+            if ending:
+                self._finish(game_id, ending, stamp)
+        return seq
+
+    def finish_game(self, game_id: int, ending: Sequence[str]) -> None:
+        """End a game outside phase processing (an agreed draw)."""
+        with self._transaction():
+            self._db.execute("DELETE FROM pending_orders WHERE game_id = ?", (game_id,))
+            self._finish(game_id, ending, _utc_now())
+
+    def abandon_forming(self, game_id: int) -> None:
+        """Delete a game that never started (server shutdown while forming)."""
+        with self._transaction():
+            self._db.execute("DELETE FROM games WHERE id = ? AND status = 'forming'", (game_id,))
+
+    def _finish(self, game_id: int, ending: Sequence[str], stamp: str) -> None:
+        self._db.execute(
+            "UPDATE games SET status = 'finished', finished_at = ?, ending = ? WHERE id = ?",
+            (stamp, json.dumps(list(ending)), game_id),
+        )
+
+    def _update_position(self, game_id: int, turn: str, sco: str, now: str, *,
+                         status: str | None = None, started_at: str | None = None) -> None:
+        self._db.execute(
+            "UPDATE games SET turn = ?, sco = ?, now = ?,"
+            " status = COALESCE(?, status), started_at = COALESCE(?, started_at) WHERE id = ?",
+            (turn, sco, now, status, started_at, game_id),
+        )
+
+    # --- reads ---------------------------------------------------------------
+
+    def game(self, game_id: int) -> GameRecord:
+        """One game; StoreError if there is none with that id."""
+        row = self._db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no game {game_id} in {self.path}")
+        return self._record(row)
+
+    def games(self) -> list[GameRecord]:
+        """Every game, oldest first."""
+        rows = self._db.execute("SELECT * FROM games ORDER BY id").fetchall()
+        return [self._record(r) for r in rows]
+
+    def load_unfinished(self) -> list[GameRecord]:
+        """The running games, to resume after a restart (forming games are dropped)."""
+        with self._transaction():
+            self._db.execute("DELETE FROM games WHERE status = 'forming'")
+        rows = self._db.execute("SELECT * FROM games WHERE status = 'running' ORDER BY id").fetchall()
+        return [self._record(r) for r in rows]
+
+    def phases(self, game_id: int) -> list[PhaseRecord]:
+        """Every processed phase of a game, the start (seq 0) first."""
+        rows = self._db.execute("SELECT * FROM phases WHERE game_id = ? ORDER BY seq",
+                                (game_id,)).fetchall()
+        return [
+            PhaseRecord(
+                seq=r["seq"], turn=r["turn"],
+                orders={p: tuple(o) for p, o in json.loads(r["orders"]).items()},
+                messages=tuple(json.loads(r["messages"])), sco=r["sco"], now=r["now"],
+                processed_at=r["processed_at"],
+            )
+            for r in rows
+        ]
+
+    def _record(self, row: sqlite3.Row) -> GameRecord:
+        game_id = row["id"]
+        seats = tuple(
+            Seat(r["power"], r["passcode"], r["client_name"], r["client_version"])
+            for r in self._db.execute("SELECT * FROM seats WHERE game_id = ? ORDER BY power",
+                                      (game_id,))
+        )
+        pending: dict[str, tuple[str, ...]] = {}
+        pending_turn = None
+        for r in self._db.execute("SELECT * FROM pending_orders WHERE game_id = ? ORDER BY power",
+                                  (game_id,)):
+            if r["turn"] == row["turn"]:
+                pending[r["power"]] = tuple(json.loads(r["orders"]))
+                pending_turn = r["turn"]
+        return GameRecord(
+            id=game_id, settings=GameSettings.from_json(row["settings"]), status=row["status"],
+            created_at=row["created_at"], started_at=row["started_at"],
+            finished_at=row["finished_at"], turn=row["turn"], sco=row["sco"], now=row["now"],
+            ending=tuple(json.loads(row["ending"])) if row["ending"] else (),
+            seats=seats, pending=pending, pending_turn=pending_turn,
+        )
