@@ -24,7 +24,17 @@ serve: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
-bench: $(STAMP)
+# The benchmark's reference adjudicator, the PyPI package `diplomacy`, lives in
+# its own interpreter: it is never a dependency of the product.
+BENCH_ENV   := bench-env
+BENCH_STAMP := $(BENCH_ENV)/.installed
+
+$(BENCH_STAMP):
+	$(PYTHON) -m venv $(BENCH_ENV)
+	$(BENCH_ENV)/bin/pip install --quiet diplomacy
+	touch $(BENCH_STAMP)
+
+bench: $(STAMP) $(BENCH_STAMP)
 	$(BIN)/python -m benchmarks
 
 lint: $(STAMP)

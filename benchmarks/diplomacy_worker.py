@@ -1,0 +1,56 @@
+"""Reference timing with the PyPI ``diplomacy`` package (run in ``bench-env/``).
+
+This script is run by ``benchmarks/bench_adjudicator.py`` as a subprocess
+of the separate benchmark interpreter ``bench-env/bin/python``; it must not
+import anything of this project (the project is not installed there, and
+``diplomacy`` is never a dependency of the product).
+
+Input (stdin): one JSON document, a list of positions::
+
+    [{"phase": "S1901M",
+      "units": {"FRANCE": ["A PAR", "F BRE"], ...},
+      "orders": {"FRANCE": ["A PAR - BUR", "F BRE S A PAR - BUR"], ...}},
+     ...]
+
+Output (stdout): one JSON document, a list with one entry per position::
+
+    {"seconds": 0.00042, "units": {"FRANCE": ["A BUR", "*F BRE"], ...}}
+
+``seconds`` times ``Game.process()`` only (setting up the board is not
+timed); ``units`` is the board right after the movement phase, dislodged
+units marked with ``*`` as the package writes them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+
+def run_position(position: dict) -> dict:  # type: ignore[type-arg]
+    from diplomacy import Game
+
+    game = Game()
+    game.set_current_phase(position["phase"])
+    game.clear_units()
+    for power, units in position["units"].items():
+        game.set_units(power, units)
+    for power, orders in position["orders"].items():
+        game.set_orders(power, orders)
+    clock = time.perf_counter
+    start = clock()
+    game.process()
+    seconds = clock() - start
+    units = {power: sorted(u) for power, u in game.get_state()["units"].items() if u}
+    return {"seconds": seconds, "units": units}
+
+
+def main() -> int:
+    positions = json.load(sys.stdin)
+    json.dump([run_position(p) for p in positions], sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
