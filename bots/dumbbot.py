@@ -1,0 +1,209 @@
+"""DumbBot: a heuristic no-press bot in the tradition of David Norman's DumbBot.
+
+Every decision reads the node values of `bots.values` (centre ownership,
+threats and the strength of their owners, spread over several rounds):
+
+* **Moves.**  Each unit ranks the places it could be next phase (where it is,
+  and every neighbour) by value, with a little noise so that equal options
+  are chosen at random.  Units are settled in order of how much they stand to
+  gain.  A unit does not move where another own unit already goes or stays;
+  when its best place is held by an own unit that has not decided yet, that
+  unit decides first; two own units never swap places (they would bounce).
+* **Supports.**  Units that stay put then look for an own move into a place
+  they can reach and support it, the most valuable contested move first
+  ("support where moves meet"); failing that, they support an own unit that
+  holds under threat.  An uncontested move gets no support.
+* **Retreats** go to the most valuable MRT place that no other own unit
+  retreats to; with none left the unit disbands.
+* **Builds** go to the most valuable free home centre and unit type (a fleet
+  on the best coast); builds without a site are waived.  **Removals** take
+  the units standing on the least valuable places.
+
+Randomness comes only from the generator passed in, so a seed replays a game.
+"""
+
+from __future__ import annotations
+
+import random
+
+from bots import orders as o
+from bots.board import ADJUSTMENT, MOVEMENT, RETREAT, BoardUnit, BoardView
+from bots.geography import ARMY, FLEET, Node
+from bots.orders import Order
+from bots.values import DEFAULT_WEIGHTS, Valuation, Weights, valuation
+
+NOISE = 0.08
+"""Random spread added to values when ranking options, as a share of the range."""
+
+
+def _noisy_rank(options: list[tuple[float, Node]], rng: random.Random) -> list[Node]:
+    """Options sorted best first, with noise proportional to the value range."""
+    if not options:
+        return []
+    values = [v for v, _ in options]
+    scale = (max(values) - min(values)) or 1.0
+    scored = [(v + NOISE * scale * rng.random(), i) for i, (v, _) in enumerate(options)]
+    scored.sort(key=lambda s: (-s[0], s[1]))
+    return [options[i][1] for _, i in scored]
+
+
+class DumbBot:
+    """Moves toward valuable places, supports where moves meet (see module doc)."""
+
+    name = "DumbBot"
+
+    def __init__(self, weights: Weights = DEFAULT_WEIGHTS) -> None:
+        self.weights = weights
+
+    def orders(self, view: BoardView, rng: random.Random) -> list[Order]:
+        values = valuation(view, self.weights)
+        kind = view.phase_kind
+        if kind == MOVEMENT:
+            return _Movement(view, values, rng).plan()
+        if kind == RETREAT:
+            return self._retreats(view, values, rng)
+        assert kind == ADJUSTMENT
+        return self._adjustments(view, values, rng)
+
+    def _retreats(self, view: BoardView, values: Valuation, rng: random.Random) -> list[Order]:
+        taken: set[str] = set()
+        out = []
+        for unit in view.my_dislodged:
+            ranked = _noisy_rank([(values.value(unit.kind, n), n) for n in unit.retreats or ()],
+                                 rng)
+            dest = next((n for n in ranked if n[0] not in taken), None)
+            if dest is None:
+                out.append(o.disband(unit))
+            else:
+                taken.add(dest[0])
+                out.append(o.retreat(unit, dest))
+        return out
+
+    def _adjustments(self, view: BoardView, values: Valuation, rng: random.Random
+                     ) -> list[Order]:
+        owed = view.adjustment
+        if owed < 0:
+            ranked = sorted(view.my_units,
+                            key=lambda u: (values.value(u.kind, u.node), u.province))
+            return [o.remove(u) for u in ranked[:-owed]]
+        geo = view.geography
+        options: list[tuple[float, Node]] = []
+        kinds: dict[Node, str] = {}
+        for site in view.build_sites():
+            if geo.is_land(site):
+                node: Node = (site, None)
+                options.append((values.value(ARMY, node), node))
+                kinds[node] = ARMY
+            for fleet_node in geo.fleet_nodes(site):
+                # A coastal site is one node for both types; keep the better type.
+                value = values.value(FLEET, fleet_node)
+                if fleet_node in kinds:
+                    army_value = values.value(ARMY, fleet_node)
+                    if value > army_value:
+                        options.remove((army_value, fleet_node))
+                        options.append((value, fleet_node))
+                        kinds[fleet_node] = FLEET
+                else:
+                    options.append((value, fleet_node))
+                    kinds[fleet_node] = FLEET
+        out: list[Order] = []
+        used: set[str] = set()
+        for node in _noisy_rank(options, rng):
+            if len(out) == owed:
+                break
+            if node[0] not in used:
+                used.add(node[0])
+                out.append(o.build(view.power, kinds[node], node))
+        out.extend(o.waive(view.power) for _ in range(owed - len(out)))
+        return out
+
+
+class _Movement:
+    """One movement phase's planning (state shared by the steps)."""
+
+    def __init__(self, view: BoardView, values: Valuation, rng: random.Random) -> None:
+        self.view = view
+        self.values = values
+        self.rng = rng
+        self.geo = view.geography
+        self.units = list(view.my_units)
+        rng.shuffle(self.units)
+        self.ranked: dict[BoardUnit, list[Node]] = {}
+        self.best: dict[BoardUnit, float] = {}
+        for unit in self.units:
+            options = [(values.value(unit.kind, n), n)
+                       for n in (unit.node, *self.geo.neighbours(unit.kind, unit.node))]
+            self.ranked[unit] = _noisy_rank(options, rng)
+            self.best[unit] = max(v for v, _ in options)
+        self.dest: dict[BoardUnit, Node] = {}
+        self.claimed: dict[str, BoardUnit] = {}
+        self.deciding: set[BoardUnit] = set()
+        self.by_province = {u.province: u for u in self.units}
+        self.enemy_reach: dict[str, int] = {}
+        for other in view.units:
+            if other.power != view.power:
+                for p in self.geo.reachable_provinces(other.kind, other.node) | {other.province}:
+                    self.enemy_reach[p] = self.enemy_reach.get(p, 0) + 1
+
+    def plan(self) -> list[Order]:
+        for unit in sorted(self.units, key=lambda u: -self.best[u]):
+            self._decide(unit)
+        orders = {u: (o.hold(u) if self.dest[u] == u.node else o.move(u, self.dest[u]))
+                  for u in self.units}
+        self._supports(orders)
+        return [orders[u] for u in self.view.my_units]
+
+    def _decide(self, unit: BoardUnit) -> None:
+        if unit in self.dest or unit in self.deciding:
+            return
+        self.deciding.add(unit)
+        for node in self.ranked[unit]:
+            province = node[0]
+            if province == unit.province:
+                break
+            if province in self.claimed:
+                continue
+            occupant = self.by_province.get(province)
+            if occupant is not None:
+                self._decide(occupant)
+                stays = occupant in self.dest and self.dest[occupant][0] == province
+                swaps = occupant in self.dest and self.dest[occupant][0] == unit.province
+                if occupant in self.deciding or stays or swaps:
+                    continue
+            self.dest[unit] = node
+            self.claimed[province] = unit
+            self.deciding.discard(unit)
+            return
+        self.dest[unit] = unit.node
+        self.claimed.setdefault(unit.province, unit)
+        self.deciding.discard(unit)
+
+    def _supports(self, orders: dict[BoardUnit, Order]) -> None:
+        movers = [u for u in self.units if self.dest[u] != u.node]
+        holders = [u for u in self.units if self.dest[u] == u.node]
+        for unit in holders:
+            reach = self.geo.reachable_provinces(unit.kind, unit.node)
+            best: tuple[float, Order] | None = None
+            for mover in movers:
+                target = self.dest[mover][0]
+                if target not in reach:
+                    continue
+                occupied = self.view.unit_in(target)
+                contested = self.enemy_reach.get(target, 0) > 0 or (
+                    occupied is not None and occupied.power != self.view.power)
+                if not contested:
+                    continue
+                score = self.values.value(mover.kind, self.dest[mover])
+                if best is None or score > best[0]:
+                    best = (score, o.support_move(unit, mover, target))
+            if best is None:
+                for other in holders:
+                    if other is unit or other.province not in reach:
+                        continue
+                    if self.enemy_reach.get(other.province, 0) == 0:
+                        continue
+                    score = self.values.value(other.kind, other.node)
+                    if best is None or score > best[0]:
+                        best = (score, o.support_hold(unit, other))
+            if best is not None:
+                orders[unit] = best[1]

@@ -1,0 +1,78 @@
+"""Orders as strategies return them: DAIDE order trees (PROTOCOL.md 9.1).
+
+An order is the tree of one bracketed SUB argument, in `protocol.tree` form,
+for example ``(("ENG", "FLT", "LON"), "MTO", "NTH")``.  That is exactly what
+goes on the wire, what the server's order conversion reads and what a THX
+echoes, so a bot author can read every order in the logs as DAIDE text.
+
+The helpers below only assemble the grammar; whether an order is legal is
+the adjudicator's business (`bots.legal`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from bots.board import BoardUnit
+from bots.geography import Node
+
+Order = tuple[Any, ...]
+"""One order: the contents of one bracketed SUB argument."""
+
+
+def location(node: Node) -> Any:
+    """`province` or `(province coast)` (PROTOCOL.md 8: location)."""
+    province, coast = node
+    return province if coast is None else (province, coast)
+
+
+def unit_tree(unit: BoardUnit) -> tuple[Any, ...]:
+    """`power unit_type location`, written exactly as in NOW."""
+    return (unit.power, unit.kind, location(unit.node))
+
+
+def hold(unit: BoardUnit) -> Order:
+    return (unit_tree(unit), "HLD")
+
+
+def move(unit: BoardUnit, dest: Node) -> Order:
+    return (unit_tree(unit), "MTO", location(dest))
+
+
+def support_hold(unit: BoardUnit, target: BoardUnit) -> Order:
+    return (unit_tree(unit), "SUP", unit_tree(target))
+
+
+def support_move(unit: BoardUnit, target: BoardUnit, province: str) -> Order:
+    """Support to move names a bare province, never a coast (PROTOCOL.md 9.1)."""
+    return (unit_tree(unit), "SUP", unit_tree(target), "MTO", province)
+
+
+def convoy(fleet: BoardUnit, army: BoardUnit, province: str) -> Order:
+    return (unit_tree(fleet), "CVY", unit_tree(army), "CTO", province)
+
+
+def convoy_move(army: BoardUnit, province: str, via: Sequence[str]) -> Order:
+    return (unit_tree(army), "CTO", province, "VIA", tuple(via))
+
+
+def retreat(unit: BoardUnit, dest: Node) -> Order:
+    return (unit_tree(unit), "RTO", location(dest))
+
+
+def disband(unit: BoardUnit) -> Order:
+    return (unit_tree(unit), "DSB")
+
+
+def build(power: str, kind: str, node: Node) -> Order:
+    return ((power, kind, location(node)), "BLD")
+
+
+def remove(unit: BoardUnit) -> Order:
+    return (unit_tree(unit), "REM")
+
+
+def waive(power: str) -> Order:
+    """`power WVE`: no brackets around the power (PROTOCOL.md 9.1)."""
+    return (power, "WVE")

@@ -1,0 +1,179 @@
+"""RandBot: uniformly random legal orders of every kind, seeded.
+
+Movement phase: units are taken in a random order; each picks an order
+*kind* uniformly among the kinds open to it (hold, move, support, convoy,
+move by convoy), then one order of that kind uniformly.  Convoys are
+planned as a whole: an army moving by convoy takes a real chain of own,
+not yet ordered fleets in sea provinces, and each of those fleets is given
+the matching CVY.  Supports are decided last, so they *match*: a support
+to hold names a unit that stays where it is (a foreign unit, or an own unit
+that holds, supports or convoys), a support to move names an own unit's
+actual move.
+
+Retreat phase: each dislodged unit retreats to a random MRT place or
+disbands.  Adjustment phase: each build owed goes to a random free home
+centre (random unit type and coast) or is waived; removals are random units.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+from bots import orders as o
+from bots.board import ADJUSTMENT, MOVEMENT, RETREAT, BoardUnit, BoardView
+from bots.geography import ARMY, FLEET, Node
+from bots.orders import Order
+
+MAX_CONVOY_FLEETS = 4
+"""Longest convoy chain RandBot looks for (keeps the search small)."""
+
+HOLD, MOVE, SUPPORT, CONVOY, VIA = "HLD", "MTO", "SUP", "CVY", "CTO"
+
+
+def convoy_routes(view: BoardView, army: BoardUnit, fleets: dict[str, BoardUnit]
+                  ) -> Iterator[tuple[str, tuple[str, ...]]]:
+    """Every (destination, chain of sea provinces) an army can be convoyed along.
+
+    `fleets` maps sea province -> available own fleet.  A chain starts next to
+    the army's province and ends next to a land province other than the
+    army's own (PROTOCOL.md 9.1 VIA; docs/adjudication-conventions.md).
+    """
+    geo = view.geography
+    seen: set[tuple[str, tuple[str, ...]]] = set()
+
+    def extend(chain: tuple[str, ...]) -> Iterator[tuple[str, tuple[str, ...]]]:
+        last = chain[-1]
+        for near in sorted(geo.province_neighbours(last)):
+            if geo.is_land(near) and near != army.province and (near, chain) not in seen:
+                seen.add((near, chain))
+                yield near, chain
+        if len(chain) < MAX_CONVOY_FLEETS:
+            for near in sorted(geo.province_neighbours(last)):
+                if near in fleets and near not in chain:
+                    yield from extend((*chain, near))
+
+    if army.kind != ARMY:
+        return
+    for sea in sorted(geo.province_neighbours(army.province)):
+        if sea in fleets:
+            yield from extend((sea,))
+
+
+class RandBot:
+    """Uniformly random legal orders, seeded by the caller's generator."""
+
+    name = "RandBot"
+
+    def orders(self, view: BoardView, rng: random.Random) -> list[Order]:
+        kind = view.phase_kind
+        if kind == MOVEMENT:
+            return self._movement(view, rng)
+        if kind == RETREAT:
+            return self._retreats(view, rng)
+        assert kind == ADJUSTMENT
+        return self._adjustments(view, rng)
+
+    # -- movement -----------------------------------------------------------
+
+    def _movement(self, view: BoardView, rng: random.Random) -> list[Order]:
+        geo = view.geography
+        units = list(view.my_units)
+        rng.shuffle(units)
+        chosen: dict[BoardUnit, Order] = {}
+        moving_to: dict[BoardUnit, str] = {}
+        supporters: list[BoardUnit] = []
+
+        def free_fleets() -> dict[str, BoardUnit]:
+            return {u.province: u for u in units
+                    if u.kind == FLEET and u not in chosen and u not in supporters
+                    and geo.is_sea(u.province)}
+
+        def order_convoy(army: BoardUnit, dest: str, chain: tuple[str, ...]) -> None:
+            fleets = free_fleets()
+            chosen[army] = o.convoy_move(army, dest, chain)
+            moving_to[army] = dest
+            for sea in chain:
+                chosen[fleets[sea]] = o.convoy(fleets[sea], army, dest)
+
+        for unit in units:
+            if unit in chosen:
+                continue
+            kinds = [HOLD, SUPPORT]
+            moves = geo.neighbours(unit.kind, unit.node)
+            if moves:
+                kinds.append(MOVE)
+            fleets = free_fleets()
+            routes = list(convoy_routes(view, unit, fleets)) if unit.kind == ARMY else []
+            if routes:
+                kinds.append(VIA)
+            carried: list[tuple[BoardUnit, str, tuple[str, ...]]] = []
+            if unit.province in fleets:
+                for army in units:
+                    if army.kind == ARMY and army not in chosen and army not in supporters:
+                        for dest, chain in convoy_routes(view, army, fleets):
+                            if unit.province in chain:
+                                carried.append((army, dest, chain))
+                if carried:
+                    kinds.append(CONVOY)
+            pick = rng.choice(kinds)
+            if pick == HOLD:
+                chosen[unit] = o.hold(unit)
+            elif pick == MOVE:
+                dest = rng.choice(moves)
+                chosen[unit] = o.move(unit, dest)
+                moving_to[unit] = dest[0]
+            elif pick == VIA:
+                dest, chain = rng.choice(routes)
+                order_convoy(unit, dest, chain)
+            elif pick == CONVOY:
+                army, dest, chain = rng.choice(carried)
+                order_convoy(army, dest, chain)
+            else:
+                supporters.append(unit)
+
+        for unit in supporters:
+            options: list[Order] = []
+            reach = geo.reachable_provinces(unit.kind, unit.node)
+            for other in view.units:
+                if other == unit:
+                    continue
+                if other in moving_to:
+                    if moving_to[other] in reach:
+                        options.append(o.support_move(unit, other, moving_to[other]))
+                elif other.province in reach:
+                    options.append(o.support_hold(unit, other))
+            chosen[unit] = rng.choice(options) if options else o.hold(unit)
+        return [chosen[u] for u in view.my_units]
+
+    # -- retreats and adjustments ---------------------------------------------
+
+    def _retreats(self, view: BoardView, rng: random.Random) -> list[Order]:
+        out = []
+        for unit in view.my_dislodged:
+            options: list[Node | None] = [None, *(unit.retreats or ())]
+            dest = rng.choice(options)
+            out.append(o.disband(unit) if dest is None else o.retreat(unit, dest))
+        return out
+
+    def _adjustments(self, view: BoardView, rng: random.Random) -> list[Order]:
+        owed = view.adjustment
+        if owed < 0:
+            units = list(view.my_units)
+            return [o.remove(u) for u in rng.sample(units, min(-owed, len(units)))]
+        geo = view.geography
+        sites = list(view.build_sites())
+        out = []
+        for _ in range(owed):
+            options: list[tuple[str, Node] | None] = [None]
+            for site in sites:
+                if geo.is_land(site):
+                    options.append((ARMY, (site, None)))
+                options.extend((FLEET, node) for node in geo.fleet_nodes(site))
+            pick = rng.choice(options)
+            if pick is None:
+                out.append(o.waive(view.power))
+            else:
+                out.append(o.build(view.power, pick[0], pick[1]))
+                sites.remove(pick[1][0])
+        return out

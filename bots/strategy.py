@@ -1,0 +1,46 @@
+"""The strategy interface: a board in, orders out.
+
+A strategy is a pure decision function.  It is given a read-only
+`BoardView` (whose power it plays, the phase, every unit, centre owners) and
+a seeded `random.Random`, and returns the orders for that phase as DAIDE
+order trees (`bots.orders`).  It never sees a socket, a clock or the client:
+the same strategy plays over TCP (`bots.client`) and in process
+(`bots.local`), and the same seed gives the same orders.
+
+Return every order the phase needs (see PROTOCOL.md 9.1):
+
+* movement: one order per own unit (a missing one holds);
+* retreat: one RTO or DSB per own dislodged unit;
+* adjustment: builds and one ``power WVE`` per unused build, or exactly the
+  removals owed.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Protocol
+
+from bots.board import BoardView
+from bots.orders import Order
+
+
+class Strategy(Protocol):
+    """What a bot author implements."""
+
+    name: str
+    """Short name shown in NME and logs, e.g. ``"DumbBot"``."""
+
+    def orders(self, view: BoardView, rng: random.Random) -> list[Order]:
+        """Choose this phase's orders for ``view.power``."""
+        ...
+
+
+def phase_rng(seed: int, power: str, season: str, year: int) -> random.Random:
+    """The generator a strategy gets for one phase.
+
+    Derived from the bot's seed and the phase alone, so the orders do not
+    depend on message timing, reconnections or how many phases this process
+    has seen (the determinism the demo's ``--seed`` relies on).  A string seed
+    is hashed with SHA-512 by `random.Random`, independent of PYTHONHASHSEED.
+    """
+    return random.Random(f"{seed}/{power}/{season}/{year}")

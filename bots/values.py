@@ -1,0 +1,161 @@
+"""DumbBot's province values: what each place on the board is worth to one power.
+
+The design follows the idea of David Norman's DumbBot (this is our own
+formulation, not a port):
+
+1. **Power strength.**  Every power gets a weight that grows faster than its
+   centre count (``a*c*c + b*c + c0``): the bigger a power, the more its
+   centres are worth attacking and the more its units are worth fearing.
+2. **Base values.**  Only supply centres have a value of their own:
+   * an enemy centre is worth its owner's strength (attack the leader);
+   * a neutral centre is worth a fixed, high value (early expansion);
+   * an own centre is worth the strength of the strongest power that has a
+     unit next to it (defence), and nothing if nobody threatens it.
+   Attack and defence are weighted by season: in the fall, centres change
+   hands, so defence matters more than in the spring.  In the winter the
+   values decide builds and removals, and defence counts most.
+3. **Spreading.**  Values spread over the unit's own movement graph (armies
+   over land, fleets over seas and coasts) for several rounds: each round a
+   node takes the mean of itself and its neighbours.  The value of a node is a
+   weighted sum of its round values, so a unit is drawn both to valuable
+   places and towards regions full of them.
+4. **Strength and competition.**  A province next to many of our units is
+   easier to take (+), one next to many enemy units is harder (-).
+
+The numbers are tuning constants in `Weights`; `bench_bots.py` measures the
+result against RandBot and HoldBot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from bots.board import BoardView
+from bots.geography import ARMY, FLEET, Node
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Tuning constants of the valuation."""
+
+    size_square: float = 1.0
+    size_linear: float = 4.0
+    size_constant: float = 16.0
+    neutral: float = 60.0
+    attack: Mapping[str, float] | None = None
+    defence: Mapping[str, float] | None = None
+    rounds: tuple[float, ...] = (100.0, 1000.0, 30.0, 10.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0)
+    strength: float = 1.0
+    competition: float = 1.0
+    unit_strength: float = 25.0
+    unit_competition: float = 30.0
+
+    def attack_weight(self, season: str) -> float:
+        table = self.attack or {"SPR": 0.7, "SUM": 0.7, "FAL": 0.6, "AUT": 0.6, "WIN": 0.5}
+        return table[season]
+
+    def defence_weight(self, season: str) -> float:
+        table = self.defence or {"SPR": 0.3, "SUM": 0.3, "FAL": 0.4, "AUT": 0.4, "WIN": 0.5}
+        return table[season]
+
+
+DEFAULT_WEIGHTS = Weights()
+
+
+@dataclass(frozen=True)
+class Valuation:
+    """Node values for one power at one moment, for armies and for fleets."""
+
+    army: Mapping[Node, float]
+    fleet: Mapping[Node, float]
+    base: Mapping[str, float]
+
+    def value(self, kind: str, node: Node) -> float:
+        table = self.army if kind == ARMY else self.fleet
+        return table.get(node, 0.0)
+
+
+def power_strength(view: BoardView, weights: Weights = DEFAULT_WEIGHTS) -> dict[str, float]:
+    """Strength weight of every power, from its centre count."""
+    out = {}
+    for power in view.geography.powers:
+        c = view.centre_count(power)
+        out[power] = weights.size_square * c * c + weights.size_linear * c + weights.size_constant
+    return out
+
+
+def base_values(view: BoardView, weights: Weights = DEFAULT_WEIGHTS) -> dict[str, float]:
+    """Value of each province before spreading (zero except supply centres)."""
+    geo = view.geography
+    strength = power_strength(view, weights)
+    attack = weights.attack_weight(view.season)
+    defence = weights.defence_weight(view.season)
+    occupants: dict[str, str] = {u.province: u.power for u in view.units}
+    values = dict.fromkeys(geo.provinces, 0.0)
+    for centre in sorted(geo.centres):
+        owner = view.owner(centre)
+        if owner == view.power:
+            threat = 0.0
+            for near in geo.province_neighbours(centre) | {centre}:
+                enemy = occupants.get(near)
+                if enemy is not None and enemy != view.power:
+                    threat = max(threat, strength[enemy])
+            values[centre] = defence * threat
+        elif owner is None:
+            values[centre] = attack * weights.neutral
+        else:
+            values[centre] = attack * strength[owner]
+    return values
+
+
+def _spread(
+    nodes: tuple[Node, ...],
+    neighbours: Mapping[Node, tuple[Node, ...]],
+    start: Mapping[Node, float],
+    rounds: tuple[float, ...],
+) -> dict[Node, float]:
+    """Weighted sum over rounds of repeated neighbourhood averaging."""
+    current = {n: start.get(n, 0.0) for n in nodes}
+    total = {n: rounds[0] * current[n] for n in nodes}
+    for weight in rounds[1:]:
+        nxt = {}
+        for n in nodes:
+            adj = neighbours.get(n, ())
+            acc = current[n]
+            for m in adj:
+                acc += current.get(m, 0.0)
+            nxt[n] = acc / (len(adj) + 1)
+        current = nxt
+        for n in nodes:
+            total[n] += weight * current[n]
+    return total
+
+
+def valuation(view: BoardView, weights: Weights = DEFAULT_WEIGHTS) -> Valuation:
+    """Compute the node values DumbBot plans with (see the module docstring)."""
+    geo = view.geography
+    base = base_values(view, weights)
+    out: dict[str, dict[Node, float]] = {}
+    own_near: dict[str, int] = {}
+    enemy_near: dict[str, dict[str, int]] = {}
+    for unit in view.units:
+        for province in geo.reachable_provinces(unit.kind, unit.node) | {unit.province}:
+            if unit.power == view.power:
+                own_near[province] = own_near.get(province, 0) + 1
+            else:
+                per = enemy_near.setdefault(province, {})
+                per[unit.power] = per.get(unit.power, 0) + 1
+    for kind in (ARMY, FLEET):
+        nodes = geo.nodes(kind)
+        adjacency = {n: geo.neighbours(kind, n) for n in nodes}
+        spread = _spread(nodes, adjacency, {n: base[n[0]] for n in nodes}, weights.rounds)
+        table = {}
+        for n in nodes:
+            mine = own_near.get(n[0], 0)
+            theirs = max(enemy_near.get(n[0], {}).values(), default=0)
+            table[n] = (spread[n]
+                        + weights.unit_strength * weights.strength * mine
+                        - weights.unit_competition * weights.competition * theirs)
+        out[kind] = table
+    return Valuation(army=out[ARMY], fleet=out[FLEET], base=base)
