@@ -22,6 +22,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 
@@ -296,6 +297,11 @@ class Representation:
         if len(entries) != count:
             raise RepresentationError(f"count says {count} entries, file has {len(entries)}")
         return cls.from_entries(entries)
+
+    @cached_property
+    def categories(self) -> Mapping[str, int]:
+        """Mnemonic -> category byte (0x41 power, 0x50-0x57 province, ...)."""
+        return MappingProxyType({m: v >> 8 for v, m in self.names.items()})
 
     @property
     def is_standard(self) -> bool:
