@@ -138,6 +138,7 @@ class _Movement:
         self.dest: dict[BoardUnit, Node] = {}
         self.claimed: dict[str, BoardUnit] = {}
         self.deciding: set[BoardUnit] = set()
+        self.helps: dict[BoardUnit, BoardUnit] = {}
         self.by_province = {u.province: u for u in self.units}
         self.enemy_reach: dict[str, int] = {}
         for other in view.units:
@@ -162,6 +163,12 @@ class _Movement:
             if province == unit.province:
                 break
             if province in self.claimed:
+                mover = self.claimed[province]
+                if self.dest.get(mover, mover.node)[0] == province and self._contested(province):
+                    # Our best place is already being attacked by our own unit:
+                    # help it there instead of wandering off (support where moves meet).
+                    self.helps[unit] = mover
+                    break
                 continue
             occupant = self.by_province.get(province)
             if occupant is not None:
@@ -178,20 +185,23 @@ class _Movement:
         self.claimed.setdefault(unit.province, unit)
         self.deciding.discard(unit)
 
+    def _contested(self, province: str) -> bool:
+        """An enemy unit stands in or can move to `province`."""
+        return self.enemy_reach.get(province, 0) > 0
+
     def _supports(self, orders: dict[BoardUnit, Order]) -> None:
         movers = [u for u in self.units if self.dest[u] != u.node]
         holders = [u for u in self.units if self.dest[u] == u.node]
         for unit in holders:
+            helped = self.helps.get(unit)
+            if helped is not None:
+                orders[unit] = o.support_move(unit, helped, self.dest[helped][0])
+                continue
             reach = self.geo.reachable_provinces(unit.kind, unit.node)
             best: tuple[float, Order] | None = None
             for mover in movers:
                 target = self.dest[mover][0]
-                if target not in reach:
-                    continue
-                occupied = self.view.unit_in(target)
-                contested = self.enemy_reach.get(target, 0) > 0 or (
-                    occupied is not None and occupied.power != self.view.power)
-                if not contested:
+                if target not in reach or not self._contested(target):
                     continue
                 score = self.values.value(mover.kind, self.dest[mover])
                 if best is None or score > best[0]:

@@ -20,7 +20,8 @@ formulation, not a port):
    weighted sum of its round values, so a unit is drawn both to valuable
    places and towards regions full of them.
 4. **Strength and competition.**  A province next to many of our units is
-   easier to take (+), one next to many enemy units is harder (-).
+   easier to take (+), one next to many units of one enemy is harder (-),
+   unless it is our own centre (then the threat is already in its value).
 
 The numbers are tuning constants in `Weights`; `bench_bots.py` measures the
 result against RandBot and HoldBot.
@@ -45,11 +46,11 @@ class Weights:
     neutral: float = 60.0
     attack: Mapping[str, float] | None = None
     defence: Mapping[str, float] | None = None
-    rounds: tuple[float, ...] = (100.0, 1000.0, 30.0, 10.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0)
+    rounds: tuple[float, ...] = (1000.0, 400.0, 160.0, 70.0, 30.0, 15.0, 8.0, 4.0, 2.0, 1.0)
     strength: float = 1.0
     competition: float = 1.0
-    unit_strength: float = 25.0
-    unit_competition: float = 30.0
+    unit_strength: float = 2000.0
+    unit_competition: float = 3000.0
 
     def attack_weight(self, season: str) -> float:
         table = self.attack or {"SPR": 0.7, "SUM": 0.7, "FAL": 0.6, "AUT": 0.6, "WIN": 0.5}
@@ -153,7 +154,9 @@ def valuation(view: BoardView, weights: Weights = DEFAULT_WEIGHTS) -> Valuation:
         table = {}
         for n in nodes:
             mine = own_near.get(n[0], 0)
-            theirs = max(enemy_near.get(n[0], {}).values(), default=0)
+            # Competition makes attacks harder; it never discourages defence.
+            theirs = 0 if view.owner(n[0]) == view.power else max(
+                enemy_near.get(n[0], {}).values(), default=0)
             table[n] = (spread[n]
                         + weights.unit_strength * weights.strength * mine
                         - weights.unit_competition * weights.competition * theirs)

@@ -1,0 +1,341 @@
+"""The trio DAIDE client: joins a game, keeps track of it, plays a strategy.
+
+`BotClient` owns one bot's whole life (PROTOCOL.md 12, the normal game):
+
+1. connect, IM/RM (the `Transport` does the framing), then ``NME`` (or
+   ``OBS`` for an observer);
+2. on ``MAP ('name')`` ask for the ``MDF``, build the map with the `maps`
+   loader (so any variant the server offers can be played), answer
+   ``YES (MAP ('name'))`` - the client counts as *joined* here, which is what
+   `trio.Nursery.start` waits for;
+3. ``HLO`` gives the power and the passcode; ``SCO``/``NOW``/``ORD`` are
+   tracked by a `GameTracker`;
+4. on every ``NOW`` in which the power owes orders, the strategy is asked
+   (with a generator seeded from the bot's seed and the phase) and the orders
+   are sent as ``SUB (turn) (order) ...`` followed by ``GOF``; every ``THX``
+   note other than MBV, every ``MIS``, ``REJ``, ``HUH`` and ``PRN`` is a
+   *problem*: logged with structlog and kept in `BotClient.problems`;
+5. press is answered the no-press way (`bots.press`);
+6. ``SLO``/``DRW``/``SMR`` end the game; ``OFF`` ends the client.
+
+A connection lost while the game runs is re-established: a new connection,
+``IAM (power) (passcode)`` (retried while the server has not yet noticed the
+loss and answers REJ), then bare ``SCO`` and ``NOW`` requests to catch up
+(PROTOCOL.md 13.2).  Orders already sent for the current turn are replaced
+(``NOT (SUB)`` then the same ``SUB``), since the server may or may not have
+received them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import structlog
+import trio
+
+from bots.geography import geography_of
+from bots.holdbot import HoldBot
+from bots.press import no_press_replies
+from bots.strategy import Strategy, phase_rng
+from bots.tracking import GameTracker, Turn
+from maps import map_from_mdf
+from protocol.text import tree_to_text
+from protocol.tree import Text
+
+Tree = tuple[Any, ...]
+
+VERSION = "1.0"
+"""Version string the sample bots give in NME."""
+
+
+class ClientError(Exception):
+    """The client cannot go on (refused by the server, server unreachable)."""
+
+
+class ConnectionLost(Exception):
+    """Raised by a `Transport` when the connection breaks."""
+
+
+class Transport(Protocol):
+    """One connection to a server, message by message (framing done inside)."""
+
+    async def send(self, message: Tree) -> None:
+        """Send one language message (raises `ConnectionLost`)."""
+        ...
+
+    async def receive(self) -> Tree | None:
+        """The next message; None when the server closed the connection."""
+        ...
+
+    async def aclose(self) -> None:
+        """Orderly close (FM, then close)."""
+        ...
+
+    async def abort(self) -> None:
+        """Drop the connection without an FM, as a network failure would."""
+        ...
+
+
+Connector = Callable[[str, int], Awaitable[Transport]]
+
+
+@dataclass(frozen=True)
+class ClientSettings:
+    """How one client connects and plays."""
+
+    host: str = "127.0.0.1"
+    port: int = 16713
+    name: str = "bot"
+    version: str = VERSION
+    seed: int = 0
+    observer: bool = False
+    """Join with OBS instead of NME (no strategy)."""
+    draw_from_year: int | None = None
+    """Vote for a draw (DRW) in every phase from this year on."""
+    reconnect_attempts: int = 40
+    reconnect_delay: float = 0.05
+    """First wait before reconnecting; doubles per attempt up to 2 s."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something the server did not accept, or that went wrong, as logged."""
+
+    kind: str
+    """``rejected-order``, ``missing-orders``, ``rejected``, ``huh``, ``prn``, ``strategy``."""
+    turn: str | None
+    detail: str
+
+
+@dataclass
+class _Link:
+    transport: Transport
+    rejoining: bool = False
+
+
+@dataclass
+class BotClient:
+    """One DAIDE client playing `strategy` (None for an observer); see the module doc."""
+
+    strategy: Strategy | None
+    settings: ClientSettings = field(default_factory=ClientSettings)
+    connect: Connector | None = None
+    on_message: Callable[[Tree], None] | None = None
+    """Called with every message received (the demo's progress display)."""
+
+    def __post_init__(self) -> None:
+        self.tracker = GameTracker()
+        self.problems: list[Problem] = []
+        self.reconnections = 0
+        self.log = structlog.get_logger("bots").bind(bot=self.settings.name)
+        self._off = False
+        self._map_name: str | None = None
+        self._submitted: Turn | None = None
+        self._sever = False
+        self._joined: Callable[[Any], None] | None = None
+
+    # -- public -----------------------------------------------------------------
+
+    def sever_connection(self) -> None:
+        """Drop the connection (no FM) after the current message, then rejoin.
+
+        For tests and demonstrations of PROTOCOL.md 13: the server sees a lost
+        connection, the client comes back with IAM.
+        """
+        self._sever = True
+
+    async def run(self, *, task_status: trio.TaskStatus[BotClient] = trio.TASK_STATUS_IGNORED
+                  ) -> GameTracker:
+        """Play until the server sends OFF or closes after the end of the game.
+
+        With `nursery.start`, returns to the starter once the map is accepted.
+        """
+        self._joined = task_status.started
+        link = _Link(await self._open())
+        await self._join(link)
+        try:
+            while not self._off:
+                try:
+                    message = await link.transport.receive()
+                except ConnectionLost:
+                    message = None
+                if message is None:
+                    if self.tracker.end is not None:
+                        break
+                    link = await self._reconnect(link, "connection lost")
+                    continue
+                try:
+                    await self._handle(link, message)
+                except ConnectionLost:
+                    link = await self._reconnect(link, "connection lost while sending")
+                    continue
+                if self._sever and not self._off:
+                    self._sever = False
+                    await link.transport.abort()
+                    link = await self._reconnect(link, "connection severed on request")
+        finally:
+            with trio.CancelScope(shield=True):
+                await link.transport.aclose()
+        return self.tracker
+
+    # -- connection ---------------------------------------------------------------
+
+    async def _open(self) -> Transport:
+        from bots.transport import open_transport
+
+        connect = self.connect or open_transport
+        return await connect(self.settings.host, self.settings.port)
+
+    async def _join(self, link: _Link) -> None:
+        s = self.settings
+        if self.tracker.started and not s.observer:
+            assert self.tracker.power is not None and self.tracker.passcode is not None
+            link.rejoining = True
+            await link.transport.send(("IAM", (self.tracker.power,), (self.tracker.passcode,)))
+        elif s.observer:
+            await link.transport.send(("OBS",))
+        else:
+            await link.transport.send(("NME", (Text(s.name),), (Text(s.version),)))
+
+    async def _reconnect(self, old: _Link, why: str) -> _Link:
+        with trio.CancelScope(shield=True):
+            await old.transport.abort()
+        self.log.warning("reconnecting", reason=why, turn=self._turn_text())
+        delay = self.settings.reconnect_delay
+        for attempt in range(1, self.settings.reconnect_attempts + 1):
+            await trio.sleep(delay)
+            delay = min(delay * 2, 2.0)
+            try:
+                link = _Link(await self._open())
+                await self._join(link)
+            except (OSError, ConnectionLost) as exc:
+                self.log.info("reconnect failed", attempt=attempt, error=str(exc))
+                continue
+            self.reconnections += 1
+            return link
+        raise ClientError(f"could not reconnect to {self.settings.host}:{self.settings.port}")
+
+    # -- messages -----------------------------------------------------------------
+
+    async def _handle(self, link: _Link, message: Tree) -> None:
+        if self.on_message is not None:
+            self.on_message(message)
+        head = message[0]
+        self.tracker.on_message(message)
+        send = link.transport.send
+        if head == "MAP" and len(message) > 1:
+            name = str(message[1][0])
+            if self.tracker.geography is not None and name == self._map_name:
+                await send(("YES", message))
+            else:
+                self._map_name = name
+                await send(("MDF",))
+        elif head == "MDF" and len(message) > 1:
+            game_map = map_from_mdf(message, name=(self._map_name or "standard").lower())
+            self.tracker.geography = geography_of(game_map)
+            self.tracker.map_name = self._map_name
+            await send(("YES", ("MAP", (Text(self._map_name or "standard"),))))
+            self._mark_joined()
+        elif head == "HLO":
+            self.log.info("game started", power=self.tracker.power, variant=self._text(
+                ("HLO", *message[3:])))
+        elif head == "NOW":
+            if self.strategy is not None and self.tracker.owes_orders():
+                await self._submit(link)
+        elif head == "THX":
+            note = message[2][0]
+            if note != "MBV":
+                self._problem("rejected-order", f"{self._text(message[1])} -> {note}")
+        elif head == "MIS":
+            if len(message) > 1:
+                self._problem("missing-orders", self._text(message))
+        elif head == "YES":
+            await self._on_yes(link, message[1])
+        elif head == "REJ":
+            await self._on_rej(link, message)
+        elif head in ("HUH", "PRN"):
+            self._problem(head.lower(), self._text(message))
+        elif head == "FRM":
+            for reply in no_press_replies(message):
+                await send(reply)
+        elif head in ("SLO", "DRW"):
+            self.log.info("game over", result=self._text(message), turn=self._turn_text())
+        elif head == "CCD" or (head == "NOT" and message[1][0] == "CCD"):
+            self.log.info("civil disorder", message=self._text(message))
+        elif head == "OFF":
+            self._off = True
+
+    async def _on_yes(self, link: _Link, inner: Tree) -> None:
+        if inner[0] == "IAM":
+            link.rejoining = False
+            self.log.info("rejoined", power=self.tracker.power)
+            self._mark_joined()
+            # PROTOCOL.md 13.2: nothing is repeated after IAM; ask for the state.
+            await link.transport.send(("SCO",))
+            await link.transport.send(("NOW",))
+
+    async def _on_rej(self, link: _Link, message: Tree) -> None:
+        inner = message[1]
+        what = inner[0] if isinstance(inner, tuple) and inner else None
+        if what == "IAM":
+            # The server may not have noticed our old connection's loss yet.
+            raise ConnectionLost("IAM refused, will retry")
+        if what == "NME":
+            raise ClientError(f"server refused to let {self.settings.name} join: "
+                              f"{self._text(message)}")
+        if what == "OBS":
+            raise ClientError("server refused the observer")
+        self._problem("rejected", self._text(message))
+
+    async def _submit(self, link: _Link) -> None:
+        assert self.strategy is not None and self.tracker.position is not None
+        view = self.tracker.view()
+        turn = self.tracker.position.turn
+        rng = phase_rng(self.settings.seed, view.power, view.season, view.year)
+        try:
+            orders = self.strategy.orders(view, rng)
+        except Exception as exc:  # a bot author's bug must not kill the connection
+            self.log.exception("strategy failed, holding", turn=str(turn))
+            self._problem("strategy", f"{type(exc).__name__}: {exc}")
+            orders = HoldBot().orders(view, rng)
+        send = link.transport.send
+        if self.settings.draw_from_year is not None and view.year >= self.settings.draw_from_year:
+            await send(("DRW",))
+        if self._submitted == turn:
+            await send(("NOT", ("SUB",)))
+        self._submitted = turn
+        if orders:
+            await send(("SUB", turn.tree(), *(_node(order) for order in orders)))
+        await send(("GOF",))
+
+    # -- helpers --------------------------------------------------------------------
+
+    def _mark_joined(self) -> None:
+        if self._joined is not None:
+            started, self._joined = self._joined, None
+            started(self)
+
+    def _problem(self, kind: str, detail: str) -> None:
+        turn = self._turn_text()
+        self.problems.append(Problem(kind, turn, detail))
+        self.log.warning("problem", kind=kind, turn=turn, detail=detail)
+
+    def _turn_text(self) -> str | None:
+        position = self.tracker.position
+        return str(position.turn) if position else None
+
+    @staticmethod
+    def _text(tree: Any) -> str:
+        try:
+            return tree_to_text(tree if isinstance(tree, tuple) else (tree,))
+        except Exception:
+            return repr(tree)
+
+
+def _node(order: Any) -> Any:
+    """An order as a tree node (typed protocol orders render themselves)."""
+    to_node = getattr(order, "to_node", None)
+    return to_node() if callable(to_node) else order
+
