@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 from protocol.errors import TextSyntaxError
 from protocol.tokens import BRA, KET, STANDARD, TEXT_BASE, Representation, tokens_to_text
-from protocol.tree import Tree, from_tree, to_tree
+from protocol.tree import Node, Text, Tree, from_tree, to_tree
 
 _SEPARATORS = frozenset(" \t\r\n\f\v")
 _WORD_END = frozenset(" \t\r\n\f\v()'")
@@ -141,4 +141,27 @@ def tree_to_text(tree: Tree, rep: Representation = STANDARD) -> str:
     return render_text(from_tree(tree, rep), rep)
 
 
-__all__ = ["parse_text", "render_text", "tree_from_text", "tree_to_text"]
+def format_tree(tree: Tree) -> str:
+    """Render a tree in the text form without a representation (for logs).
+
+    Unlike :func:`tree_to_text` this never looks mnemonics up, so it works
+    for any map; it does not validate the tree.
+    """
+    parts: list[str] = []
+    _format(tree, parts)
+    return " ".join(parts)
+
+
+def _format(nodes: tuple[Node, ...], parts: list[str]) -> None:
+    for node in nodes:
+        if isinstance(node, tuple):
+            parts.append("(")
+            _format(node, parts)
+            parts.append(")")
+        elif isinstance(node, Text):
+            parts.append("'" + node.replace("'", "''") + "'")
+        else:
+            parts.append(str(node))
+
+
+__all__ = ["format_tree", "parse_text", "render_text", "tree_from_text", "tree_to_text"]

@@ -1,0 +1,371 @@
+"""Turns, units, orders, THX notes and ORD results as typed values.
+
+PROTOCOL.md 8 (common definitions) and 9 (orders).  Every value here is a
+frozen dataclass holding mnemonics (upper-case ``str``) and ints; it renders
+itself to tree nodes (``to_node``) and is read from them by the ``parse_*``
+functions, which report grammar errors through :class:`protocol.grammar.Parser`.
+
+The grammar is purely categorical: it checks that a power is a power token
+and a province a province token, never whether a fleet may be there (that is
+the THX note's job, PROTOCOL.md 9.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from protocol.grammar import Loc, Parser
+from protocol.tokens import CAT_ORDER_NOTE, CAT_RESULT
+from protocol.tree import Node
+
+SEASONS = ("SPR", "SUM", "FAL", "AUT", "WIN")
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """``season year``, e.g. ``SPR 1901`` (season = a phase token)."""
+
+    season: str
+    year: int
+
+    def to_node(self) -> tuple[Node, ...]:
+        return (self.season, self.year)
+
+    def __str__(self) -> str:
+        return f"{self.season} {self.year}"
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """``province`` or ``( province coast )``."""
+
+    province: str
+    coast: str | None = None
+
+    def to_node(self) -> Node:
+        return self.province if self.coast is None else (self.province, self.coast)
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """``power AMY province``, ``power FLT province`` or ``power FLT ( province coast )``."""
+
+    power: str
+    unit_type: str
+    province: str
+    coast: str | None = None
+
+    @property
+    def location(self) -> Location:
+        return Location(self.province, self.coast)
+
+    def to_node(self) -> tuple[Node, ...]:
+        where: Node = self.province if self.coast is None else (self.province, self.coast)
+        return (self.power, self.unit_type, where)
+
+
+@dataclass(frozen=True, slots=True)
+class UnitPosition:
+    """A unit as listed in NOW and MIS; ``retreats`` is its MRT list if dislodged.
+
+    ``( ENG FLT NTH MRT ( LON YOR ) )`` -> ``retreats=(Location('LON'), ...)``;
+    ``MRT ( )`` (no retreat possible) -> ``retreats=()``; no MRT -> None.
+    """
+
+    unit: Unit
+    retreats: tuple[Location, ...] | None = None
+
+    def to_node(self) -> tuple[Node, ...]:
+        if self.retreats is None:
+            return self.unit.to_node()
+        return (*self.unit.to_node(), "MRT", tuple(r.to_node() for r in self.retreats))
+
+
+# --- orders (PROTOCOL.md 9.1) -----------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Hold:
+    """``(unit) HLD``"""
+
+    unit: Unit
+
+    def to_node(self) -> tuple[Node, ...]:
+        return (self.unit.to_node(), "HLD")
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """``(unit) MTO location``"""
+
+    unit: Unit
+    dest: Location
+
+    def to_node(self) -> tuple[Node, ...]:
+        return (self.unit.to_node(), "MTO", self.dest.to_node())
+
+
+@dataclass(frozen=True, slots=True)
+class SupportHold:
+    """``(unit) SUP (unit)``"""
+
+    unit: Unit
+    supported: Unit
+
+    def to_node(self) -> tuple[Node, ...]:
+        return (self.unit.to_node(), "SUP", self.supported.to_node())
+
+
+@dataclass(frozen=True, slots=True)
+class SupportMove:
+    """``(unit) SUP (unit) MTO province`` (the destination never has a coast)."""
+
+    unit: Unit
+    supported: Unit
+    dest: str
+
+    def to_node(self) -> tuple[Node, ...]:
+        return (self.unit.to_node(), "SUP", self.supported.to_node(), "MTO", self.dest)
+
+
+@dataclass(frozen=True, slots=True)
+class Convoy:
+    """``(unit) CVY (unit) CTO province``"""
+
+    unit: Unit
+    army: Unit
+    dest: str
+
+    def to_node(self) -> tuple[Node, ...]:
+        return (self.unit.to_node(), "CVY", self.army.to_node(), "CTO", self.dest)
+
+
+@dataclass(frozen=True, slots=True)
+class ConvoyMove:
+    """``(unit) CTO province VIA ( province province ... )``"""
+
+    unit: Unit
+    dest: str
+    via: tuple[str, ...]
+
+    def to_node(self) -> tuple[Node, ...]:
+        return (self.unit.to_node(), "CTO", self.dest, "VIA", self.via)
+
+
+@dataclass(frozen=True, slots=True)
+class Retreat:
+    """``(unit) RTO location``"""
+
+    unit: Unit
+    dest: Location
+
+    def to_node(self) -> tuple[Node, ...]:
+        return (self.unit.to_node(), "RTO", self.dest.to_node())
+
+
+@dataclass(frozen=True, slots=True)
+class Disband:
+    """``(unit) DSB``"""
+
+    unit: Unit
+
+    def to_node(self) -> tuple[Node, ...]:
+        return (self.unit.to_node(), "DSB")
+
+
+@dataclass(frozen=True, slots=True)
+class Build:
+    """``(unit) BLD``"""
+
+    unit: Unit
+
+    def to_node(self) -> tuple[Node, ...]:
+        return (self.unit.to_node(), "BLD")
+
+
+@dataclass(frozen=True, slots=True)
+class Remove:
+    """``(unit) REM``"""
+
+    unit: Unit
+
+    def to_node(self) -> tuple[Node, ...]:
+        return (self.unit.to_node(), "REM")
+
+
+@dataclass(frozen=True, slots=True)
+class Waive:
+    """``power WVE`` (no brackets around the power)."""
+
+    power: str
+
+    def to_node(self) -> tuple[Node, ...]:
+        return (self.power, "WVE")
+
+
+Order = (
+    Hold
+    | Move
+    | SupportHold
+    | SupportMove
+    | Convoy
+    | ConvoyMove
+    | Retreat
+    | Disband
+    | Build
+    | Remove
+    | Waive
+)
+
+
+@dataclass(frozen=True, slots=True)
+class OrderResult:
+    """An ORD result (PROTOCOL.md 9.4): ``SUC``, ``BNC RET``, ``RET``...
+
+    ``outcome`` is SUC/BNC/CUT/DSR/NSO (or, in AOA games, a THX note), None
+    for a bare ``RET``; ``retreat`` is True when RET follows (dislodged).
+    """
+
+    outcome: str | None
+    retreat: bool = False
+
+    def to_node(self) -> tuple[Node, ...]:
+        if self.outcome is None:
+            return ("RET",)
+        return (self.outcome, "RET") if self.retreat else (self.outcome,)
+
+
+# --- parsing ------------------------------------------------------------------
+
+_UNIT_ORDERS = frozenset(("HLD", "MTO", "SUP", "CVY", "CTO", "RTO", "DSB", "BLD", "REM"))
+_SIMPLE: dict[str, Callable[[Unit], Order]] = {
+    "HLD": Hold,
+    "DSB": Disband,
+    "BLD": Build,
+    "REM": Remove,
+}
+
+
+def parse_turn(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Turn:
+    """Element ``i`` of ``seq`` must be ``( season year )``."""
+    g = p.group(seq, i, loc, "season year")
+    here = loc + (i,)
+    season = p.season(g, 0, here)
+    year = p.integer(g, 1, here, 0)
+    p.end(g, 2, here)
+    return Turn(season, year)
+
+
+def parse_location(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Location:
+    """Element ``i``: ``province`` or ``( province coast )``."""
+    if i < len(seq) and type(seq[i]) is tuple:
+        g = seq[i]
+        assert isinstance(g, tuple)
+        here = loc + (i,)
+        province = p.province(g, 0, here)
+        coast = p.coast(g, 1, here)
+        p.end(g, 2, here)
+        return Location(province, coast)
+    return Location(p.province(seq, i, loc))
+
+
+def _unit_fields(p: Parser, seq: tuple[Node, ...], loc: Loc) -> Unit:
+    """``power unit_type where`` at the start of ``seq``."""
+    power = p.power(seq, 0, loc)
+    unit_type = p.unit_type(seq, 1, loc)
+    if unit_type == "FLT":
+        where = parse_location(p, seq, 2, loc)
+        return Unit(power, unit_type, where.province, where.coast)
+    return Unit(power, unit_type, p.province(seq, 2, loc))
+
+
+def parse_unit(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Unit:
+    """Element ``i`` must be ``( unit )``."""
+    g = p.group(seq, i, loc, "unit")
+    here = loc + (i,)
+    unit = _unit_fields(p, g, here)
+    p.end(g, 3, here)
+    return unit
+
+
+def parse_unit_position(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> UnitPosition:
+    """Element ``i``: ``( unit )`` or ``( unit MRT ( location ... ) )`` (NOW, MIS)."""
+    g = p.group(seq, i, loc, "unit")
+    here = loc + (i,)
+    unit = _unit_fields(p, g, here)
+    if len(g) == 3:
+        return UnitPosition(unit)
+    p.keyword(g, 3, here, "MRT")
+    places = p.group(g, 4, here, "retreat locations")
+    retreats = p.many(places, 0, here + (4,), lambda s, k, lc: parse_location(p, s, k, lc), 0)
+    p.end(g, 5, here)
+    return UnitPosition(unit, retreats)
+
+
+def parse_order(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Order:
+    """Element ``i`` must be ``( order )`` (PROTOCOL.md 9.1)."""
+    g = p.group(seq, i, loc, "order")
+    here = loc + (i,)
+    if g and type(g[0]) is not tuple:  # power WVE
+        power = p.power(g, 0, here)
+        p.keyword(g, 1, here, "WVE")
+        p.end(g, 2, here)
+        return Waive(power)
+    unit = parse_unit(p, g, 0, here)
+    kind = p.one_of(g, 1, here, _UNIT_ORDERS)
+    order: Order
+    simple = _SIMPLE.get(kind)
+    if simple is not None:
+        order = simple(unit)
+        end = 2
+    elif kind == "MTO":
+        order, end = Move(unit, parse_location(p, g, 2, here)), 3
+    elif kind == "RTO":
+        order, end = Retreat(unit, parse_location(p, g, 2, here)), 3
+    elif kind == "SUP":
+        supported = parse_unit(p, g, 2, here)
+        if len(g) == 3:
+            order, end = SupportHold(unit, supported), 3
+        else:
+            p.keyword(g, 3, here, "MTO")
+            order, end = SupportMove(unit, supported, p.province(g, 4, here)), 5
+    elif kind == "CVY":
+        army = parse_unit(p, g, 2, here)
+        p.keyword(g, 3, here, "CTO")
+        order, end = Convoy(unit, army, p.province(g, 4, here)), 5
+    else:  # CTO
+        dest = p.province(g, 2, here)
+        p.keyword(g, 3, here, "VIA")
+        seas = p.group(g, 4, here, "VIA provinces")
+        via = p.many(seas, 0, here + (4,), p.province)
+        order, end = ConvoyMove(unit, dest, via), 5
+    p.end(g, end, here)
+    return order
+
+
+def parse_note(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> str:
+    """Element ``i``: ``( note )``, a THX order note (PROTOCOL.md 9.3)."""
+    g = p.group(seq, i, loc, "order note")
+    note = p.token(g, 0, loc + (i,), CAT_ORDER_NOTE, "an order note")
+    p.end(g, 1, loc + (i,))
+    return note
+
+
+def parse_result(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> OrderResult:
+    """Element ``i``: ``( result )``, an ORD result (PROTOCOL.md 9.4)."""
+    g = p.group(seq, i, loc, "order result")
+    here = loc + (i,)
+    if len(g) == 1 and g[0] == "RET" and type(g[0]) is str:
+        return OrderResult(None, True)
+    if g and type(g[0]) is str and p.cats.get(g[0]) == CAT_ORDER_NOTE:  # AOA games
+        outcome = g[0]
+    else:
+        outcome = p.token(g, 0, here, CAT_RESULT, "an order result")
+        if outcome == "RET":
+            p.fail(here + (1,), "nothing may follow a bare RET")
+    if len(g) == 1:
+        return OrderResult(outcome)
+    p.keyword(g, 1, here, "RET")
+    p.end(g, 2, here)
+    return OrderResult(outcome, True)
