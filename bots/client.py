@@ -135,6 +135,8 @@ class BotClient:
         self._submitted: Turn | None = None
         self._sever = False
         self._joined: Callable[[Any], None] | None = None
+        self.joined = False
+        """True once the map was accepted (or, after a restart, IAM was)."""
 
     # -- public -----------------------------------------------------------------
 
@@ -313,6 +315,7 @@ class BotClient:
     # -- helpers --------------------------------------------------------------------
 
     def _mark_joined(self) -> None:
+        self.joined = True
         if self._joined is not None:
             started, self._joined = self._joined, None
             started(self)

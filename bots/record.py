@@ -1,0 +1,156 @@
+"""Watching a game: progress lines, the final table and the game record.
+
+A `GameWatcher` is fed every message an observer receives (in order).  It
+keeps the DAIDE text of each one (the ``.daide`` record: one message per
+line, exactly as received), the centre counts after every year, the current
+units, the result (SLO or DRW, and the year) and the SMR; it renders the
+progress lines and the final table the demo prints, and the JSON summary
+stored next to the record.  Pure: no I/O besides `write`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bots.tracking import Position, Turn, ownership_of
+from protocol.text import tree_to_text
+
+Tree = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class FinalRow:
+    """One power's line of the final table."""
+
+    power: str
+    player: str
+    centres: int
+    units: int
+    eliminated: int | None
+    """Year of elimination (None: survived)."""
+
+
+@dataclass
+class GameWatcher:
+    """Follows a game from an observer's messages (see the module doc)."""
+
+    powers: tuple[str, ...] = ()
+    players: Mapping[str, str] = field(default_factory=dict)
+    """power -> bot name shown in the table."""
+    echo: Callable[[str], None] | None = None
+    """Where progress lines go (None: nowhere)."""
+    lines: list[str] = field(default_factory=list)
+    history: list[dict[str, Any]] = field(default_factory=list)
+    position: Position | None = None
+    counts: dict[str, int] = field(default_factory=dict)
+    eliminated: dict[str, int] = field(default_factory=dict)
+    winner: str | None = None
+    draw: bool = False
+    final_turn: Turn | None = None
+    summary: Tree | None = None
+
+    def on_message(self, message: Tree) -> None:
+        self.lines.append(tree_to_text(message))
+        head = message[0]
+        if head == "SCO":
+            owners = ownership_of(message)
+            counts = {p: 0 for p in self.powers}
+            for owner in owners.values():
+                if owner is not None:
+                    counts[owner] = counts.get(owner, 0) + 1
+            self.counts = counts
+        elif head == "NOW":
+            self.position = Position.from_now(message)
+            year = self.position.turn.year
+            for power in self.powers:
+                if (self.counts.get(power, 0) == 0 and power not in self.eliminated
+                        and not any(u.power == power for u in self.position.units)):
+                    self.eliminated[power] = year - 1 if self.position.turn.season == "SPR" \
+                        else year
+            self.history.append({"turn": str(self.position.turn), "centres": dict(self.counts)})
+            self._progress()
+        elif head == "SLO":
+            self.winner = str(message[1][0])
+        elif head == "DRW":
+            self.draw = True
+        elif head == "SMR":
+            self.summary = message
+            season, year = message[1]
+            self.final_turn = Turn(str(season), int(year))
+            # The server's own account wins: names, and the years of elimination.
+            for group in message[2:]:
+                power, name = str(group[0]), str(group[1][0])
+                self.players = {**self.players, power: self.players.get(power, name)}
+                if len(group) > 5:
+                    self.eliminated[power] = int(group[5])
+
+    @property
+    def finished(self) -> bool:
+        return self.summary is not None or self.winner is not None or self.draw
+
+    # -- presentation -------------------------------------------------------------
+
+    def _progress(self) -> None:
+        if self.echo is None or self.position is None:
+            return
+        turn = self.position.turn
+        cells = "  ".join(f"{p} {self.counts.get(p, 0):2d}" for p in self.powers)
+        self.echo(f"  {turn.year}  {turn.season}   {cells}")
+
+    def result_text(self) -> str:
+        turn = self.last_turn
+        year = f" in {turn.year}" if turn else ""
+        if self.winner:
+            return f"solo victory for {self.winner}{year}"
+        if self.draw:
+            survivors = [p for p in self.powers if p not in self.eliminated]
+            return f"draw between {' '.join(survivors)}{year}"
+        return "unfinished"
+
+    def table(self) -> list[FinalRow]:
+        units: dict[str, int] = {}
+        if self.position is not None:
+            for unit in self.position.units:
+                units[unit.power] = units.get(unit.power, 0) + 1
+        rows = [FinalRow(p, self.players.get(p, "?"), self.counts.get(p, 0), units.get(p, 0),
+                         self.eliminated.get(p)) for p in self.powers]
+        return sorted(rows, key=lambda r: (-r.centres, -r.units, r.power))
+
+    def table_lines(self) -> list[str]:
+        out = [f"  {'power':<6}{'bot':<12}{'centres':>8}{'units':>7}  eliminated"]
+        for row in self.table():
+            gone = str(row.eliminated) if row.eliminated is not None else "-"
+            out.append(f"  {row.power:<6}{row.player:<12}{row.centres:>8}{row.units:>7}  {gone}")
+        out.append(f"  result: {self.result_text()}")
+        return out
+
+    # -- the record ------------------------------------------------------------------
+
+    @property
+    def last_turn(self) -> Turn | None:
+        return self.final_turn or (self.position.turn if self.position else None)
+
+    def to_json(self, **extra: Any) -> dict[str, Any]:
+        turn = self.last_turn
+        return {
+            **extra,
+            "result": {"winner": self.winner, "draw": self.draw,
+                       "turn": str(turn) if turn else None, "text": self.result_text()},
+            "players": dict(self.players),
+            "final": [row.__dict__ for row in self.table()],
+            "history": self.history,
+        }
+
+    def write(self, directory: Path, game_id: str, **extra: Any) -> tuple[Path, Path]:
+        """Write ``<id>.daide`` (every message, as text) and ``<id>.json``."""
+        directory.mkdir(parents=True, exist_ok=True)
+        daide = directory / f"{game_id}.daide"
+        daide.write_text("".join(line + "\n" for line in self.lines), encoding="utf-8")
+        summary = directory / f"{game_id}.json"
+        summary.write_text(json.dumps(self.to_json(id=game_id, **extra), indent=2) + "\n",
+                           encoding="utf-8")
+        return daide, summary

@@ -1,0 +1,71 @@
+"""`daide bot`: connect sample no-press bots to a DAIDE server and play.
+
+    daide bot {holdbot,randbot,dumbbot} [--host 127.0.0.1] [--port 16713]
+              [--name NAME] [--seed N] [--count N]
+
+``--count`` runs several bots in one process (joined one after the other);
+bot *i* is named ``NAME-i`` and seeded ``N + i``.  Every problem a bot meets
+(rejected orders, HUH, REJ) is logged with structlog.  Exit status 0 when
+every bot played to the end, 1 when one could not join or lost the server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import trio
+
+from bots.client import BotClient, ClientSettings
+from bots.registry import STRATEGIES, make_strategy
+from bots.runner import run_clients
+from daide.cli import CommandError
+
+NAME = "bot"
+HELP = "play sample no-press bots (holdbot, randbot, dumbbot) on a DAIDE server"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("kind", choices=sorted(STRATEGIES), help="which bot to play")
+    parser.add_argument("--host", default="127.0.0.1", help="server address (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=16713, help="server port (default 16713)")
+    parser.add_argument("--name", help="name given in NME (default: the bot's name)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--count", type=int, default=1, help="bots to run in this process")
+    parser.add_argument("--draw-year", type=int, default=None,
+                        help="vote for a draw in every phase from this year on")
+
+
+def build_clients(args: argparse.Namespace) -> list[BotClient]:
+    """One client per bot asked for, named and seeded as the module doc says."""
+    if args.count < 1:
+        raise CommandError("--count must be at least 1")
+    if not 0 <= args.port <= 65535:
+        raise CommandError(f"--port must be 0..65535, not {args.port}")
+    base = args.name or make_strategy(args.kind).name
+    clients = []
+    for i in range(args.count):
+        name = base if args.count == 1 else f"{base}-{i + 1}"
+        settings = ClientSettings(host=args.host, port=args.port, name=name,
+                                  seed=args.seed + i, draw_from_year=args.draw_year)
+        clients.append(BotClient(make_strategy(args.kind), settings))
+    return clients
+
+
+def run(args: argparse.Namespace) -> int:
+    from server.logconfig import configure_logging
+
+    configure_logging(sys.stderr)
+    clients = build_clients(args)
+    outcomes = trio.run(run_clients, clients)
+    failed = [o for o in outcomes if o.error is not None]
+    for outcome in outcomes:
+        tracker = outcome.client.tracker
+        end = tracker.end
+        result = ("solo " + end.winner if end and end.winner else "draw" if end else "unfinished")
+        print(f"{outcome.client.settings.name}: power {tracker.power or '-'}, {result}, "
+              f"{len(outcome.client.problems)} problem(s)"
+              + (f", error: {outcome.error}" if outcome.error else ""))
+    if failed:
+        raise CommandError(f"{len(failed)} of {len(outcomes)} bot(s) failed: {failed[0].error}")
+    return 0
