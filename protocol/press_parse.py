@@ -1,0 +1,774 @@
+"""The press grammar of PROTOCOL.md 16, with the level rules, over message trees.
+
+Theory of operation
+-------------------
+
+One recursive-descent parser reads a press message (the contents of the last
+bracket group of ``SND``/``FRM``) from a :mod:`protocol.tree` node tuple and
+builds the dataclasses of :mod:`protocol.press_model`.  It is given the
+game's press level and rejects every construct above it *at the point where
+it meets it*, so the first fault in token order is the one reported - which
+is where the reference server's "furthest alternative" rule puts ERR for a
+level violation (PROTOCOL.md 14.2, 16.1: "ERR before the first offending
+token").  Every alternative is chosen by its first word, or by looking one
+group ahead (FCT/THK (QRY ...), FOR ((turn) (turn))), so the position where
+the parse stops is also the furthest any alternative could reach.
+
+ERR positions are token offsets, counted while walking the tree (a bracket
+is one token, a string one token per byte), by the three rules of
+PROTOCOL.md 14.2:
+
+1. a wrong token: ERR before it (a group where a word was expected: before
+   its opening bracket; a construct above the level: before its first word);
+2. something missing: ERR before the closing bracket of the group that
+   lacks it (at the very end for the unbracketed top level);
+3. semantic checks after a successful parse are the caller's (ERR at the end).
+
+The level rules enforced beyond "each word has a level" (PROTOCOL.md 16.3):
+
+* levels 30 and 40: AND/ORR at most once per message (so never both and
+  never nested) - the second one is the offending token, as in the 14.2
+  example (ERR before the AND nested in an ORR at level 40);
+* level 90: no FOR inside the arrangement of a FOR, except inside a press
+  message embedded in it (SND at level 120) - DN doc, Level 90;
+* IDK (PRP|INS|SUG ...) needs 130 although IDK is a level-60 word: the
+  inner word is the offending token;
+* no double negative: ``NOT (NOT (...))`` - the inner NOT is the offending
+  token (PROTOCOL.md 16.2).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping
+
+from protocol.press_model import (
+    Accept,
+    Alliance,
+    Allotment,
+    And,
+    Arrangement,
+    Cancel,
+    CentreDistribution,
+    Choose,
+    Conditional,
+    ConditionalReply,
+    Dmz,
+    DontKnow,
+    DoOrder,
+    Draw,
+    Explain,
+    Fact,
+    FactQuery,
+    For,
+    Forwarded,
+    ForwardReceived,
+    ForwardSent,
+    FreeText,
+    GiveControl,
+    HowToAttack,
+    Insist,
+    Message,
+    NoArrangement,
+    NoneOfYourBusiness,
+    Not,
+    NotUnderstood,
+    Occupy,
+    Orr,
+    OwesFavour,
+    Peace,
+    PositionOnBoard,
+    PressMessage,
+    Propose,
+    Query,
+    Reject,
+    Reply,
+    SendRequest,
+    Solo,
+    Sorry,
+    Suggest,
+    Think,
+    ThinkQuery,
+    Try,
+    Turn,
+    Unit,
+    WhatShould,
+    Why,
+)
+from protocol.press_tokens import (
+    FREE_TEXT_LEVEL,
+    NESTED_MULTIPART_LEVEL,
+    TOKEN_LEVELS,
+    TRY_VOCABULARY,
+)
+from protocol.tokens import (
+    CAT_COAST,
+    CAT_PHASE,
+    CAT_POWER,
+    CAT_UNIT_TYPE,
+    Representation,
+    is_province,
+    is_supply_centre,
+)
+from protocol.tree import Node, Text, Tree
+
+
+class PressFault(Exception):
+    """Where and why a press message fails the grammar at a level.
+
+    ``position`` is the token offset before which ERR goes, counted from the
+    first token of the parsed node sequence plus the ``start`` given to the
+    parser.  Internal to the press modules: :mod:`protocol.press` turns it
+    into a :class:`~protocol.errors.GrammarError` or a
+    :class:`~protocol.press.LevelViolation`.
+    """
+
+    def __init__(self, position: int, reason: str) -> None:
+        super().__init__(f"{reason} (token {position})")
+        self.position = position
+        self.reason = reason
+
+
+def node_width(node: Node) -> int:
+    """How many tokens a tree node occupies on the wire."""
+    if isinstance(node, tuple):
+        return 2 + sum(node_width(n) for n in node)
+    if isinstance(node, Text):
+        return len(node.encode("utf-8", "surrogateescape"))
+    return 1
+
+
+def _is_word(node: Node | None) -> bool:
+    return isinstance(node, str) and not isinstance(node, Text)
+
+
+def _peek_word(seq: _Seq, ahead: int = 0) -> str | None:
+    """The next node if it is a mnemonic (not a string, number or group), else None."""
+    node = seq.peek(ahead)
+    return node if isinstance(node, str) and not isinstance(node, Text) else None
+
+
+class _Seq:
+    """A cursor over the nodes of one bracket group (or of the unbracketed top level).
+
+    ``pos`` is the token offset of the next node, ``end`` the offset of the
+    group's closing bracket (rule 2 of PROTOCOL.md 14.2: missing things are
+    reported there).
+    """
+
+    __slots__ = ("nodes", "index", "pos", "end")
+
+    def __init__(self, nodes: Tree, start: int, end: int) -> None:
+        self.nodes = nodes
+        self.index = 0
+        self.pos = start
+        self.end = end
+
+    def done(self) -> bool:
+        return self.index >= len(self.nodes)
+
+    def peek(self, ahead: int = 0) -> Node | None:
+        i = self.index + ahead
+        return self.nodes[i] if i < len(self.nodes) else None
+
+    def take(self, what: str) -> tuple[Node, int]:
+        if self.index >= len(self.nodes):
+            raise PressFault(self.end, f"{what} missing")
+        node = self.nodes[self.index]
+        at = self.pos
+        self.index += 1
+        self.pos += node_width(node)
+        return node, at
+
+    def word(self, what: str) -> tuple[str, int]:
+        node, at = self.take(what)
+        if not _is_word(node):
+            raise PressFault(at, f"expected {what}")
+        assert isinstance(node, str)
+        return node, at
+
+    def keyword(self, expected: str) -> int:
+        word, at = self.word(expected)
+        if word != expected:
+            raise PressFault(at, f"expected {expected}, found {word}")
+        return at
+
+    def group(self, what: str) -> _Seq:
+        node, at = self.take(what)
+        if not isinstance(node, tuple):
+            raise PressFault(at, f"expected ( {what} )")
+        return _Seq(node, at + 1, at + node_width(node) - 1)
+
+    def integer(self, what: str) -> int:
+        node, at = self.take(what)
+        if not isinstance(node, int):
+            raise PressFault(at, f"expected {what} (a number)")
+        return node
+
+    def finish(self) -> None:
+        if self.index < len(self.nodes):
+            raise PressFault(self.pos, "unexpected token")
+
+
+class Mode(enum.Enum):
+    """What a message position accepts (PROTOCOL.md 16.2)."""
+
+    PRESS = "press_message"
+    REPLY = "reply"
+    ANY = "press_message or reply"
+
+
+#: Words that start a reply and never a press message.
+_REPLY_WORDS = frozenset({"YES", "REJ", "BWX", "HUH", "IDK", "SRY", "WHY", "POB"})
+
+#: IDK answers: the inner word and the level that allows it (PROTOCOL.md 16.3).
+_IDK_LEVELS: Mapping[str, int] = {
+    "QRY": 60,
+    "WHT": 70,
+    "HOW": 70,
+    "EXP": 80,
+    "PRP": 130,
+    "INS": 130,
+    "SUG": 130,
+}
+
+#: What WHY may ask about (PROTOCOL.md 16.3, level 130).
+_WHY_LEVELS: Mapping[str, int] = {w: 130 for w in ("THK", "FCT", "SUG", "PRP", "INS")}
+
+
+class PressParser:
+    """Parses press at one game level against one representation.
+
+    Use :meth:`message` for a press message or reply given as the nodes of
+    its group, :meth:`arrangement` likewise for an arrangement.  ``start`` is
+    the token offset of the first node, so positions can be reported
+    relative to a whole ``SND``/``FRM`` message.  A parser instance counts
+    AND/ORR for the level-30 rule, so use a fresh one per message.
+    """
+
+    def __init__(self, level: int, rep: Representation) -> None:
+        self.level = level
+        self.values = rep.values
+        self.multipart = 0
+
+    # --- helpers ----------------------------------------------------------
+
+    def need(self, required: int, at: int, what: str) -> None:
+        """Fail at ``at`` unless the game level allows ``what`` (which needs ``required``)."""
+        if self.level < required:
+            raise PressFault(at, f"{what} needs press level {required} (game is level {self.level})")
+
+    def _category(self, word: str) -> int:
+        return self.values.get(word, -1) >> 8
+
+    def power(self, seq: _Seq) -> str:
+        word, at = seq.word("power")
+        if self._category(word) != CAT_POWER:
+            raise PressFault(at, f"{word} is not a power")
+        return word
+
+    def power_group(self, seq: _Seq) -> str:
+        g = seq.group("power")
+        p = self.power(g)
+        g.finish()
+        return p
+
+    def powers(self, seq: _Seq) -> tuple[str, ...]:
+        """``(power power ...)``: one or more powers."""
+        g = seq.group("power list")
+        out = [self.power(g)]
+        while not g.done():
+            out.append(self.power(g))
+        return tuple(out)
+
+    def province(self, seq: _Seq, *, centre: bool = False) -> str:
+        word, at = seq.word("supply centre" if centre else "province")
+        value = self.values.get(word, -1)
+        if not is_province(value):
+            raise PressFault(at, f"{word} is not a province")
+        if centre and not is_supply_centre(value):
+            raise PressFault(at, f"{word} is not a supply centre")
+        return word
+
+    def location(self, seq: _Seq) -> tuple[str, str | None]:
+        """``province`` or ``(province coast)``."""
+        if isinstance(seq.peek(), tuple):
+            g = seq.group("province and coast")
+            province = self.province(g)
+            coast, at = g.word("coast")
+            if self._category(coast) != CAT_COAST:
+                raise PressFault(at, f"{coast} is not a coast")
+            g.finish()
+            return province, coast
+        return self.province(seq), None
+
+    def unit(self, seq: _Seq, *, any_type: bool = False) -> Unit:
+        """``(power unit_type location)``; UNT allowed when ``any_type`` (OCC)."""
+        g = seq.group("unit")
+        power = self.power(g)
+        kind, at = g.word("unit type")
+        if not (self._category(kind) == CAT_UNIT_TYPE or (any_type and kind == "UNT")):
+            raise PressFault(at, f"{kind} is not a unit type")
+        province, coast = self.location(g)
+        g.finish()
+        return Unit(power, kind, province, coast)
+
+    def turn(self, g: _Seq) -> Turn:
+        """``season year`` - the contents of a turn group."""
+        season, at = g.word("season")
+        if self._category(season) != CAT_PHASE:
+            raise PressFault(at, f"{season} is not a season")
+        year = g.integer("year")
+        g.finish()
+        return Turn(season, year)
+
+    def order(self, g: _Seq) -> Tree:
+        """An order per PROTOCOL.md 9.1 (the contents of the XDO group); returns its tree."""
+        if _peek_word(g) is not None:
+            self.power(g)
+            g.keyword("WVE")
+        else:
+            self.unit(g)
+            op, at = g.word("order")
+            if op in ("HLD", "DSB", "BLD", "REM"):
+                pass
+            elif op in ("MTO", "RTO"):
+                self.location(g)
+            elif op == "SUP":
+                self.unit(g)
+                if not g.done():
+                    g.keyword("MTO")
+                    self.province(g)  # support to move: no coast (9.1)
+            elif op == "CVY":
+                self.unit(g)
+                g.keyword("CTO")
+                self.province(g)
+            elif op == "CTO":
+                self.province(g)
+                g.keyword("VIA")
+                route = g.group("convoy route")
+                self.province(route)
+                while not route.done():
+                    self.province(route)
+            else:
+                raise PressFault(at, f"{op} is not an order")
+        g.finish()
+        return g.nodes
+
+    # --- messages -----------------------------------------------------------
+
+    def message(self, seq: _Seq, mode: Mode = Mode.ANY) -> Message:
+        """A press message or reply filling ``seq`` (the contents of its group)."""
+        first = seq.peek()
+        if isinstance(first, Text):
+            _, at = seq.take("press message")
+            self.need(FREE_TEXT_LEVEL, at, "free text")
+            seq.finish()
+            return FreeText(str(first))
+        word, at = seq.word(mode.value)
+        handler = _MESSAGE_HEADS.get(word)
+        if handler is None:
+            raise PressFault(at, f"{word} does not start a {mode.value}")
+        self.need(TOKEN_LEVELS[word], at, word)
+        if mode is Mode.PRESS and word in _REPLY_WORDS:
+            raise PressFault(at, f"{word} is a reply; a press message is expected here")
+        if mode is Mode.REPLY and word not in _REPLY_WORDS and word not in ("FCT", "THK", "IFF"):
+            raise PressFault(at, f"{word} is a press message; a reply is expected here")
+        msg = handler(self, seq, mode)
+        seq.finish()
+        if mode is Mode.REPLY and not isinstance(msg, Reply):
+            raise PressFault(at, f"{word} here must be a reply")
+        return msg
+
+    def message_group(self, seq: _Seq, mode: Mode) -> Message:
+        return self.message(seq.group(mode.value), mode)
+
+    def press_group(self, seq: _Seq) -> PressMessage:
+        msg = self.message(seq.group("press message"), Mode.PRESS)
+        assert isinstance(msg, PressMessage)
+        return msg
+
+    def arrangement_group(self, seq: _Seq, in_for: bool = False) -> Arrangement:
+        return self.arrangement(seq.group("arrangement"), in_for)
+
+    def _query_form(self, seq: _Seq, mode: Mode) -> bool:
+        """Whether the next group is ``(QRY ...)`` or ``(NOT (QRY ...))`` in a reply position."""
+        if mode is Mode.PRESS:
+            return False
+        g = seq.peek()
+        if not isinstance(g, tuple) or not g:
+            return False
+        head = _peek_word(_Seq(g, 0, 0))
+        if head == "QRY":
+            return True
+        inner = g[1] if len(g) > 1 else None
+        return (
+            head == "NOT"
+            and isinstance(inner, tuple)
+            and _peek_word(_Seq(inner, 0, 0)) == "QRY"
+        )
+
+    def _query_reply(self, seq: _Seq) -> tuple[Arrangement, bool]:
+        """``(QRY (arr))`` or ``(NOT (QRY (arr)))`` - the body of THK/FCT replies (60)."""
+        g = seq.group("query")
+        negated = _peek_word(g) == "NOT"
+        if negated:
+            g.keyword("NOT")
+            inner = g.group("query")
+            g.finish()
+            g = inner
+        at = g.keyword("QRY")
+        self.need(TOKEN_LEVELS["QRY"], at, "QRY")
+        arr = self.arrangement_group(g)
+        g.finish()
+        return arr, negated
+
+    def _prp(self, seq: _Seq, mode: Mode) -> Message:
+        return Propose(self.arrangement_group(seq))
+
+    def _ins(self, seq: _Seq, mode: Mode) -> Message:
+        return Insist(self.arrangement_group(seq))
+
+    def _qry(self, seq: _Seq, mode: Mode) -> Message:
+        return Query(self.arrangement_group(seq))
+
+    def _sug(self, seq: _Seq, mode: Mode) -> Message:
+        return Suggest(self.arrangement_group(seq))
+
+    def _fct(self, seq: _Seq, mode: Mode) -> Message:
+        if self._query_form(seq, mode):
+            arr, negated = self._query_reply(seq)
+            return FactQuery(arr, negated)
+        return Fact(self.arrangement_group(seq))
+
+    def _thk(self, seq: _Seq, mode: Mode) -> Message:
+        if self._query_form(seq, mode):
+            arr, negated = self._query_reply(seq)
+            return ThinkQuery(arr, negated)
+        return Think(self.arrangement_group(seq))
+
+    def _ccl(self, seq: _Seq, mode: Mode) -> Message:
+        # DN doc: CCL also cancels one's own YES, so it takes a reply too.
+        return Cancel(self.message_group(seq, Mode.ANY))
+
+    def _try(self, seq: _Seq, mode: Mode) -> Message:
+        g = seq.group("token list")
+        words = []
+        while not g.done():
+            word, at = g.word("press token")
+            if word not in TRY_VOCABULARY:
+                raise PressFault(at, f"{word} is not a press token")
+            words.append(word)
+        return Try(tuple(words))
+
+    def _wht(self, seq: _Seq, mode: Mode) -> Message:
+        return WhatShould(self.unit(seq))
+
+    def _how(self, seq: _Seq, mode: Mode) -> Message:
+        g = seq.group("province or power")
+        target, at = g.word("province or power")
+        value = self.values.get(target, -1)
+        if value >> 8 != CAT_POWER and not is_province(value):
+            raise PressFault(at, f"{target} is neither a province nor a power")
+        g.finish()
+        return HowToAttack(target)
+
+    def _exp(self, seq: _Seq, mode: Mode) -> Message:
+        turn = self.turn(seq.group("turn"))
+        return Explain(turn, self.message_group(seq, Mode.ANY))
+
+    def _iff(self, seq: _Seq, mode: Mode) -> Message:
+        condition = self.arrangement_group(seq)
+        seq.keyword("THN")
+        then = self.message_group(seq, mode)
+        branch = Mode.REPLY if isinstance(then, Reply) else Mode.PRESS
+        otherwise: Message | None = None
+        if not seq.done():
+            seq.keyword("ELS")
+            otherwise = self.message_group(seq, branch)
+        if isinstance(then, Reply):
+            assert otherwise is None or isinstance(otherwise, Reply)
+            return ConditionalReply(condition, then, otherwise)
+        assert otherwise is None or isinstance(otherwise, PressMessage)
+        return Conditional(condition, then, otherwise)
+
+    def _frm(self, seq: _Seq, mode: Mode) -> Message:
+        sender = self.power_group(seq)
+        recipients = self.powers(seq)
+        return Forwarded(sender, recipients, self.message_group(seq, Mode.ANY))
+
+    def _yes(self, seq: _Seq, mode: Mode) -> Message:
+        return Accept(self.press_group(seq))
+
+    def _rej(self, seq: _Seq, mode: Mode) -> Message:
+        return Reject(self.press_group(seq))
+
+    def _bwx(self, seq: _Seq, mode: Mode) -> Message:
+        return NoneOfYourBusiness(self.press_group(seq))
+
+    def _huh(self, seq: _Seq, mode: Mode) -> Message:
+        g = seq.group("press message")
+        if g.done():
+            raise PressFault(g.end, "press message missing")
+        return NotUnderstood(g.nodes)
+
+    def _restricted(
+        self, seq: _Seq, allowed: Mapping[str, int], what: str, mode: Mode = Mode.PRESS
+    ) -> Message:
+        """The group of IDK/SRY/WHY/POB: a message whose first word is in ``allowed``.
+
+        ``allowed`` maps each word to the level it needs *in this position*
+        (IDK (PRP ...) needs 130 although PRP and IDK are lower).
+        """
+        g = seq.group(what)
+        word = _peek_word(g)
+        if word is None or word not in allowed:
+            raise PressFault(g.end if g.done() else g.pos, f"expected {what}")
+        self.need(allowed[word], g.pos, f"{word} in this reply")
+        return self.message(g, mode)
+
+    def _idk(self, seq: _Seq, mode: Mode) -> Message:
+        msg = self._restricted(seq, _IDK_LEVELS, "QRY, WHT, HOW, EXP, PRP, INS or SUG")
+        assert isinstance(
+            msg, Query | WhatShould | HowToAttack | Explain | Propose | Insist | Suggest
+        )
+        return DontKnow(msg)
+
+    def _sry(self, seq: _Seq, mode: Mode) -> Message:
+        msg = self._restricted(seq, {"EXP": TOKEN_LEVELS["EXP"]}, "EXP")
+        assert isinstance(msg, Explain)
+        return Sorry(msg)
+
+    def _why(self, seq: _Seq, mode: Mode) -> Message:
+        # WHY (THK (arrangement)) etc.: press messages, never the THK (QRY) reply.
+        msg = self._restricted(seq, _WHY_LEVELS, "THK, FCT, SUG, PRP or INS")
+        assert isinstance(msg, Think | Fact | Suggest | Propose | Insist)
+        return Why(msg)
+
+    def _pob(self, seq: _Seq, mode: Mode) -> Message:
+        msg = self._restricted(seq, {"WHY": TOKEN_LEVELS["WHY"]}, "WHY", Mode.REPLY)
+        assert isinstance(msg, Why)
+        return PositionOnBoard(msg)
+
+    # --- arrangements -----------------------------------------------------------
+
+    def arrangement(self, seq: _Seq, in_for: bool = False) -> Arrangement:
+        """An arrangement filling ``seq``; ``in_for``: inside a FOR's arrangement."""
+        word, at = seq.word("arrangement")
+        handler = _ARRANGEMENT_HEADS.get(word)
+        if handler is None:
+            raise PressFault(at, f"{word} is not an arrangement")
+        self.need(TOKEN_LEVELS[word], at, word)
+        arr = handler(self, seq, at, in_for)
+        seq.finish()
+        return arr
+
+    def _pce(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+        return Peace(self.powers(seq))
+
+    def _aly(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+        allies = self.powers(seq)
+        seq.keyword("VSS")
+        return Alliance(allies, self.powers(seq))
+
+    def _drw(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+        return Draw() if seq.done() else Draw(self.powers(seq))
+
+    def _slo(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+        return Solo(self.power_group(seq))
+
+    def _not(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+        g = seq.group("arrangement")
+        if _peek_word(g) == "NOT":
+            raise PressFault(g.pos, "double negative: NOT directly inside NOT")
+        return Not(self.arrangement(g, in_for))
+
+    def _nar(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+        return NoArrangement(self.arrangement_group(seq, in_for))
+
+    def _xdo(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+        return DoOrder(self.order(seq.group("order")))
+
+    def _dmz(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+        powers = self.powers(seq)
+        g = seq.group("province list")
+        provinces = [self.province(g)]
+        while not g.done():
+            provinces.append(self.province(g))
+        return Dmz(powers, tuple(provinces))
+
+    def _parts(self, seq: _Seq, in_for: bool, least: int) -> tuple[Arrangement, ...]:
+        parts = []
+        while not seq.done():
+            parts.append(self.arrangement_group(seq, in_for))
+        if len(parts) < least:
+            raise PressFault(seq.end, f"at least {least} arrangements needed")
+        return tuple(parts)
+
+    def _multipart(self, at: int, word: str) -> None:
+        # Levels 30/40: "AND and ORR must not be nested - they must not both
+        # appear in the same message, and neither may appear more than once"
+        # (DN doc, Level 30).  The second one is the offending token.
+        if self.level < NESTED_MULTIPART_LEVEL and self.multipart:
+            raise PressFault(
+                at,
+                f"a second AND/ORR ({word}) needs press level {NESTED_MULTIPART_LEVEL} "
+                f"(game is level {self.level})",
+            )
+        self.multipart += 1
+
+    def _and(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+        self._multipart(at, "AND")
+        return And(self._parts(seq, in_for, 2))
+
+    def _orr(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+        self._multipart(at, "ORR")
+        return Orr(self._parts(seq, in_for, 2))
+
+    def _scd(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+        allotments: list[Allotment] = []
+        while not seq.done() or not allotments:
+            g = seq.group("power and centres")
+            power = self.power(g)
+            centres = [self.province(g, centre=True)]
+            while not g.done():
+                centres.append(self.province(g, centre=True))
+            allotments.append(Allotment(power, tuple(centres)))
+        return CentreDistribution(tuple(allotments))
+
+    def _occ(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+        units = [self.unit(seq, any_type=True)]
+        while not seq.done():
+            units.append(self.unit(seq, any_type=True))
+        return Occupy(tuple(units))
+
+    def _cho(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+        g = seq.group("minimum maximum")
+        minimum = g.integer("minimum")
+        maximum = g.integer("maximum")
+        g.finish()
+        return Choose(minimum, maximum, self._parts(seq, in_for, 1))
+
+    def _for(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+        # DN doc, Level 90: the arrangement of a FOR must not include a
+        # further FOR unless it is inside an embedded press message.
+        if in_for:
+            raise PressFault(at, "FOR inside the arrangement of a FOR")
+        g = seq.group("turn")
+        end: Turn | None = None
+        if isinstance(g.peek(), tuple):
+            start = self.turn(g.group("start turn"))
+            end = self.turn(g.group("end turn"))
+            g.finish()
+        else:
+            start = self.turn(g)
+        return For(start, self.arrangement_group(seq, in_for=True), end)
+
+    def _xoy(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+        debtor = self.power_group(seq)
+        return OwesFavour(debtor, self.power_group(seq))
+
+    def _ydo(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+        power = self.power_group(seq)
+        units = [self.unit(seq)]
+        while not seq.done():
+            units.append(self.unit(seq))
+        return GiveControl(power, tuple(units))
+
+    def _snd(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+        sender = self.power_group(seq)
+        recipients = self.powers(seq)
+        # An embedded press message: a FOR inside it is allowed again.
+        return SendRequest(sender, recipients, self.message_group(seq, Mode.ANY))
+
+    def _fwd(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+        sources = self.powers(seq)
+        via = self.power_group(seq)
+        return ForwardReceived(sources, via, self.power_group(seq))
+
+    def _bcc(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+        sender = self.power_group(seq)
+        recipients = self.powers(seq)
+        return ForwardSent(sender, recipients, self.power_group(seq))
+
+
+_MessageHandler = Callable[[PressParser, _Seq, Mode], Message]
+_ArrangementHandler = Callable[[PressParser, _Seq, int, bool], Arrangement]
+
+_MESSAGE_HEADS: Mapping[str, _MessageHandler] = {
+    "PRP": PressParser._prp,
+    "CCL": PressParser._ccl,
+    "FCT": PressParser._fct,
+    "TRY": PressParser._try,
+    "INS": PressParser._ins,
+    "QRY": PressParser._qry,
+    "SUG": PressParser._sug,
+    "THK": PressParser._thk,
+    "WHT": PressParser._wht,
+    "HOW": PressParser._how,
+    "EXP": PressParser._exp,
+    "IFF": PressParser._iff,
+    "FRM": PressParser._frm,
+    "YES": PressParser._yes,
+    "REJ": PressParser._rej,
+    "BWX": PressParser._bwx,
+    "HUH": PressParser._huh,
+    "IDK": PressParser._idk,
+    "SRY": PressParser._sry,
+    "WHY": PressParser._why,
+    "POB": PressParser._pob,
+}
+
+_ARRANGEMENT_HEADS: Mapping[str, _ArrangementHandler] = {
+    "PCE": PressParser._pce,
+    "ALY": PressParser._aly,
+    "DRW": PressParser._drw,
+    "SLO": PressParser._slo,
+    "NOT": PressParser._not,
+    "NAR": PressParser._nar,
+    "XDO": PressParser._xdo,
+    "DMZ": PressParser._dmz,
+    "AND": PressParser._and,
+    "ORR": PressParser._orr,
+    "SCD": PressParser._scd,
+    "OCC": PressParser._occ,
+    "CHO": PressParser._cho,
+    "FOR": PressParser._for,
+    "XOY": PressParser._xoy,
+    "YDO": PressParser._ydo,
+    "SND": PressParser._snd,
+    "FWD": PressParser._fwd,
+    "BCC": PressParser._bcc,
+}
+
+
+def parse_message_nodes(
+    nodes: Tree, level: int, rep: Representation, start: int = 0, mode: Mode = Mode.ANY
+) -> Message:
+    """Parse the nodes of one press message at ``level``; :class:`PressFault` on faults.
+
+    ``start`` is the token offset of ``nodes[0]`` within the whole message
+    being checked (so the fault position can be used there directly).
+    """
+    return PressParser(level, rep).message(sequence(nodes, start), mode)
+
+
+def sequence(nodes: Tree, start: int = 0) -> _Seq:
+    """A cursor over ``nodes`` (an unbracketed sequence starting at token ``start``)."""
+    return _Seq(nodes, start, start + sum(node_width(n) for n in nodes))
+
+
+def group_cursor(nodes: Tree, start: int) -> _Seq:
+    """A cursor over the contents of the group whose opening bracket is at ``start``."""
+    return _Seq(nodes, start + 1, start + 1 + sum(node_width(n) for n in nodes))
+
+
+__all__ = [
+    "Mode",
+    "PressFault",
+    "PressParser",
+    "group_cursor",
+    "node_width",
+    "parse_message_nodes",
+    "sequence",
+]
