@@ -16,7 +16,8 @@
    note other than MBV, every ``MIS``, ``REJ``, ``HUH`` and ``PRN`` is a
    *problem*: logged with structlog and kept in `BotClient.problems`;
 5. press is answered the no-press way (`bots.press`);
-6. ``SLO``/``DRW``/``SMR`` end the game; ``OFF`` ends the client.
+6. ``SLO``/``DRW`` end the game; after the ``SMR`` that follows (or on
+   ``OFF`` at any time) the client says goodbye (FM) and returns.
 
 A connection lost while the game runs is re-established: a new connection,
 ``IAM (power) (passcode)`` (retried while the server has not yet noticed the
@@ -150,7 +151,7 @@ class BotClient:
 
     async def run(self, *, task_status: trio.TaskStatus[BotClient] = trio.TASK_STATUS_IGNORED
                   ) -> GameTracker:
-        """Play until the server sends OFF or closes after the end of the game.
+        """Play until the game's SMR, an OFF, or the server closing after the end.
 
         With `nursery.start`, returns to the starter once the map is accepted.
         """
@@ -266,6 +267,9 @@ class BotClient:
             self.log.info("game over", result=self._text(message), turn=self._turn_text())
         elif head == "CCD" or (head == "NOT" and message[1][0] == "CCD"):
             self.log.info("civil disorder", message=self._text(message))
+        elif head == "SMR":
+            # The game is over (PROTOCOL.md 8.10): leave, without waiting for OFF.
+            self._off = True
         elif head == "OFF":
             self._off = True
 

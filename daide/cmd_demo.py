@@ -1,20 +1,72 @@
-"""`daide demo`: play one complete game of bots on an embedded server."""
+"""`daide demo`: play one complete game of bots on an embedded server.
+
+    daide demo [--seed N] [--bots dumbbot,randbot,...] [--max-years N] [--out DIR]
+
+Starts the server on a free loopback port, seven bots (a mix, named on
+screen), shows the centre counts as the game goes, prints the final table,
+and leaves the game record in ``demo-games/<id>.daide`` and ``.json``.
+The same ``--seed`` replays the same game exactly (see `bots.demo`).
+"""
 
 from __future__ import annotations
 
 import argparse
+import logging
+import random
 import sys
+from pathlib import Path
+
+import trio
+
+from bots.demo import DEFAULT_MAX_YEARS, DemoError, parse_lineup, play_demo
+from daide.cli import CommandError
 
 NAME = "demo"
 HELP = "play a complete game of bots on an embedded server"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--seed", type=int, default=1, help="random seed (same seed, same game)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="random seed (same seed, same game; default: a new one)")
+    parser.add_argument("--bots", default=None,
+                        help="comma-separated line-up, e.g. dumbbot,randbot,holdbot "
+                             "(repeated to fill the seven powers)")
+    parser.add_argument("--max-years", type=int, default=DEFAULT_MAX_YEARS,
+                        help=f"years to play before the game is drawn (default {DEFAULT_MAX_YEARS})")
+    parser.add_argument("--out", type=Path, default=Path("demo-games"),
+                        help="where to leave the game record (default demo-games/)")
 
 
 def run(args: argparse.Namespace) -> int:
-    # The server and bots (issues 4 and 5) do not exist yet: say so, never fake a game.
-    print("daide demo: not available yet - the game server and bots are still being built",
-          file=sys.stderr)
-    return 2
+    from server.logconfig import configure_logging
+
+    if not 1 <= args.max_years <= 100:
+        raise CommandError("--max-years must be 1..100")
+    try:
+        lineup = parse_lineup(args.bots)
+    except DemoError as exc:
+        raise CommandError(str(exc)) from exc
+    # Only warnings and errors of the server and bots: the screen is for the game.
+    configure_logging(sys.stderr, json=False, level=logging.WARNING)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10_000)
+
+    def echo(line: str) -> None:
+        print(line, flush=True)
+
+    echo(f"daide demo: seven bots play one game of Diplomacy (seed {seed})")
+    try:
+        result = trio.run(lambda: play_demo(seed=seed, lineup=lineup, max_years=args.max_years,
+                                            out_dir=args.out, echo=echo))
+    except DemoError as exc:
+        raise CommandError(str(exc)) from exc
+    echo("")
+    echo("final position:")
+    for line in result.watcher.table_lines():
+        echo(line)
+    echo("")
+    echo(f"game record: {result.record}  (summary: {result.summary})")
+    echo(f"played in {result.seconds:.1f} s; bot problems logged: {result.problems}; "
+         f"replay with: daide demo --seed {seed}"
+         + (f" --bots {args.bots}" if args.bots else "")
+         + (f" --max-years {args.max_years}" if args.max_years != DEFAULT_MAX_YEARS else ""))
+    return 0

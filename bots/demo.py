@@ -1,0 +1,163 @@
+"""One complete game of bots on an embedded server: what `daide demo` runs.
+
+The demo starts the real server (`server/`) on a free loopback port, joins an
+observer (which prints the progress and keeps the record) and then the seven
+bots, one after the other.  Determinism over TCP (same ``--seed``, same
+game) rests on three things:
+
+* the line-up is dealt to the powers by a generator seeded with the seed,
+  and each bot asks the server for its power with the ``'FRA:DumbBot'`` name
+  convention (PROTOCOL.md 8.1), so who plays what does not depend on timing;
+* each bot's orders come from a generator seeded with the seed, its power and
+  the phase (`bots.strategy.phase_rng`), never from message timing;
+* the server processes a phase only when every power's orders are in, and
+  there are no deadlines, so arrival order cannot change a result.
+
+The record is the observer's view: every message as DAIDE text in
+``<dir>/<id>.daide`` and a JSON summary in ``<dir>/<id>.json``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from bots.client import BotClient, ClientSettings
+from bots.record import GameWatcher
+from bots.registry import STRATEGIES, make_strategy
+from bots.runner import run_clients
+
+DEFAULT_LINEUP = ("dumbbot", "dumbbot", "dumbbot", "randbot", "dumbbot", "randbot", "holdbot")
+DEFAULT_MAX_YEARS = 10
+STANDARD_POWERS = ("AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR")
+
+
+class DemoError(Exception):
+    """The demo cannot be played as asked (bad line-up, server failure)."""
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    """What the demo played and where it left the record."""
+
+    game_id: str
+    seed: int
+    assignment: dict[str, str]
+    """power -> bot kind."""
+    watcher: GameWatcher
+    record: Path
+    summary: Path
+    seconds: float
+    problems: int
+
+
+def parse_lineup(text: str | None) -> tuple[str, ...]:
+    """``"dumbbot,randbot,..."`` (7 names, or fewer to repeat) -> seven bot kinds."""
+    if not text:
+        return DEFAULT_LINEUP
+    names = tuple(n.strip().lower() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if n not in STRATEGIES]
+    if unknown or not names:
+        raise DemoError(f"unknown bot {unknown[0] if unknown else text!r}; "
+                        f"choose from {', '.join(sorted(STRATEGIES))}")
+    if len(names) > len(STANDARD_POWERS):
+        raise DemoError(f"at most {len(STANDARD_POWERS)} bots, one per power")
+    return tuple(names[i % len(names)] for i in range(len(STANDARD_POWERS)))
+
+
+def deal(lineup: Sequence[str], seed: int, powers: Sequence[str] = STANDARD_POWERS
+         ) -> dict[str, str]:
+    """Give each bot of the line-up a power, shuffled by the seed."""
+    order = list(powers)
+    random.Random(f"deal/{seed}").shuffle(order)
+    return dict(sorted(zip(order, lineup, strict=True)))
+
+
+def game_id(seed: int, lineup: Sequence[str], max_years: int) -> str:
+    """A name for the record: the seed, plus a digest of the other options."""
+    digest = hashlib.sha1(f"{','.join(lineup)}/{max_years}".encode()).hexdigest()[:6]
+    return f"seed{seed}-{digest}"
+
+
+async def play_demo(
+    *,
+    seed: int,
+    lineup: Sequence[str] = DEFAULT_LINEUP,
+    max_years: int = DEFAULT_MAX_YEARS,
+    out_dir: Path = Path("demo-games"),
+    echo: Callable[[str], None] | None = None,
+    start_server: Callable[..., Any] | None = None,
+) -> DemoResult:
+    """Play the demo game and write its record; see the module docstring.
+
+    `start_server(nursery, max_year, db_path)` must start a server on a free
+    loopback port and return the port; by default the real server is used.
+    """
+    say = echo or (lambda _line: None)
+    started = time.monotonic()
+    assignment = deal(lineup, seed)
+    names = {power: make_strategy(kind).name for power, kind in assignment.items()}
+    watcher = GameWatcher(powers=tuple(sorted(assignment)), players=names, echo=echo)
+    first_year = 1901
+    starter = start_server or start_embedded_server
+    with tempfile.TemporaryDirectory(prefix="daide-demo-") as tmp:
+        async with trio.open_nursery() as nursery:
+            port = await starter(nursery, first_year + max_years - 1, Path(tmp) / "demo.db")
+            say(f"server listening on 127.0.0.1:{port}; seed {seed}")
+            say("players: " + ", ".join(f"{p} {names[p]}" for p in sorted(names)))
+            observer = BotClient(None, ClientSettings(port=port, name="demo-observer",
+                                                      observer=True),
+                                 on_message=watcher.on_message)
+            observer_done = trio.Event()
+
+            async def watch(task_status: trio.TaskStatus[BotClient] = trio.TASK_STATUS_IGNORED
+                            ) -> None:
+                try:
+                    await observer.run(task_status=task_status)
+                finally:
+                    observer_done.set()
+
+            await nursery.start(watch)
+            clients = [
+                BotClient(make_strategy(kind),
+                          ClientSettings(port=port, name=f"{power}:{names[power]}", seed=seed))
+                for power, kind in assignment.items()
+            ]
+            say("")
+            say(f"  year  phase  {'  '.join(f'{p:>6}' for p in watcher.powers)}")
+            outcomes = await run_clients(clients)
+            with trio.move_on_after(10):
+                await observer_done.wait()
+            nursery.cancel_scope.cancel()
+    failures = [o.error for o in outcomes if o.error]
+    if failures:
+        raise DemoError(f"a bot failed: {failures[0]}")
+    if not watcher.finished:
+        raise DemoError("the game did not finish")
+    gid = game_id(seed, lineup, max_years)
+    record, summary = watcher.write(
+        out_dir, gid, seed=seed, lineup=list(lineup), max_years=max_years,
+        assignment=assignment)
+    problems = sum(len(o.client.problems) for o in outcomes)
+    return DemoResult(gid, seed, assignment, watcher, record, summary,
+                      time.monotonic() - started, problems)
+
+
+async def start_embedded_server(nursery: trio.Nursery, max_year: int, db_path: Path) -> int:
+    """Start the real server on 127.0.0.1, port 0, and return the port it got."""
+    from server.app import serve
+
+    from server.settings import GameSettings, ServerSettings
+
+    settings = ServerSettings(host="127.0.0.1", port=0, db_path=db_path,
+                              game=GameSettings(max_year=max_year))
+    listeners = await nursery.start(serve, settings)
+    return int(listeners[0].socket.getsockname()[1])

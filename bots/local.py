@@ -1,0 +1,202 @@
+"""Playing strategies in process, straight through the adjudicator (no server).
+
+Used by the benchmark (hundreds of games in seconds) and by the tests that
+check strategies on thousands of positions.  The flow per phase mirrors the
+server's: every power that owes orders gets a `BoardView` of the adjudicator
+state and its phase generator (`phase_rng`, the same as over TCP), its
+orders are checked one by one with the adjudicator's validation (a rejected
+order is dropped, as the server would), and `adjudicator.advance` produces
+the next state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from adjudicator import advance
+from adjudicator.validate import MBV, validate
+from adjudicator.values import (
+    ADJUSTMENT,
+    MOVEMENT,
+    Build,
+    Convoy,
+    ConvoyMove,
+    Disband,
+    GameState,
+    Hold,
+    Location,
+    Move,
+    Order,
+    Remove,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Unit,
+    Waive,
+    initial_state,
+)
+from bots.board import BoardUnit, BoardView
+from bots.geography import geography_of
+from bots.strategy import Strategy, phase_rng
+from maps import Map
+
+
+def _location(node: Any) -> Location:
+    if isinstance(node, tuple):
+        return Location(str(node[0]), str(node[1]))
+    return Location(str(node))
+
+
+def _unit(tree: Any) -> Unit:
+    return Unit(str(tree[0]), str(tree[1]), _location(tree[2]))
+
+
+def order_from_tree(tree: tuple[Any, ...]) -> Order:
+    """A DAIDE order tree as an adjudicator order (PROTOCOL.md 9.1).
+
+    Thin adapter: the protocol package has typed orders but no conversion
+    to adjudicator values that bots could call.
+    """
+    if len(tree) == 2 and tree[1] == "WVE":
+        return Waive(str(tree[0]))
+    unit = _unit(tree[0])
+    verb = tree[1]
+    if verb == "HLD":
+        return Hold(unit)
+    if verb == "MTO":
+        return Move(unit, _location(tree[2]))
+    if verb == "SUP":
+        if len(tree) == 3:
+            return SupportHold(unit, _unit(tree[2]))
+        return SupportMove(unit, _unit(tree[2]), str(tree[4]))
+    if verb == "CVY":
+        return Convoy(unit, _unit(tree[2]), str(tree[4]))
+    if verb == "CTO":
+        via = tuple(str(p) for p in tree[4]) if len(tree) > 4 else ()
+        return ConvoyMove(unit, str(tree[2]), via)
+    if verb == "RTO":
+        return Retreat(unit, _location(tree[2]))
+    if verb == "DSB":
+        return Disband(unit)
+    if verb == "BLD":
+        return Build(unit)
+    if verb == "REM":
+        return Remove(unit)
+    raise ValueError(f"not an order: {tree!r}")
+
+
+def _board_unit(unit: Unit, retreats: Sequence[Location] | None = None) -> BoardUnit:
+    return BoardUnit(
+        power=unit.power, kind=unit.kind,
+        node=(unit.location.province, unit.location.coast),
+        retreats=None if retreats is None else tuple((r.province, r.coast) for r in retreats))
+
+
+def view_of(game_map: Map, state: GameState, power: str) -> BoardView:
+    """The strategy's view of an adjudicator state."""
+    geo = geography_of(game_map)
+    owners: dict[str, str | None] = {c: None for c in geo.centres}
+    owners.update(state.ownership)
+    return BoardView(
+        geography=geo, power=power, season=state.phase.season, year=state.phase.year,
+        units=tuple(_board_unit(u) for u in state.units),
+        dislodged=tuple(_board_unit(d.unit, d.retreats) for d in state.dislodged),
+        owners=owners)
+
+
+def owes_orders(state: GameState, power: str) -> bool:
+    """Whether `power` has anything to order in this state's phase."""
+    kind = state.phase.kind
+    if kind == MOVEMENT:
+        return any(u.power == power for u in state.units)
+    if kind == ADJUSTMENT:
+        return state.adjustment(power) != 0
+    return any(d.unit.power == power for d in state.dislodged)
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """An order the adjudicator's validation refused (with its THX note)."""
+
+    power: str
+    phase: str
+    order: tuple[Any, ...]
+    note: str
+
+
+@dataclass
+class LocalGame:
+    """The outcome of one in-process game."""
+
+    state: GameState
+    winner: str | None
+    phases: int
+    rejections: list[Rejection] = field(default_factory=list)
+
+    def centre_counts(self) -> dict[str, int]:
+        return self.state.centre_counts()
+
+
+def submit(game_map: Map, state: GameState, power: str, trees: Sequence[tuple[Any, ...]],
+           rejections: list[Rejection] | None = None) -> list[Order]:
+    """Validate a power's order trees one by one; keep the MBV ones (as the server does)."""
+    accepted: list[Order] = []
+    for tree in trees:
+        order = order_from_tree(tree)
+        note = validate(game_map, state, power, order, accepted)
+        if note == MBV:
+            accepted.append(order)
+        elif rejections is not None:
+            rejections.append(Rejection(power, str(state.phase), tuple(tree), note))
+    return accepted
+
+
+def play_game(
+    game_map: Map,
+    players: Mapping[str, Strategy],
+    *,
+    seed: int = 0,
+    max_year: int | None = None,
+    on_phase: Callable[[GameState], None] | None = None,
+) -> LocalGame:
+    """Play one game to a solo or to the end of `max_year` (its last autumn phase).
+
+    `players` maps each power to its strategy; the seed of power *p* is
+    ``seed`` (the phase generator already mixes in the power and the phase).
+    """
+    state = initial_state(game_map)
+    rejections: list[Rejection] = []
+    phases = 0
+    winner: str | None = None
+    while True:
+        if on_phase is not None:
+            on_phase(state)
+        orders: list[Order] = []
+        for power in game_map.powers:
+            if power in players and owes_orders(state, power):
+                view = view_of(game_map, state, power)
+                rng = phase_rng(seed, power, state.phase.season, state.phase.year)
+                trees = [_tree(o) for o in players[power].orders(view, rng)]
+                orders.extend(submit(game_map, state, power, trees, rejections))
+        result = advance(game_map, state, orders)
+        phases += 1
+        state = result.state
+        if result.winner is not None:
+            winner = result.winner
+            break
+        if max_year is not None and _past(state, max_year):
+            break
+    return LocalGame(state=state, winner=winner, phases=phases, rejections=rejections)
+
+
+def _past(state: GameState, max_year: int) -> bool:
+    """True once the last autumn phase of `max_year` is behind (the server's max-year draw)."""
+    phase = state.phase
+    return phase.year > max_year or (phase.year == max_year and phase.season == "WIN")
+
+
+def _tree(order: Any) -> tuple[Any, ...]:
+    to_node = getattr(order, "to_node", None)
+    return tuple(to_node()) if callable(to_node) else tuple(order)
