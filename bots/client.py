@@ -186,9 +186,11 @@ class BotClient:
     # -- connection ---------------------------------------------------------------
 
     async def _open(self) -> Transport:
-        from bots.transport import open_transport
+        connect = self.connect
+        if connect is None:
+            from bots.transport import open_transport
 
-        connect = self.connect or open_transport
+            connect = open_transport
         return await connect(self.settings.host, self.settings.port)
 
     async def _join(self, link: _Link) -> None:

@@ -1,0 +1,145 @@
+"""The client's message handling, against a scripted in-memory server.
+
+These tests pin down what the client sends for each server message (join,
+map, orders, press, problems, reconnection).  The end-to-end behaviour
+against the real server is in test_bots_server.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from bots.client import BotClient, ClientSettings, ConnectionLost
+from bots.holdbot import HoldBot
+from protocol.text import tree_from_text, tree_to_text
+
+
+def _standard_mdf() -> str:
+    for line in Path(__file__).parent.joinpath("data/protocol/standard.mdf.txt").read_text(
+            encoding="utf-8").splitlines():
+        if line.startswith("MDF"):
+            return line
+    raise AssertionError("no MDF line")
+
+
+class ScriptedServer:
+    """Answers client messages from a script: a dict of client text -> server texts."""
+
+    def __init__(self, script: dict[str, list[str]], greeting: list[str] | None = None) -> None:
+        self.script = script
+        self.greeting = greeting or []
+        self.sent: list[list[str]] = []      # per connection: what the client sent
+        self.connections = 0
+
+    async def connect(self, host: str, port: int) -> ScriptedTransport:
+        self.connections += 1
+        self.sent.append([])
+        return ScriptedTransport(self, list(self.greeting))
+
+
+class ScriptedTransport:
+    def __init__(self, server: ScriptedServer, pending: list[str]) -> None:
+        self.server = server
+        self.pending = pending
+        self.closed = False
+        self.log = server.sent[-1]
+        self.drop_after: str | None = None
+
+    async def send(self, message: tuple[Any, ...]) -> None:
+        if self.closed:
+            raise ConnectionLost("closed")
+        text = tree_to_text(message)
+        self.log.append(text)
+        for key, replies in self.server.script.items():
+            if text.startswith(key):
+                self.pending.extend(replies)
+
+    async def receive(self) -> tuple[Any, ...] | None:
+        await trio.lowlevel.checkpoint()
+        if self.closed or not self.pending:
+            return None
+        return tree_from_text(self.pending.pop(0))
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+    async def abort(self) -> None:
+        self.closed = True
+
+
+START = ["HLO ( ENG ) ( 1234 ) ( ( LVL 0 ) )",
+         "SCO ( ENG EDI LON LVP ) ( UNO BEL )",
+         "NOW ( SPR 1901 ) ( ENG FLT EDI ) ( ENG FLT LON ) ( ENG AMY LVP )"]
+
+
+async def test_client_joins_plays_and_reports_problems() -> None:
+    server = ScriptedServer({
+        "NME": ["YES ( NME ( 'HoldBot' ) ( '1.0' ) )", "MAP ( 'STANDARD' )"],
+        "MDF": [_standard_mdf()],
+        "YES ( MAP": START,
+        "SUB": ["THX ( ( ENG FLT EDI ) HLD ) ( MBV )",
+                "THX ( ( ENG FLT LON ) HLD ) ( NSU )",
+                "THX ( ( ENG AMY LVP ) HLD ) ( MBV )",
+                "MIS ( ENG FLT LON )"],
+        "GOF": ["YES ( GOF )",
+                "FRM ( FRA ) ( ENG ) ( PRP ( PCE ( ENG FRA ) ) )",
+                "FRM ( FRA ) ( ENG ) ( TRY ( PRP ) )",
+                "SLO ( FRA )",
+                "SMR ( SPR 1901 ) ( ENG ( 'HoldBot' ) ( '1.0' ) 3 )"],
+    })
+    client = BotClient(HoldBot(), ClientSettings(name="HoldBot"), connect=server.connect)
+    async with trio.open_nursery() as nursery:
+        joined = await nursery.start(client.run)
+        assert joined is client and client.joined
+    assert server.sent == [[
+        "NME ( 'HoldBot' ) ( '1.0' )",
+        "MDF",
+        "YES ( MAP ( 'STANDARD' ) )",
+        "SUB ( SPR 1901 ) ( ( ENG FLT EDI ) HLD ) ( ( ENG FLT LON ) HLD ) ( ( ENG AMY LVP ) HLD )",
+        "GOF",
+        "SND ( FRA ) ( HUH ( ERR PRP ( PCE ( ENG FRA ) ) ) )",
+        "SND ( FRA ) ( TRY ( ) )",
+    ]]
+    assert [(p.kind, p.turn) for p in client.problems] == [
+        ("rejected-order", "SPR 1901"), ("missing-orders", "SPR 1901")]
+    assert "NSU" in client.problems[0].detail
+    assert client.tracker.end is not None and client.tracker.end.winner == "FRA"
+
+
+async def test_client_rejoins_with_iam_after_losing_the_connection() -> None:
+    server = ScriptedServer({
+        "NME": ["YES ( NME ( 'HoldBot' ) ( '1.0' ) )", "MAP ( 'STANDARD' )"],
+        "MDF": [_standard_mdf()],
+        "YES ( MAP": START,
+        "IAM": ["YES ( IAM ( ENG ) ( 1234 ) )", "NOT ( CCD ( ENG ) )"],
+        "NOW": [START[2]],
+        "GOF": [],
+    })
+    client = BotClient(HoldBot(), ClientSettings(name="HoldBot", reconnect_delay=0.001),
+                       connect=server.connect)
+    sent_smr = False
+
+    def on_message(message: tuple[Any, ...]) -> None:
+        nonlocal sent_smr
+        if message[0] == "NOW" and server.connections == 1:
+            client.sever_connection()
+        if message[0] == "NOW" and server.connections == 2 and not sent_smr:
+            sent_smr = True
+            server.script["GOF"] = ["DRW", "SMR ( SPR 1901 ) ( ENG ( 'HoldBot' ) ( '1.0' ) 3 )"]
+
+    client.on_message = on_message
+    with trio.fail_after(5):
+        await client.run()
+    assert server.connections == 2 and client.reconnections == 1
+    first, second = server.sent
+    assert first[-2:] == [
+        "SUB ( SPR 1901 ) ( ( ENG FLT EDI ) HLD ) ( ( ENG FLT LON ) HLD ) ( ( ENG AMY LVP ) HLD )",
+        "GOF"]
+    assert second == [
+        "IAM ( ENG ) ( 1234 )", "SCO", "NOW", "NOT ( SUB )",
+        "SUB ( SPR 1901 ) ( ( ENG FLT EDI ) HLD ) ( ( ENG FLT LON ) HLD ) ( ( ENG AMY LVP ) HLD )",
+        "GOF"]
+    assert client.tracker.end is not None and client.tracker.end.winner is None
