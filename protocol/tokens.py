@@ -298,6 +298,10 @@ class Representation:
             raise RepresentationError(f"count says {count} entries, file has {len(entries)}")
         return cls.from_entries(entries)
 
+    def __repr__(self) -> str:
+        kind = "standard" if self.is_standard else "variant"
+        return f"<Representation {kind}: {len(self.powers())} powers, {len(self.provinces())} provinces>"
+
     @cached_property
     def categories(self) -> Mapping[str, int]:
         """Mnemonic -> category byte (0x41 power, 0x50-0x57 province, ...)."""

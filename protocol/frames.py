@@ -1,0 +1,275 @@
+"""The five DAIDE frame types (PROTOCOL.md 3, 4), parsed and built with construct.
+
+This is the only module that uses ``construct``; everything else sees the
+frozen dataclasses :class:`InitialMessage`, :class:`RepresentationMessage`,
+:class:`DiplomacyMessage`, :class:`FinalMessage` and :class:`ErrorMessage`.
+
+Every frame is ``type (u8), pad (u8), remaining length (u16 BE), body``.
+The pad byte is ignored on receive (the reference server sends arbitrary
+values, PROTOCOL.md 3 and 19.1) and written as 0.  A body that breaks the
+rules of its type raises :class:`FrameError` with the EM code to answer
+(section 4.5); the state rules (which frame may come when) live in
+:mod:`protocol.connection`.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+import construct as cs
+
+from protocol.errors import EncodeError, ProtocolError, RepresentationError
+from protocol.tokens import STANDARD, Representation
+
+PROTOCOL_VERSION = 1
+MAGIC = 0xDA10
+#: The DN client keeps lengths in a signed 16-bit variable (PROTOCOL.md 3).
+MAX_SENT_BODY = 32766
+HEADER_SIZE = 4
+
+
+class FrameType(enum.IntEnum):
+    """Byte 0 of the header."""
+
+    IM = 0
+    RM = 1
+    DM = 2
+    FM = 3
+    EM = 4
+
+
+class ErrorCode(enum.IntEnum):
+    """EM error codes (PROTOCOL.md 4.5)."""
+
+    IM_TIMER = 0x01
+    IM_NOT_FIRST = 0x02
+    IM_WRONG_ENDIAN = 0x03
+    IM_WRONG_MAGIC = 0x04
+    VERSION_INCOMPATIBLE = 0x05
+    IM_REPEATED = 0x06
+    IM_FROM_SERVER = 0x07
+    UNKNOWN_TYPE = 0x08
+    BAD_LENGTH = 0x09
+    DM_BEFORE_RM = 0x0A
+    RM_NOT_FIRST = 0x0B
+    RM_REPEATED = 0x0C
+    RM_FROM_CLIENT = 0x0D
+    INVALID_TOKEN = 0x0E
+
+
+class FrameError(ProtocolError):
+    """A frame-level error by the peer: send EM ``code`` and close."""
+
+    def __init__(self, code: ErrorCode, reason: str) -> None:
+        self.code = code
+        self.reason = reason
+        super().__init__(f"EM 0x{int(code):02X} ({code.name}): {reason}")
+
+
+# --- the frames, as the rest of the package sees them -----------------------
+
+
+@dataclass(frozen=True, slots=True)
+class InitialMessage:
+    """IM: ``version`` and ``magic`` as received (validated by the connection)."""
+
+    version: int = PROTOCOL_VERSION
+    magic: int = MAGIC
+
+
+@dataclass(frozen=True, slots=True)
+class RepresentationMessage:
+    """RM: ``(value, mnemonic)`` entries; empty = the standard map."""
+
+    entries: tuple[tuple[int, str], ...] = ()
+
+    @classmethod
+    def for_representation(
+        cls, rep: Representation, *, full: bool = False
+    ) -> RepresentationMessage:
+        """The RM announcing ``rep``: empty for the standard map unless ``full``.
+
+        Real clients need the empty form for the standard map (PROTOCOL.md 19.3).
+        """
+        if rep.is_standard and not full:
+            return cls()
+        return cls(rep.entries)
+
+    def representation(self) -> Representation:
+        """The representation this RM defines (4.2); raises RepresentationError."""
+        return Representation.from_entries(self.entries) if self.entries else STANDARD
+
+
+@dataclass(frozen=True, slots=True)
+class DiplomacyMessage:
+    """DM: one language message as 16-bit token values."""
+
+    tokens: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FinalMessage:
+    """FM: orderly close."""
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorMessage:
+    """EM: a framing error code; the sender closes right after."""
+
+    code: int
+
+
+Frame = InitialMessage | RepresentationMessage | DiplomacyMessage | FinalMessage | ErrorMessage
+
+
+# --- construct definitions ----------------------------------------------------
+
+
+class _Tokens(cs.Adapter):  # type: ignore[misc]
+    """Big-endian 16-bit token values <-> a tuple of ints (struct does the work)."""
+
+    def _decode(self, obj: bytes, context: Any, path: str) -> tuple[int, ...]:
+        return struct.unpack(f">{len(obj) // 2}H", obj)
+
+    def _encode(self, obj: tuple[int, ...], context: Any, path: str) -> bytes:
+        return struct.pack(f">{len(obj)}H", *obj)
+
+
+Header = cs.Struct(
+    "type" / cs.Int8ub,
+    "pad" / cs.Int8ub,
+    "length" / cs.Int16ub,
+).compile()
+
+ImBody = cs.Struct("version" / cs.Int16ub, "magic" / cs.Int16ub).compile()
+
+RmEntry = cs.Struct(
+    "value" / cs.Int16ub,
+    "name" / cs.Bytes(3),
+    cs.Const(b"\x00"),
+)
+RmBody = cs.GreedyRange(RmEntry)
+
+DmBody = _Tokens(cs.GreedyBytes)
+
+EmBody = cs.Struct("code" / cs.Int16ub).compile()
+
+#: Expected body lengths known from the header alone (PROTOCOL.md 3, 4).
+_FIXED_LENGTH = {FrameType.IM: 4, FrameType.FM: 0, FrameType.EM: 2}
+
+_PRIVATE_HIGH_BYTE = re.compile(rb"[\x58-\x5f]")
+_MNEMONIC = re.compile(rb"[A-Za-z0-9]{3}")
+
+
+def parse_header(data: bytes) -> tuple[int, int]:
+    """``(type, length)`` of a 4-byte header (the pad byte is ignored)."""
+    h = Header.parse(data)
+    return h.type, h.length
+
+
+def check_length(frame_type: FrameType, length: int) -> None:
+    """Length rules that the header alone decides; FrameError 0x09 otherwise."""
+    expected = _FIXED_LENGTH.get(frame_type)
+    if expected is not None and length != expected:
+        raise FrameError(ErrorCode.BAD_LENGTH, f"{frame_type.name} body must be {expected} bytes")
+    if frame_type is FrameType.DM and (length == 0 or length % 2):
+        raise FrameError(ErrorCode.BAD_LENGTH, "DM body must be a non-zero even length")
+    if frame_type is FrameType.RM and length % 6:
+        raise FrameError(ErrorCode.BAD_LENGTH, "RM body must be a multiple of 6 bytes")
+
+
+def parse_body(frame_type: FrameType, body: bytes) -> Frame:
+    """Decode a body whose length passed :func:`check_length`."""
+    if frame_type is FrameType.DM:
+        # Private-use tokens must never be sent: EM 0x0E (PROTOCOL.md 4.5).
+        if _PRIVATE_HIGH_BYTE.search(body[0::2]):
+            raise FrameError(ErrorCode.INVALID_TOKEN, "private-use token in a DM")
+        return DiplomacyMessage(DmBody.parse(body))
+    if frame_type is FrameType.IM:
+        im = ImBody.parse(body)
+        return InitialMessage(im.version, im.magic)
+    if frame_type is FrameType.EM:
+        return ErrorMessage(EmBody.parse(body).code)
+    if frame_type is FrameType.FM:
+        return FinalMessage()
+    try:
+        entries = RmBody.parse(body)
+    except cs.ConstructError:
+        raise FrameError(ErrorCode.INVALID_TOKEN, "RM entry not terminated by 0x00") from None
+    out = []
+    for e in entries:
+        if not _MNEMONIC.fullmatch(e.name):
+            raise FrameError(ErrorCode.INVALID_TOKEN, f"RM mnemonic {e.name!r} is not A-Z/0-9")
+        out.append((e.value, e.name.decode("ascii").upper()))
+    rm = RepresentationMessage(tuple(out))
+    try:
+        rm.representation()
+    except RepresentationError as exc:
+        raise FrameError(ErrorCode.INVALID_TOKEN, str(exc)) from None
+    return rm
+
+
+def build_frame(frame: Frame) -> bytes:
+    """The bytes of a frame (pad 0).  EncodeError if it may not be sent."""
+    if isinstance(frame, DiplomacyMessage):
+        body = _dm_body(frame.tokens)
+        frame_type = FrameType.DM
+    elif isinstance(frame, InitialMessage):
+        body = ImBody.build({"version": frame.version, "magic": frame.magic})
+        frame_type = FrameType.IM
+    elif isinstance(frame, RepresentationMessage):
+        entries = []
+        for value, name in frame.entries:
+            raw = name.upper().encode("ascii", "replace")
+            if not _MNEMONIC.fullmatch(raw):
+                raise EncodeError(f"RM mnemonic {name!r} must be 3 characters A-Z/0-9")
+            entries.append({"value": value, "name": raw})
+        body = RmBody.build(entries)
+        frame_type = FrameType.RM
+    elif isinstance(frame, FinalMessage):
+        body, frame_type = b"", FrameType.FM
+    else:
+        body = EmBody.build({"code": frame.code})
+        frame_type = FrameType.EM
+    if len(body) > MAX_SENT_BODY:
+        raise EncodeError(f"body of {len(body)} bytes exceeds {MAX_SENT_BODY}")
+    header = bytes(Header.build({"type": frame_type, "pad": 0, "length": len(body)}))
+    return header + bytes(body)
+
+
+def _dm_body(tokens: tuple[int, ...]) -> bytes:
+    if not tokens:
+        raise EncodeError("a DM holds at least one token")
+    try:
+        body = bytes(DmBody.build(tokens))
+    except (struct.error, cs.ConstructError) as exc:
+        raise EncodeError(f"token values must be 0..0xFFFF: {exc}") from None
+    if _PRIVATE_HIGH_BYTE.search(body[0::2]):
+        raise EncodeError("private-use tokens (0x58xx-0x5Fxx) must never be sent")
+    return body
+
+
+def parse_frames(data: bytes) -> tuple[list[Frame], bytes]:
+    """Decode every complete frame in ``data`` (no state rules): ``(frames, rest)``.
+
+    For tools (``daide decode``); raises FrameError on a malformed frame.
+    """
+    frames: list[Frame] = []
+    pos = 0
+    while len(data) - pos >= HEADER_SIZE:
+        raw_type, length = parse_header(data[pos : pos + HEADER_SIZE])
+        try:
+            frame_type = FrameType(raw_type)
+        except ValueError:
+            raise FrameError(ErrorCode.UNKNOWN_TYPE, f"message type {raw_type}") from None
+        check_length(frame_type, length)
+        end = pos + HEADER_SIZE + length
+        if end > len(data):
+            break
+        frames.append(parse_body(frame_type, data[pos + HEADER_SIZE : end]))
+        pos = end
+    return frames, data[pos:]
