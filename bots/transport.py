@@ -1,0 +1,124 @@
+"""The client's TCP transport: trio socket + `protocol.connection.Connection`.
+
+The sans-IO `Connection` does all the framing (IM, RM, DM, FM, EM; the RM
+may switch the token representation for a variant map); this module only
+moves bytes.  Messages cross it as `protocol.tree` trees, decoded with the
+connection's current representation.  Each frame is written with one
+``send_all`` (PROTOCOL.md 19.9).
+"""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+
+import structlog
+import trio
+
+from bots.client import ConnectionLost
+from protocol.connection import (
+    CLOSED,
+    NEED_DATA,
+    Connection,
+    ConnectionClosed,
+    MessageReceived,
+    MessageRejected,
+    ProtocolViolation,
+    RepresentationReceived,
+    State,
+)
+from protocol.errors import ProtocolError
+from protocol.frames import DiplomacyMessage, FinalMessage, InitialMessage
+from protocol.parse import Role
+from protocol.tree import from_tree, to_tree
+
+Tree = tuple[Any, ...]
+
+log = structlog.get_logger("bots.transport")
+
+_BROKEN = (trio.BrokenResourceError, trio.ClosedResourceError, OSError)
+
+
+class TcpTransport:
+    """One client connection to a DAIDE server (see `bots.client.Transport`)."""
+
+    def __init__(self, stream: trio.abc.Stream) -> None:
+        self.stream = stream
+        self.connection = Connection(Role.CLIENT)
+
+    async def start(self) -> None:
+        """Send the IM (PROTOCOL.md 4.1); messages may follow before the RM arrives."""
+        await self._write(self.connection.send(InitialMessage()))
+
+    async def send(self, message: Tree) -> None:
+        tokens = from_tree(message, self.connection.representation)
+        try:
+            data = self.connection.send(DiplomacyMessage(tokens))
+        except ProtocolError as exc:
+            raise ConnectionLost(f"cannot send now: {exc}") from exc
+        await self._write(data)
+
+    async def receive(self) -> Tree | None:
+        conn = self.connection
+        while True:
+            event = conn.next_event()
+            if event is NEED_DATA:
+                try:
+                    data = await self.stream.receive_some(65536)
+                except _BROKEN as exc:
+                    raise ConnectionLost(str(exc)) from exc
+                conn.receive_data(data)
+                continue
+            if event is CLOSED or isinstance(event, ConnectionClosed):
+                return None
+            if isinstance(event, RepresentationReceived):
+                continue
+            if isinstance(event, MessageReceived):
+                return to_tree(event.tokens, conn.representation)
+            if isinstance(event, MessageRejected):
+                # A server message our grammar does not accept: say so, and use
+                # it anyway when its brackets allow (be lenient in what we read).
+                log.warning("unexpected server message", error=str(event.error))
+                try:
+                    return to_tree(event.tokens, conn.representation)
+                except ProtocolError:
+                    continue
+            if isinstance(event, ProtocolViolation):
+                log.error("server broke the framing rules", code=int(event.code),
+                          reason=event.reason)
+                await self._write_quietly(event.data)
+                await self.stream.aclose()
+                return None
+
+    async def aclose(self) -> None:
+        if self.connection.state is not State.CLOSED:
+            try:
+                await self._write_quietly(self.connection.send(FinalMessage()))
+            except ProtocolError:
+                pass
+        await self.stream.aclose()
+
+    async def abort(self) -> None:
+        await self.stream.aclose()
+
+    async def _write(self, data: bytes) -> None:
+        try:
+            await self.stream.send_all(data)
+        except _BROKEN as exc:
+            raise ConnectionLost(str(exc)) from exc
+
+    async def _write_quietly(self, data: bytes) -> None:
+        try:
+            await self.stream.send_all(data)
+        except _BROKEN:
+            pass
+
+
+async def open_transport(host: str, port: int) -> TcpTransport:
+    """Connect, set SO_KEEPALIVE and send the IM (PROTOCOL.md 2)."""
+    stream = await trio.open_tcp_stream(host, port)
+    stream.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    transport = TcpTransport(stream)
+    await transport.start()
+    return transport
+
