@@ -1,0 +1,124 @@
+"""A DATC-compliant Diplomacy adjudicator: pure functions over frozen values.
+
+Public API (stdlib only; reads :mod:`maps` data, never imports ``protocol``):
+
+* values - :class:`Location`, :class:`Unit`, the orders (:class:`Hold`,
+  :class:`Move`, :class:`SupportHold`, :class:`SupportMove`, :class:`Convoy`,
+  :class:`ConvoyMove`, :class:`Retreat`, :class:`Disband`, :class:`Build`,
+  :class:`Remove`, :class:`Waive`), :class:`Phase`, :class:`GameState`,
+  :class:`Dislodged`, :func:`initial_state`;
+* rules - :class:`Rulebook` with the presets :data:`DATC_2_4` (default) and
+  :data:`DATC_3_0`;
+* checks - :func:`validate` (the THX note), :func:`check_order`;
+* processing - :func:`advance` -> :class:`PhaseResult` of
+  :class:`OrderResult` (DAIDE result tokens plus a reason);
+* move generation for bots - :func:`legal_orders`, :func:`unit_orders`,
+  :func:`retreat_orders`, :func:`adjustment_orders`.
+"""
+
+from adjudicator.adjustments import civil_disorder_removals
+from adjudicator.engine import advance
+from adjudicator.legal import adjustment_orders, legal_orders, retreat_orders, unit_orders
+from adjudicator.results import (
+    BNC,
+    CUT,
+    DSR,
+    NSO,
+    RET,
+    SUC,
+    Bounced,
+    CutBy,
+    Default,
+    DislodgedBy,
+    Disrupted,
+    NoRoute,
+    NotMatched,
+    OrderResult,
+    OwnUnit,
+    Paradox,
+    PhaseResult,
+    Reason,
+    Rejected,
+    RetreatClash,
+)
+from adjudicator.rulebook import DATC_2_4, DATC_3_0, DEFAULT, Rulebook
+from adjudicator.validate import check_order, validate
+from adjudicator.values import (
+    AMY,
+    FLT,
+    Build,
+    Convoy,
+    ConvoyMove,
+    Disband,
+    Dislodged,
+    GameState,
+    Hold,
+    Location,
+    Move,
+    Order,
+    Phase,
+    Remove,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Unit,
+    UnitOrder,
+    Waive,
+    initial_state,
+)
+
+__all__ = [
+    "AMY",
+    "BNC",
+    "Bounced",
+    "Build",
+    "CUT",
+    "Convoy",
+    "ConvoyMove",
+    "CutBy",
+    "DATC_2_4",
+    "DATC_3_0",
+    "DEFAULT",
+    "DSR",
+    "Default",
+    "Disband",
+    "Dislodged",
+    "DislodgedBy",
+    "Disrupted",
+    "FLT",
+    "GameState",
+    "Hold",
+    "Location",
+    "Move",
+    "NSO",
+    "NoRoute",
+    "NotMatched",
+    "Order",
+    "OrderResult",
+    "OwnUnit",
+    "Paradox",
+    "Phase",
+    "PhaseResult",
+    "RET",
+    "Reason",
+    "Rejected",
+    "Remove",
+    "Retreat",
+    "RetreatClash",
+    "Rulebook",
+    "SUC",
+    "SupportHold",
+    "SupportMove",
+    "Unit",
+    "UnitOrder",
+    "Waive",
+    "adjustment_orders",
+    "advance",
+    "check_order",
+    "civil_disorder_removals",
+    "initial_state",
+    "legal_orders",
+    "retreat_orders",
+    "unit_orders",
+    "validate",
+]

@@ -1,0 +1,238 @@
+"""The entry point: :func:`advance` processes one phase.
+
+::
+
+    advance(map, state, orders_by_power, rulebook) -> PhaseResult
+
+1. Every order is checked for the power that submitted it, in the order
+   given (:func:`adjudicator.validate.check_order`); in the movement and
+   retreat phases a later order for a unit replaces an earlier one (PROTOCOL.md
+   8.3).  Rejected orders are dropped - or, in an AOA game, kept with their
+   note as the ORD result while the unit behaves as unordered.
+2. Units without a (valid) order get the default: hold, disband, a waived
+   build, a civil-disorder removal (DATC 4.D.8).
+3. The phase is resolved (:mod:`~adjudicator.movement`,
+   :mod:`~adjudicator.retreats`, :mod:`~adjudicator.adjustments`).
+4. Sequencing (PROTOCOL.md 8.2, 8.4): after the fall moves (or the fall
+   retreats, if any) centre ownership is recalculated and a solo (more than
+   half the centres) is detected; phases in which nobody has anything to do
+   are skipped - a retreat phase without dislodged units, a winter without
+   builds or removals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from adjudicator.adjustments import resolve_adjustments
+from adjudicator.movement import resolve_movement
+from adjudicator.results import OrderResult, PhaseResult, Rejected
+from adjudicator.retreats import resolve_retreats
+from adjudicator.rulebook import DEFAULT, Rulebook
+from adjudicator.validate import MBV, NYU, check_order
+from adjudicator.values import (
+    ADJUSTMENT,
+    MOVEMENT,
+    GameState,
+    Hold,
+    Order,
+    Phase,
+    Unit,
+    Waive,
+)
+from maps import Map
+
+OrdersByPower = Mapping[str, Iterable[Order]]
+
+
+def advance(
+    m: Map,
+    state: GameState,
+    orders_by_power: OrdersByPower,
+    rules: Rulebook = DEFAULT,
+) -> PhaseResult:
+    """Adjudicate the current phase of ``state`` and move to the next phase.
+
+    ``orders_by_power`` maps each submitting power to its orders (in the
+    order they were given).  Orders are checked here, so the caller may pass
+    everything it received; missing orders get the defaults.  Pure and
+    deterministic.
+    """
+    kind = state.phase.kind
+    if kind == MOVEMENT:
+        return _movement(m, state, orders_by_power, rules)
+    if kind == ADJUSTMENT:
+        return _adjustment(m, state, orders_by_power, rules)
+    return _retreat(m, state, orders_by_power, rules)
+
+
+def _unit_orders(
+    m: Map, state: GameState, orders_by_power: OrdersByPower, rules: Rulebook
+) -> tuple[dict[str, Order], dict[str, tuple[str, Order]]]:
+    """Checked orders by unit province (later replaces earlier), and the
+    AOA-kept rejected orders ``province -> (note, order)``."""
+    valid: dict[str, Order] = {}
+    rejected: dict[str, tuple[str, Order]] = {}
+    aoa = rules.aoa
+    for power in sorted(orders_by_power):
+        for order in orders_by_power[power]:
+            note, canon = check_order(m, state, power, order)
+            if isinstance(order, Waive):
+                continue
+            prov = order.unit.location.province
+            if note == MBV:
+                valid[prov] = canon
+                rejected.pop(prov, None)
+            elif aoa and note != NYU and _owns_unit_at(state, power, prov):
+                valid.pop(prov, None)
+                rejected[prov] = (note, order)
+    return valid, rejected
+
+
+def _owns_unit_at(state: GameState, power: str, province: str) -> bool:
+    if state.phase.kind == MOVEMENT:
+        u = state.unit_at(province)
+        return u is not None and u.power == power
+    d = state.dislodged_at(province)
+    return d is not None and d.unit.power == power
+
+
+def _with_rejected(
+    results: tuple[OrderResult, ...], rejected: dict[str, tuple[str, Order]]
+) -> tuple[OrderResult, ...]:
+    """AOA: show each rejected order with its THX note as the ORD result."""
+    if not rejected:
+        return results
+    out: list[OrderResult] = []
+    for r in results:
+        o = r.order
+        prov = None if isinstance(o, Waive) else o.unit.location.province
+        entry = rejected.get(prov) if prov is not None else None
+        if entry is not None:
+            note, order = entry
+            out.append(OrderResult(order, note, r.dislodged, Rejected(note), r.dislodged_by))
+        else:
+            out.append(r)
+    return tuple(out)
+
+
+def _movement(
+    m: Map, state: GameState, orders_by_power: OrdersByPower, rules: Rulebook
+) -> PhaseResult:
+    valid, rejected = _unit_orders(m, state, orders_by_power, rules)
+    outcome = resolve_movement(m, state, valid, rules)
+    results = _with_rejected(outcome.results, rejected)
+    phase = state.phase
+    if outcome.dislodged:
+        season = "SUM" if phase.season == "SPR" else "AUT"
+        new_state = GameState(
+            Phase(season, phase.year), outcome.units, state.ownership, outcome.dislodged
+        )
+        return _finish(state, phase, results, new_state, False, None)
+    if phase.season == "SPR":
+        new_state = GameState(Phase("FAL", phase.year), outcome.units, state.ownership)
+        return _finish(state, phase, results, new_state, False, None)
+    return _end_of_year(m, state, phase, results, outcome.units)
+
+
+def _retreat(
+    m: Map, state: GameState, orders_by_power: OrdersByPower, rules: Rulebook
+) -> PhaseResult:
+    valid, rejected = _unit_orders(m, state, orders_by_power, rules)
+    results, units = resolve_retreats(state, valid)
+    results = _with_rejected(results, rejected)
+    phase = state.phase
+    if phase.season == "SUM":
+        new_state = GameState(Phase("FAL", phase.year), units, state.ownership)
+        return _finish(state, phase, results, new_state, False, None)
+    return _end_of_year(m, state, phase, results, units)
+
+
+def _end_of_year(
+    m: Map,
+    state: GameState,
+    phase: Phase,
+    results: tuple[OrderResult, ...],
+    units: tuple[Unit, ...],
+) -> PhaseResult:
+    """After the fall moves / retreats: update ownership, detect a solo, and
+    go to the winter if anybody has builds or removals (PROTOCOL.md 8.2)."""
+    ownership = dict(state.ownership)
+    centres = m.supply_centres
+    provinces = m.provinces
+    for u in units:
+        p = m.ids[u.location.province]
+        if provinces[p].supply_centre:
+            ownership[u.location.province] = u.power
+    ordered = {
+        provinces[c].mnemonic: ownership[provinces[c].mnemonic]
+        for c in centres
+        if provinces[c].mnemonic in ownership
+    }
+    winner = _solo(m, ordered)
+    winter = GameState(Phase("WIN", phase.year), units, ordered)
+    if any(winter.adjustment(p) != 0 for p in m.powers):
+        return _finish(state, phase, results, winter, True, winner)
+    spring = GameState(Phase("SPR", phase.year + 1), units, ordered)
+    return _finish(state, phase, results, spring, True, winner)
+
+
+def _solo(m: Map, ownership: Mapping[str, str]) -> str | None:
+    counts: dict[str, int] = {}
+    for p in ownership.values():
+        counts[p] = counts.get(p, 0) + 1
+    need = m.victory_centres
+    for power in m.powers:
+        if counts.get(power, 0) >= need:
+            return power
+    return None
+
+
+def _adjustment(
+    m: Map, state: GameState, orders_by_power: OrdersByPower, rules: Rulebook
+) -> PhaseResult:
+    accepted: dict[str, list[Order]] = {}
+    for power in sorted(orders_by_power):
+        mine = accepted.setdefault(power, [])
+        for order in orders_by_power[power]:
+            note, canon = check_order(m, state, power, order, mine)
+            if note == MBV:
+                mine.append(canon)
+    results, units = resolve_adjustments(m, state, accepted, rules)
+    phase = state.phase
+    new_state = GameState(Phase("SPR", phase.year + 1), units, state.ownership)
+    return _finish(state, phase, results, new_state, False, None)
+
+
+def _present(state: GameState) -> set[str]:
+    alive = {u.power for u in state.units}
+    alive.update(d.unit.power for d in state.dislodged)
+    alive.update(state.ownership.values())
+    return alive
+
+
+def _finish(
+    old: GameState,
+    phase: Phase,
+    results: tuple[OrderResult, ...],
+    new_state: GameState,
+    ownership_updated: bool,
+    winner: str | None,
+) -> PhaseResult:
+    gone = _present(old) - _present(new_state)
+    return PhaseResult(
+        phase=phase,
+        results=results,
+        state=new_state,
+        ownership_updated=ownership_updated,
+        winner=winner,
+        eliminated=tuple(sorted(gone)),
+    )
+
+
+def default_orders(state: GameState, power: str) -> tuple[Order, ...]:
+    """Explicit default orders for ``power`` in a movement phase (all hold)."""
+    return tuple(Hold(u) for u in state.units if u.power == power)
+
+
+__all__ = ["OrdersByPower", "advance", "default_orders"]

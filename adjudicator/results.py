@@ -1,0 +1,208 @@
+"""What happened to each order, in DAIDE terms and with the reason why.
+
+An :class:`OrderResult` carries the ORD result of PROTOCOL.md 9.4 (``SUC``,
+``BNC``, ``CUT``, ``DSR``, ``NSO``, with or without ``RET``; see
+``docs/adjudication-conventions.md``) plus a structured :data:`Reason`
+saying *why*: which units bounced a move, which unit cut a support, who
+dislodged a unit and from where, why a convoy had no route.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from adjudicator.values import GameState, Order, Phase, Unit
+
+SUC = "SUC"
+BNC = "BNC"
+CUT = "CUT"
+DSR = "DSR"
+NSO = "NSO"
+RET = "RET"
+
+
+# -- reasons -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Bounced:
+    """A move failed at ``province``: ``against`` are the units whose strength
+    was at least the mover's (the defender or holder there, and/or the other
+    units that tried to enter).  ``standoff`` is True when no unit entered."""
+
+    province: str
+    against: tuple[Unit, ...]
+    standoff: bool
+
+
+@dataclass(frozen=True, slots=True)
+class OwnUnit:
+    """A move failed because it would have dislodged a unit of its own power."""
+
+    province: str
+    unit: Unit
+
+
+@dataclass(frozen=True, slots=True)
+class CutBy:
+    """A support was cut by ``attacker`` (coming from ``origin``).  ``dislodged``
+    is True when the supporter was dislodged (dislodge rule)."""
+
+    attacker: Unit
+    origin: str
+    dislodged: bool
+
+
+@dataclass(frozen=True, slots=True)
+class NotMatched:
+    """A support or convoy whose supported / convoyed unit ordered something else."""
+
+    unit: Unit
+
+
+@dataclass(frozen=True, slots=True)
+class NoRoute:
+    """A convoyed move for which no complete route of matching CVY orders was given."""
+
+    dest: str
+
+
+@dataclass(frozen=True, slots=True)
+class Disrupted:
+    """Every convoy route was broken: these convoying fleets were dislodged."""
+
+    fleets: tuple[Unit, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Paradox:
+    """The convoy was part of a convoy paradox and is void (Szykman rule, DATC 4.A.2 d)."""
+
+    fleets: tuple[Unit, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DislodgedBy:
+    """The unit was dislodged by ``attacker`` coming from ``origin``."""
+
+    attacker: Unit
+    origin: str
+
+
+@dataclass(frozen=True, slots=True)
+class RetreatClash:
+    """Several units retreated to ``province``: all were destroyed."""
+
+    province: str
+    others: tuple[Unit, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """The order failed the THX checks (AOA games): ``note`` is its THX note."""
+
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class Default:
+    """The power gave no (valid) order: this one was applied for it
+    (hold, disband, waive, or a civil-disorder removal, DATC 4.D.8)."""
+
+    why: str
+
+
+Reason = (
+    Bounced
+    | OwnUnit
+    | CutBy
+    | NotMatched
+    | NoRoute
+    | Disrupted
+    | Paradox
+    | DislodgedBy
+    | RetreatClash
+    | Rejected
+    | Default
+)
+
+
+@dataclass(frozen=True, slots=True)
+class OrderResult:
+    """The result of one order (one ORD message).
+
+    ``outcome`` is SUC/BNC/CUT/DSR/NSO, or None for a unit that was only
+    dislodged (a holding or convoying unit: ORD result ``( RET )``), or the
+    THX note of a rejected order in an AOA game.  ``dislodged`` adds RET.
+    ``reason`` explains a failure (None for plain success); ``dislodged_by``
+    tells who dislodged the unit.
+    """
+
+    order: Order
+    outcome: str | None
+    dislodged: bool = False
+    reason: Reason | None = None
+    dislodged_by: DislodgedBy | None = None
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        """The result as DAIDE tokens: ``('BNC', 'RET')``, ``('RET',)``, ``('SUC',)``."""
+        if self.outcome is None:
+            return (RET,)
+        if self.dislodged:
+            return (self.outcome, RET)
+        return (self.outcome,)
+
+    @property
+    def succeeded(self) -> bool:
+        return self.outcome == SUC
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseResult:
+    """The outcome of :func:`adjudicator.advance`.
+
+    ``results`` has one entry per ORD message of the processed ``phase``, in
+    a fixed order (movement / retreat: by unit province; adjustment: by power,
+    then builds, removals, waives).  ``state`` is the position at the start of
+    the next phase in which somebody has to act (phases without anything to
+    do are skipped, PROTOCOL.md 8.4).  ``ownership_updated`` says whether
+    centre ownership was recalculated (an SCO is due), ``winner`` is the
+    power with a solo, ``eliminated`` the powers that lost their last unit
+    and centre in this step.
+    """
+
+    phase: Phase
+    results: tuple[OrderResult, ...]
+    state: GameState
+    ownership_updated: bool
+    winner: str | None
+    eliminated: tuple[str, ...]
+
+    @property
+    def next_phase(self) -> Phase:
+        return self.state.phase
+
+
+__all__ = [
+    "BNC",
+    "Bounced",
+    "CUT",
+    "CutBy",
+    "DSR",
+    "Default",
+    "DislodgedBy",
+    "Disrupted",
+    "NSO",
+    "NoRoute",
+    "NotMatched",
+    "OrderResult",
+    "OwnUnit",
+    "Paradox",
+    "PhaseResult",
+    "RET",
+    "Reason",
+    "Rejected",
+    "RetreatClash",
+    "SUC",
+]

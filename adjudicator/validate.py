@@ -1,0 +1,437 @@
+"""Order checks: the DAIDE THX note of an order (PROTOCOL.md 9.3).
+
+Checks run in the order of ``docs/adjudication-conventions.md``: NRS, NYU,
+NSP, NSU, then the order's own checks.  An order that passes gets ``MBV``;
+any other note means the order is *illegal* in the sense of DATC 4.E.1 d
+(only orders that can be valid in the current situation are legal) and is
+not stored: the unit holds (disbands in a retreat phase; a missing build is
+waived, a missing removal chosen by the civil-disorder rule).
+
+:func:`check_order` also returns the order in canonical form: a fleet move
+to a bicoastal province whose only reachable coast was omitted gets that
+coast (DATC 4.B.2 a), an irrelevant coast is dropped (4.B.6 b).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from adjudicator.values import (
+    ADJUSTMENT,
+    AMY,
+    FLT,
+    MOVEMENT,
+    RETREAT,
+    Build,
+    Convoy,
+    ConvoyMove,
+    Disband,
+    GameState,
+    Hold,
+    Location,
+    Move,
+    Order,
+    Remove,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Unit,
+    Waive,
+)
+from maps import Map, ProvinceKind
+
+MBV = "MBV"
+FAR = "FAR"
+NSP = "NSP"
+NSU = "NSU"
+NAS = "NAS"
+NSF = "NSF"
+NSA = "NSA"
+NYU = "NYU"
+NRN = "NRN"
+NVR = "NVR"
+YSC = "YSC"
+ESC = "ESC"
+HSC = "HSC"
+NSC = "NSC"
+CST = "CST"
+NMB = "NMB"
+NMR = "NMR"
+NRS = "NRS"
+
+_PHASE_OF: dict[type, str] = {
+    Hold: MOVEMENT,
+    Move: MOVEMENT,
+    SupportHold: MOVEMENT,
+    SupportMove: MOVEMENT,
+    Convoy: MOVEMENT,
+    ConvoyMove: MOVEMENT,
+    Retreat: RETREAT,
+    Disband: RETREAT,
+    Build: ADJUSTMENT,
+    Remove: ADJUSTMENT,
+    Waive: ADJUSTMENT,
+}
+
+
+def validate(
+    m: Map,
+    state: GameState,
+    power: str,
+    order: Order,
+    accepted: Sequence[Order] = (),
+) -> str:
+    """The THX note of ``order`` submitted by ``power``: ``'MBV'`` or the fault.
+
+    ``accepted`` holds the orders of ``power`` already accepted this phase;
+    it matters in the adjustment phase (ESC for a second build on one site,
+    NMB / NMR counts).  AOA games accept every order with MBV regardless
+    (PROTOCOL.md 9.2); use this function to find the note their ORD shows.
+    """
+    return check_order(m, state, power, order, accepted)[0]
+
+
+def check_order(
+    m: Map,
+    state: GameState,
+    power: str,
+    order: Order,
+    accepted: Sequence[Order] = (),
+) -> tuple[str, Order]:
+    """``(note, canonical order)``; see :func:`validate`."""
+    kind = _PHASE_OF.get(type(order))
+    if kind is None or kind != state.phase.kind:
+        return NRS, order
+    if isinstance(order, Waive):
+        if order.power != power:
+            return NYU, order
+        if _builds_left(state, power, accepted) <= 0:
+            return NMB, order
+        return MBV, order
+    unit = order.unit
+    if unit.power != power:
+        return NYU, order
+    ids = m.ids
+    for prov in _provinces_named(order):
+        if prov not in ids:
+            return NSP, order
+    if kind == MOVEMENT:
+        if state.unit_at(unit.location.province) != unit:
+            return NSU, order
+        return _check_movement(m, state, order)
+    if kind == RETREAT:
+        return _check_retreat(state, order)
+    return _check_adjustment(m, state, power, order, accepted)
+
+
+def _provinces_named(order: Order) -> Iterable[str]:
+    if isinstance(order, Waive):
+        return ()
+    first = order.unit.location.province
+    if isinstance(order, (Move, Retreat)):
+        return (first, order.dest.province)
+    if isinstance(order, SupportHold):
+        return (first, order.supported.location.province)
+    if isinstance(order, SupportMove):
+        return (first, order.supported.location.province, order.dest)
+    if isinstance(order, Convoy):
+        return (first, order.army.location.province, order.dest)
+    if isinstance(order, ConvoyMove):
+        return (first, order.dest, *order.via)
+    return (first,)
+
+
+# -- movement phase ----------------------------------------------------------------
+
+
+def _location_id(m: Map, unit: Unit) -> int:
+    loc = unit.location
+    return m.loc_ids[(m.ids[loc.province], loc.coast)]
+
+
+def reach(m: Map, unit: Unit) -> frozenset[int]:
+    """Provinces the unit can move to without convoy (any coast for fleets)."""
+    if unit.kind == AMY:
+        return m.army_adj[m.ids[unit.location.province]]
+    return m.fleet_reach[_location_id(m, unit)]
+
+
+def _check_movement(m: Map, state: GameState, order: Order) -> tuple[str, Order]:
+    if isinstance(order, Hold):
+        return MBV, order
+    if isinstance(order, Move):
+        return _check_move(m, order)
+    unit = order.unit  # type: ignore[union-attr]
+    ids = m.ids
+    src = ids[unit.location.province]
+    if isinstance(order, SupportHold):
+        sup = order.supported
+        if state.unit_at(sup.location.province) != sup:
+            return NSU, order
+        target = ids[sup.location.province]
+        if target == src or target not in reach(m, unit):
+            return FAR, order
+        return MBV, order
+    if isinstance(order, SupportMove):
+        sup = order.supported
+        if state.unit_at(sup.location.province) != sup:
+            return NSU, order
+        dst = ids[order.dest]
+        tsrc = ids[sup.location.province]
+        if tsrc == src or dst == src or dst == tsrc or dst not in reach(m, unit):
+            return FAR, order
+        if dst in reach(m, sup):
+            return MBV, order
+        # An army may get there by convoy - but not through the supporter
+        # itself: a fleet cannot convoy and support at once (DATC 6.D.31).
+        if sup.kind == AMY and convoy_possible(m, state, tsrc, dst, exclude=src):
+            return MBV, order
+        return FAR, order
+    if isinstance(order, Convoy):
+        if unit.kind != FLT:
+            return NSF, order
+        if not m.provinces[src].is_sea:
+            return NAS, order
+        army = order.army
+        if army.kind != AMY:
+            return NSA, order
+        if state.unit_at(army.location.province) != army:
+            return NSU, order
+        asrc = ids[army.location.province]
+        dst = ids[order.dest]
+        if dst == asrc or not _convoy_through(m, state, asrc, dst, src):
+            return FAR, order
+        return MBV, order
+    if isinstance(order, ConvoyMove):
+        if unit.kind != AMY:
+            return NSA, order
+        dst = ids[order.dest]
+        if dst == src:
+            return FAR, order
+        chain = [ids[p] for p in order.via]
+        for p in order.via:
+            u = state.unit_at(p)
+            if u is None or u.kind != FLT:
+                return NSF, order
+        if not chain:
+            return FAR, order
+        prev = src
+        reach_of = m.fleet_reach
+        for sea in chain:
+            if not m.provinces[sea].is_sea or prev not in reach_of[sea]:
+                return FAR, order
+            prev = sea
+        if dst not in reach_of[prev]:
+            return FAR, order
+        return MBV, order
+    return NRS, order
+
+
+def _check_move(m: Map, order: Move) -> tuple[str, Order]:
+    unit = order.unit
+    ids = m.ids
+    src = ids[unit.location.province]
+    dst = ids[order.dest.province]
+    if dst == src:
+        return FAR, order
+    if unit.kind == AMY:
+        if dst not in m.army_adj[src]:
+            return FAR, order
+        if order.dest.coast is not None:  # armies have no coasts (4.B.6 b: ignored)
+            return MBV, Move(unit, Location(order.dest.province))
+        return MBV, order
+    loc = m.loc_ids[(src, unit.location.coast)]
+    if dst not in m.fleet_reach[loc]:
+        return FAR, order
+    prov = m.provinces[dst]
+    if prov.kind is not ProvinceKind.BICOASTAL:
+        if order.dest.coast is not None:  # irrelevant coast (4.B.6 b)
+            return MBV, Move(unit, Location(order.dest.province))
+        return MBV, order
+    adj = m.fleet_adj[loc]
+    coast = order.dest.coast
+    if coast is not None and coast in prov.coasts:
+        if m.loc_ids[(dst, coast)] in adj:
+            return MBV, order
+        return FAR, order  # impossible coast: the move fails (4.B.3 b)
+    reachable = [c for c in prov.coasts if m.loc_ids[(dst, c)] in adj]
+    if len(reachable) == 1:  # the only possible coast (4.B.2 a)
+        return MBV, Move(unit, Location(order.dest.province, reachable[0]))
+    return CST, order  # two coasts possible, none given (4.B.1 a)
+
+
+def _occupied_seas(m: Map, state: GameState) -> set[int]:
+    ids = m.ids
+    provinces = m.provinces
+    return {
+        p for u in state.units if u.kind == FLT and provinces[p := ids[u.location.province]].is_sea
+    }
+
+
+def _sea_component(m: Map, seas: set[int], start: int) -> set[int]:
+    comp = {start}
+    todo = [start]
+    reach_of = m.fleet_reach
+    while todo:
+        s = todo.pop()
+        for t in reach_of[s]:
+            if t in seas and t not in comp:
+                comp.add(t)
+                todo.append(t)
+    return comp
+
+
+def _touches(m: Map, seas: Iterable[int], province: int) -> bool:
+    reach_of = m.fleet_reach
+    return any(province in reach_of[s] for s in seas)
+
+
+def convoy_possible(
+    m: Map, state: GameState, src: int, dst: int, exclude: int | None = None
+) -> bool:
+    """Could an army at ``src`` be convoyed to ``dst`` by the fleets now at sea?
+
+    ``exclude`` is a sea province whose fleet may not take part.  Both ends
+    must be coastal; the route uses seas holding a fleet of any power.
+    """
+    provinces = m.provinces
+    if not m.fleet_locs[src] or not m.fleet_locs[dst] or provinces[dst].is_sea:
+        return False
+    if provinces[src].is_sea or src == dst:
+        return False
+    seas = _occupied_seas(m, state)
+    seas.discard(exclude if exclude is not None else -1)
+    reach_of = m.fleet_reach
+    starts = [s for s in seas if src in reach_of[s]]
+    seen: set[int] = set()
+    for s in starts:
+        if s in seen:
+            continue
+        comp = _sea_component(m, seas, s)
+        seen |= comp
+        if _touches(m, comp, dst):
+            return True
+    return False
+
+
+def _convoy_through(m: Map, state: GameState, src: int, dst: int, sea: int) -> bool:
+    """Is there a possible route from ``src`` to ``dst`` that uses ``sea``?"""
+    provinces = m.provinces
+    if not m.fleet_locs[src] or not m.fleet_locs[dst] or provinces[dst].is_sea:
+        return False
+    if provinces[src].is_sea:
+        return False
+    seas = _occupied_seas(m, state)
+    seas.add(sea)
+    comp = _sea_component(m, seas, sea)
+    return _touches(m, comp, src) and _touches(m, comp, dst)
+
+
+# -- retreat phase -----------------------------------------------------------------
+
+
+def _check_retreat(state: GameState, order: Order) -> tuple[str, Order]:
+    unit = order.unit  # type: ignore[union-attr]
+    prov = unit.location.province
+    d = state.dislodged_at(prov)
+    if d is None or d.unit != unit:
+        if state.unit_at(prov) == unit:
+            return NRN, order
+        return NSU, order
+    if isinstance(order, Disband):
+        return MBV, order
+    assert isinstance(order, Retreat)
+    dest = order.dest
+    if dest in d.retreats:
+        return MBV, order
+    same = [loc for loc in d.retreats if loc.province == dest.province]
+    if unit.kind == AMY and same:  # an army's coast is irrelevant (4.B.6 b)
+        return MBV, Retreat(unit, same[0])
+    if len(same) == 1 and (dest.coast is None or dest.coast not in _coasts(same)):
+        return MBV, Retreat(unit, same[0])
+    if len(same) > 1 and dest.coast is None:
+        return CST, order
+    return NVR, order
+
+
+def _coasts(locs: Iterable[Location]) -> set[str | None]:
+    return {loc.coast for loc in locs}
+
+
+# -- adjustment phase --------------------------------------------------------------
+
+
+def _builds_left(state: GameState, power: str, accepted: Sequence[Order]) -> int:
+    used = sum(1 for o in accepted if isinstance(o, (Build, Waive)))
+    return state.adjustment(power) - used
+
+
+def _check_adjustment(
+    m: Map, state: GameState, power: str, order: Order, accepted: Sequence[Order]
+) -> tuple[str, Order]:
+    unit = order.unit  # type: ignore[union-attr]
+    loc = unit.location
+    if isinstance(order, Remove):
+        if state.unit_at(loc.province) != unit:
+            return NSU, order
+        if any(isinstance(o, Remove) and o.unit == unit for o in accepted):
+            return MBV, order  # the same removal again: nothing new (DATC 6.J.2)
+        removed = sum(1 for o in accepted if isinstance(o, Remove))
+        if -state.adjustment(power) - removed <= 0:
+            return NMR, order
+        return MBV, order
+    assert isinstance(order, Build)
+    prov = m.province(loc.province)
+    if not prov.supply_centre:
+        return NSC, order
+    if power not in prov.homes:
+        return HSC, order
+    if state.ownership.get(loc.province) != power:
+        return YSC, order
+    if state.unit_at(loc.province) is not None or any(
+        isinstance(o, Build) and o.unit.location.province == loc.province for o in accepted
+    ):
+        return ESC, order
+    if _builds_left(state, power, accepted) <= 0:
+        return NMB, order
+    if unit.kind == AMY:
+        if not prov.is_land:
+            return CST, order
+        if loc.coast is not None:
+            return MBV, Build(Unit(unit.power, AMY, Location(loc.province)))
+        return MBV, order
+    if prov.kind is ProvinceKind.INLAND:
+        return CST, order  # a fleet cannot be built inland (4.C.4 a)
+    if prov.kind is ProvinceKind.BICOASTAL:
+        if loc.coast not in prov.coasts:
+            return CST, order  # coast required (4.B.7 a)
+        return MBV, order
+    if loc.coast is not None:
+        return MBV, Build(Unit(unit.power, FLT, Location(loc.province)))
+    return MBV, order
+
+
+__all__ = [
+    "CST",
+    "ESC",
+    "FAR",
+    "HSC",
+    "MBV",
+    "NAS",
+    "NMB",
+    "NMR",
+    "NRN",
+    "NRS",
+    "NSA",
+    "NSC",
+    "NSF",
+    "NSP",
+    "NSU",
+    "NVR",
+    "NYU",
+    "YSC",
+    "check_order",
+    "convoy_possible",
+    "reach",
+    "validate",
+]

@@ -1,0 +1,368 @@
+"""Value types of the adjudicator: locations, units, orders, phases, game state.
+
+All are frozen dataclasses.  Powers, provinces, coasts, unit types and
+seasons are the DAIDE mnemonics as plain ``str`` (``'ENG'``, ``'LON'``,
+``'NCS'``, ``'FLT'``, ``'SPR'``), so converting to and from DAIDE messages is
+one-to-one (PROTOCOL.md 9.1):
+
+=====================================  ==============================
+DAIDE                                  value
+=====================================  ==============================
+``( ENG FLT ( STP NCS ) )``            ``Unit('ENG', FLT, Location('STP', 'NCS'))``
+``(unit) HLD``                         :class:`Hold`
+``(unit) MTO location``                :class:`Move`
+``(unit) SUP (unit)``                  :class:`SupportHold`
+``(unit) SUP (unit) MTO province``     :class:`SupportMove`
+``(unit) CVY (unit) CTO province``     :class:`Convoy`
+``(unit) CTO province VIA (sea ...)``  :class:`ConvoyMove`
+``(unit) RTO location``                :class:`Retreat`
+``(unit) DSB``                         :class:`Disband`
+``(unit) BLD``                         :class:`Build`
+``(unit) REM``                         :class:`Remove`
+``power WVE``                          :class:`Waive`
+=====================================  ==============================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import ClassVar, TypeAlias
+
+from maps import Map
+
+AMY = "AMY"
+FLT = "FLT"
+
+MOVEMENT = "movement"
+RETREAT = "retreat"
+ADJUSTMENT = "adjustment"
+
+#: Season mnemonic -> phase kind (PROTOCOL.md 6.6).
+SEASON_KIND: Mapping[str, str] = MappingProxyType(
+    {"SPR": MOVEMENT, "SUM": RETREAT, "FAL": MOVEMENT, "AUT": RETREAT, "WIN": ADJUSTMENT}
+)
+_SEASON_ORDER = ("SPR", "SUM", "FAL", "AUT", "WIN")
+
+
+@dataclass(frozen=True, slots=True)
+class Phase:
+    """A game phase: season mnemonic and year (``Phase('SPR', 1901)``)."""
+
+    season: str
+    year: int
+
+    def __post_init__(self) -> None:
+        if self.season not in SEASON_KIND:
+            raise ValueError(f"unknown season {self.season!r}")
+
+    @property
+    def kind(self) -> str:
+        """``'movement'``, ``'retreat'`` or ``'adjustment'``."""
+        return SEASON_KIND[self.season]
+
+    @property
+    def index(self) -> int:
+        """Position of the season within the year (SPR = 0 ... WIN = 4)."""
+        return _SEASON_ORDER.index(self.season)
+
+    def following(self) -> Phase:
+        """The next phase of the calendar (skipping nothing)."""
+        i = _SEASON_ORDER.index(self.season)
+        if i == 4:
+            return Phase("SPR", self.year + 1)
+        return Phase(_SEASON_ORDER[i + 1], self.year)
+
+    @property
+    def key(self) -> tuple[int, int]:
+        """Sort key: chronological order."""
+        return (self.year, _SEASON_ORDER.index(self.season))
+
+    def __str__(self) -> str:
+        return f"{self.season} {self.year}"
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A province, plus the coast for a fleet in a bicoastal province."""
+
+    province: str
+    coast: str | None = None
+
+    def __str__(self) -> str:
+        return self.province if self.coast is None else f"{self.province}/{self.coast}"
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A unit: owning power, ``AMY`` or ``FLT``, and where it stands."""
+
+    power: str
+    kind: str
+    location: Location
+
+    @property
+    def province(self) -> str:
+        return self.location.province
+
+    @property
+    def is_army(self) -> bool:
+        return self.kind == AMY
+
+    def __str__(self) -> str:
+        return f"{self.power} {self.kind} {self.location}"
+
+
+# -- orders ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Hold:
+    """``(unit) HLD``."""
+
+    token: ClassVar[str] = "HLD"
+    unit: Unit
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """``(unit) MTO location``: a move over land or sea adjacency (never by convoy)."""
+
+    token: ClassVar[str] = "MTO"
+    unit: Unit
+    dest: Location
+
+
+@dataclass(frozen=True, slots=True)
+class SupportHold:
+    """``(unit) SUP (unit)``: support to hold (any unit not ordered to move)."""
+
+    token: ClassVar[str] = "SUP"
+    unit: Unit
+    supported: Unit
+
+
+@dataclass(frozen=True, slots=True)
+class SupportMove:
+    """``(unit) SUP (unit) MTO province``: support to move (no coast, DATC 4.B.4)."""
+
+    token: ClassVar[str] = "SUP"
+    unit: Unit
+    supported: Unit
+    dest: str
+
+
+@dataclass(frozen=True, slots=True)
+class Convoy:
+    """``(unit) CVY (army) CTO province``."""
+
+    token: ClassVar[str] = "CVY"
+    unit: Unit
+    army: Unit
+    dest: str
+
+
+@dataclass(frozen=True, slots=True)
+class ConvoyMove:
+    """``(unit) CTO province VIA (sea ...)``: a move *by convoy* (DATC 4.A.3).
+
+    ``via`` is checked when the order is given (NSF / FAR); at adjudication
+    any chain of fleets ordered to convoy this army there counts (4.A.1 b,
+    4.A.6).
+    """
+
+    token: ClassVar[str] = "CTO"
+    unit: Unit
+    dest: str
+    via: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Retreat:
+    """``(unit) RTO location``."""
+
+    token: ClassVar[str] = "RTO"
+    unit: Unit
+    dest: Location
+
+
+@dataclass(frozen=True, slots=True)
+class Disband:
+    """``(unit) DSB`` (retreat phase)."""
+
+    token: ClassVar[str] = "DSB"
+    unit: Unit
+
+
+@dataclass(frozen=True, slots=True)
+class Build:
+    """``(unit) BLD``."""
+
+    token: ClassVar[str] = "BLD"
+    unit: Unit
+
+
+@dataclass(frozen=True, slots=True)
+class Remove:
+    """``(unit) REM``."""
+
+    token: ClassVar[str] = "REM"
+    unit: Unit
+
+
+@dataclass(frozen=True, slots=True)
+class Waive:
+    """``power WVE``: give up one build."""
+
+    token: ClassVar[str] = "WVE"
+    power: str
+
+
+UnitOrder: TypeAlias = (
+    Hold
+    | Move
+    | SupportHold
+    | SupportMove
+    | Convoy
+    | ConvoyMove
+    | Retreat
+    | Disband
+    | Build
+    | Remove
+)
+Order: TypeAlias = UnitOrder | Waive
+
+MOVEMENT_ORDERS = (Hold, Move, SupportHold, SupportMove, Convoy, ConvoyMove)
+RETREAT_ORDERS = (Retreat, Disband)
+ADJUSTMENT_ORDERS = (Build, Remove, Waive)
+
+
+def order_power(order: Order) -> str:
+    """The power an order is for (the unit's owner, or the waiving power)."""
+    return order.power if isinstance(order, Waive) else order.unit.power
+
+
+# -- state -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Dislodged:
+    """A dislodged unit waiting for its retreat order.
+
+    ``retreats`` is its MRT list (PROTOCOL.md 8.2), ``attacker`` the province
+    the dislodging unit came from (None when unknown, e.g. a state read from
+    a NOW message).
+    """
+
+    unit: Unit
+    retreats: tuple[Location, ...]
+    attacker: str | None = None
+
+
+@dataclass(frozen=True)
+class GameState:
+    """Everything the rules need to know about a game at the start of a phase.
+
+    ``ownership`` maps each *owned* centre to its owner (neutral centres are
+    absent).  ``units`` are the units on the board; ``dislodged`` (only in a
+    retreat phase) the units that must retreat, each with its options.
+    Units are kept in a canonical order (by province mnemonic) so that equal
+    states compare and render equally.
+    """
+
+    phase: Phase
+    units: tuple[Unit, ...]
+    ownership: Mapping[str, str] = field(default_factory=dict, hash=False)
+    dislodged: tuple[Dislodged, ...] = ()
+    _index: dict[str, Unit] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.ownership, MappingProxyType):
+            object.__setattr__(self, "ownership", MappingProxyType(dict(self.ownership)))
+        index = self._index
+        for u in self.units:
+            index[u.location.province] = u
+
+    def unit_at(self, province: str) -> Unit | None:
+        """The (not dislodged) unit in ``province``, if any."""
+        return self._index.get(province)
+
+    def dislodged_at(self, province: str) -> Dislodged | None:
+        """The dislodged unit in ``province``, if any."""
+        for d in self.dislodged:
+            if d.unit.location.province == province:
+                return d
+        return None
+
+    def units_of(self, power: str) -> tuple[Unit, ...]:
+        return tuple(u for u in self.units if u.power == power)
+
+    def centres_of(self, power: str) -> tuple[str, ...]:
+        return tuple(c for c, p in self.ownership.items() if p == power)
+
+    def centre_counts(self) -> dict[str, int]:
+        """Number of centres per owning power."""
+        counts: dict[str, int] = {}
+        for p in self.ownership.values():
+            counts[p] = counts.get(p, 0) + 1
+        return counts
+
+    def adjustment(self, power: str) -> int:
+        """Centres minus units: builds owed (> 0) or removals owed (< 0)."""
+        n = 0
+        for p in self.ownership.values():
+            if p == power:
+                n += 1
+        for u in self.units:
+            if u.power == power:
+                n -= 1
+        return n
+
+    def __iter__(self) -> Iterator[Unit]:
+        return iter(self.units)
+
+
+def initial_state(m: Map) -> GameState:
+    """The map's starting position (its NOW and SCO)."""
+    units = tuple(
+        Unit(u.power, u.kind, Location(u.province, u.coast))
+        for u in sorted(m.start_units, key=lambda u: u.province)
+    )
+    season, year = m.start_phase
+    return GameState(Phase(season, year), units, dict(m.start_ownership))
+
+
+__all__ = [
+    "ADJUSTMENT",
+    "ADJUSTMENT_ORDERS",
+    "AMY",
+    "Build",
+    "Convoy",
+    "ConvoyMove",
+    "Disband",
+    "Dislodged",
+    "FLT",
+    "GameState",
+    "Hold",
+    "Location",
+    "MOVEMENT",
+    "MOVEMENT_ORDERS",
+    "Move",
+    "Order",
+    "Phase",
+    "RETREAT",
+    "RETREAT_ORDERS",
+    "Remove",
+    "Retreat",
+    "SEASON_KIND",
+    "SupportHold",
+    "SupportMove",
+    "Unit",
+    "UnitOrder",
+    "Waive",
+    "initial_state",
+    "order_power",
+]
