@@ -256,7 +256,9 @@ class PressParser:
     def need(self, required: int, at: int, what: str) -> None:
         """Fail at ``at`` unless the game level allows ``what`` (which needs ``required``)."""
         if self.level < required:
-            raise PressFault(at, f"{what} needs press level {required} (game is level {self.level})")
+            raise PressFault(
+                at, f"{what} needs press level {required} (game is level {self.level})"
+            )
 
     def _category(self, word: str) -> int:
         return self.values.get(word, -1) >> 8
@@ -402,11 +404,7 @@ class PressParser:
         if head == "QRY":
             return True
         inner = g[1] if len(g) > 1 else None
-        return (
-            head == "NOT"
-            and isinstance(inner, tuple)
-            and _peek_word(_Seq(inner, 0, 0)) == "QRY"
-        )
+        return head == "NOT" and isinstance(inner, tuple) and _peek_word(_Seq(inner, 0, 0)) == "QRY"
 
     def _query_reply(self, seq: _Seq) -> tuple[Arrangement, bool]:
         """``(QRY (arr))`` or ``(NOT (QRY (arr)))`` - the body of THK/FCT replies (60)."""

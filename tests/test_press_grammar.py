@@ -298,7 +298,9 @@ TOO_LOW: list[tuple[int, str, str]] = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("level,text,expected", TOO_LOW, ids=[f"{c[0]}:{c[1][:40]}" for c in TOO_LOW])
+@pytest.mark.parametrize(
+    "level,text,expected", TOO_LOW, ids=[f"{c[0]}:{c[1][:40]}" for c in TOO_LOW]
+)
 def test_err_position_one_level_too_low(level: int, text: str, expected: str) -> None:
     assert _huh(text, level) == expected
     # ... and one official level higher it is legal.
@@ -366,12 +368,12 @@ def test_malformed_press_is_rejected_at_every_level(text: str, expected: str) ->
 
 def test_for_is_allowed_again_inside_an_embedded_press_message() -> None:
     """DN doc, Level 90: a further FOR only inside a press message within the FOR."""
-    text = (
-        "PRP ( FOR ( SPR 1902 ) ( SND ( ENG ) ( GER ) ( PRP ( FOR ( FAL 1902 ) ( DRW ) ) ) ) )"
-    )
+    text = "PRP ( FOR ( SPR 1902 ) ( SND ( ENG ) ( GER ) ( PRP ( FOR ( FAL 1902 ) ( DRW ) ) ) ) )"
     value = parse_press(to_tree(parse_text(text)), 120)
     assert value == Propose(
-        For(Turn("SPR", 1902), SendRequest("ENG", ("GER",), Propose(For(Turn("FAL", 1902), Draw()))))
+        For(
+            Turn("SPR", 1902), SendRequest("ENG", ("GER",), Propose(For(Turn("FAL", 1902), Draw())))
+        )
     )
     assert minimum_level(value) == 120
 
@@ -426,7 +428,9 @@ def test_snd_parses_with_and_without_turn_and_golden_bytes() -> None:
     snd = parse_send(to_tree(tokens), 10)
     assert snd == SendPress(("FRA",), Propose(PCE_EF))
     assert from_tree(snd.nodes()) == tokens
-    with_turn = parse_send(to_tree(parse_text("SND ( FAL 1903 ) ( FRA RUS ) ( REJ ( PRP ( DRW ) ) )")))
+    with_turn = parse_send(
+        to_tree(parse_text("SND ( FAL 1903 ) ( FRA RUS ) ( REJ ( PRP ( DRW ) ) )"))
+    )
     assert with_turn == SendPress(("FRA", "RUS"), Reject(Propose(Draw())), Turn("FAL", 1903))
     assert render_text(from_tree(with_turn.nodes())) == (
         "SND ( FAL 1903 ) ( FRA RUS ) ( REJ ( PRP ( DRW ) ) )"
@@ -437,7 +441,9 @@ def test_snd_parses_with_and_without_turn_and_golden_bytes() -> None:
 
 def test_received_press_and_the_level_0_bot_answer() -> None:
     """PROTOCOL.md 16.5: a no-press bot answers HUH (ERR press_message), then TRY ()."""
-    frm = parse_received(to_tree(parse_text("FRM ( ENG ) ( FRA GER ) ( PRP ( PCE ( ENG FRA GER ) ) )")))
+    frm = parse_received(
+        to_tree(parse_text("FRM ( ENG ) ( FRA GER ) ( PRP ( PCE ( ENG FRA GER ) ) )"))
+    )
     assert frm == ReceivedPress("ENG", ("FRA", "GER"), Propose(Peace(("ENG", "FRA", "GER"))))
     huh = SendPress((frm.sender,), NotUnderstood(("ERR", *frm.message.nodes())))
     assert render_text(from_tree(huh.nodes())) == (

@@ -159,9 +159,7 @@ def test_parlance_bot_press_decodes_to_the_same_typed_message() -> None:
 
 def test_variant_map_shadowing_a_press_word_keeps_its_province() -> None:
     """americas4 names a province NAR; MILA numbering moves CCL but not that NAR."""
-    base = Representation.for_variant(
-        ["AAA", "BBB"], [("NAR", ProvinceKind.COASTAL, True)]
-    )
+    base = Representation.for_variant(["AAA", "BBB"], [("NAR", ProvinceKind.COASTAL, True)])
     rep = press_representation(base, PressNumbering.MILA)
     assert rep.values["NAR"] == base.values["NAR"]
     assert rep.values["CCL"] == 0x4A26
