@@ -1,0 +1,346 @@
+"""The seam between DAIDE messages and adjudicator values (ARCHITECTURE.md).
+
+This is the one module of :mod:`protocol` that imports :mod:`adjudicator`.
+Both sides keep DAIDE mnemonics (``'ENG'``, ``'STP'``, ``'NCS'``, ``'FLT'``),
+so every conversion is one-to-one, independent of the token representation
+(variants work unchanged), and never consults a map.
+
+What it converts:
+
+* orders (PROTOCOL.md 9.1): :mod:`protocol.orders` values <->
+  :mod:`adjudicator.values` orders (:func:`order_to_adj`,
+  :func:`order_from_adj`), also straight from / to tree nodes
+  (:func:`order_from_node`, :func:`order_node`);
+* the THX reply (8.3): :func:`thx_message` echoes the order *exactly as
+  submitted* - pass the protocol order that was parsed from the SUB, never
+  one rebuilt from the adjudicator's canonical form;
+* results (8.4, 9.4, docs/adjudication-conventions.md): an adjudicator
+  :class:`~adjudicator.results.OrderResult` -> ``ORD (turn) (order)
+  (result)`` (:func:`result_to_ord`, :func:`ord_messages`).  The adjudicator
+  already reports unordered units as ``HLD`` / ``DSB``, forced removals as
+  ``REM`` and unused builds as ``(power WVE)``; this module only renders;
+* positions (8.2): a :class:`~adjudicator.values.GameState` -> ``NOW``
+  (dislodged units with their ``MRT`` list) and ``SCO`` (neutral centres in
+  a ``UNO`` group, a power without centres omitted), and ``SCO`` + ``NOW``
+  -> state (:func:`state_from_messages`, :func:`state_from_trees`);
+* ``MIS`` (8.3) for what a power still owes, and ``SLO`` (8.10).
+
+Units are listed canonically (by province) in NOW, so equal
+states render to equal bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from adjudicator import values as adj
+from adjudicator.results import OrderResult as AdjResult
+from adjudicator.results import PhaseResult
+from protocol import orders as po
+from protocol.errors import GrammarError
+from protocol.grammar import Fail, Parser, token_index
+from protocol.mapdef import CentreGroup
+from protocol.messages import Mis, Now, Ord, Sco, Slo, Thx
+from protocol.parse import Role, parse_message
+from protocol.tokens import STANDARD, Representation
+from protocol.tree import Node, Tree, from_tree
+
+UNO = "UNO"
+
+# --- locations, units, turns -----------------------------------------------------
+
+
+def location_to_adj(loc: po.Location) -> adj.Location:
+    """``province`` / ``( province coast )`` as an adjudicator location."""
+    return adj.Location(loc.province, loc.coast)
+
+
+def location_from_adj(loc: adj.Location) -> po.Location:
+    return po.Location(loc.province, loc.coast)
+
+
+def unit_to_adj(unit: po.Unit) -> adj.Unit:
+    """``( power type place )`` as an adjudicator unit (the coast kept)."""
+    return adj.Unit(unit.power, unit.unit_type, adj.Location(unit.province, unit.coast))
+
+
+def unit_from_adj(unit: adj.Unit) -> po.Unit:
+    return po.Unit(unit.power, unit.kind, unit.location.province, unit.location.coast)
+
+
+def turn_of(phase: adj.Phase) -> po.Turn:
+    """``( season year )`` of a phase."""
+    return po.Turn(phase.season, phase.year)
+
+
+def phase_of(turn: po.Turn) -> adj.Phase:
+    """The adjudicator phase of a turn; ValueError for an unknown season."""
+    return adj.Phase(turn.season, turn.year)
+
+
+# --- orders ------------------------------------------------------------------------
+
+
+def order_to_adj(order: po.Order) -> adj.Order:
+    """A DAIDE order as the adjudicator's value (PROTOCOL.md 9.1)."""
+    match order:
+        case po.Hold(unit):
+            return adj.Hold(unit_to_adj(unit))
+        case po.Move(unit, dest):
+            return adj.Move(unit_to_adj(unit), location_to_adj(dest))
+        case po.SupportHold(unit, supported):
+            return adj.SupportHold(unit_to_adj(unit), unit_to_adj(supported))
+        case po.SupportMove(unit, supported, dest):
+            return adj.SupportMove(unit_to_adj(unit), unit_to_adj(supported), dest)
+        case po.Convoy(unit, army, dest):
+            return adj.Convoy(unit_to_adj(unit), unit_to_adj(army), dest)
+        case po.ConvoyMove(unit, dest, via):
+            return adj.ConvoyMove(unit_to_adj(unit), dest, tuple(via))
+        case po.Retreat(unit, dest):
+            return adj.Retreat(unit_to_adj(unit), location_to_adj(dest))
+        case po.Disband(unit):
+            return adj.Disband(unit_to_adj(unit))
+        case po.Build(unit):
+            return adj.Build(unit_to_adj(unit))
+        case po.Remove(unit):
+            return adj.Remove(unit_to_adj(unit))
+        case po.Waive(power):
+            return adj.Waive(power)
+    raise TypeError(f"not a DAIDE order: {order!r}")
+
+
+def order_from_adj(order: adj.Order) -> po.Order:
+    """An adjudicator order as the DAIDE order value."""
+    match order:
+        case adj.Hold(unit):
+            return po.Hold(unit_from_adj(unit))
+        case adj.Move(unit, dest):
+            return po.Move(unit_from_adj(unit), location_from_adj(dest))
+        case adj.SupportHold(unit, supported):
+            return po.SupportHold(unit_from_adj(unit), unit_from_adj(supported))
+        case adj.SupportMove(unit, supported, dest):
+            return po.SupportMove(unit_from_adj(unit), unit_from_adj(supported), dest)
+        case adj.Convoy(unit, army, dest):
+            return po.Convoy(unit_from_adj(unit), unit_from_adj(army), dest)
+        case adj.ConvoyMove(unit, dest, via):
+            return po.ConvoyMove(unit_from_adj(unit), dest, tuple(via))
+        case adj.Retreat(unit, dest):
+            return po.Retreat(unit_from_adj(unit), location_from_adj(dest))
+        case adj.Disband(unit):
+            return po.Disband(unit_from_adj(unit))
+        case adj.Build(unit):
+            return po.Build(unit_from_adj(unit))
+        case adj.Remove(unit):
+            return po.Remove(unit_from_adj(unit))
+        case adj.Waive(power):
+            return po.Waive(power)
+    raise TypeError(f"not an adjudicator order: {order!r}")
+
+
+def order_from_node(node: Node, rep: Representation = STANDARD) -> po.Order:
+    """One bracketed order node of a SUB, e.g. ``(('ENG', 'FLT', 'NTH'), 'MTO', 'PIC')``.
+
+    Raises :class:`GrammarError` (with the token position of the fault
+    inside ``( order )``) when the node is not an order of PROTOCOL.md 9.1.
+    """
+    wrapper: Tree = (node,)
+    parser = Parser(rep)
+    try:
+        return po.parse_order(parser, wrapper, 0, ())
+    except Fail:
+        tokens = from_tree(wrapper, rep)
+        raise GrammarError(tokens, token_index(wrapper, parser.far), parser.reason) from None
+
+
+def order_node(order: adj.Order) -> Node:
+    """The tree node ``( order )`` of an adjudicator order."""
+    return order_from_adj(order).to_node()
+
+
+def thx_message(submitted: po.Order, note: str) -> Thx:
+    """``THX (order) (note)``; ``submitted`` is echoed exactly (PROTOCOL.md 8.3)."""
+    return Thx(submitted, note)
+
+
+# --- results -----------------------------------------------------------------------
+
+
+def result_to_ord(phase: adj.Phase, result: AdjResult) -> Ord:
+    """``ORD (turn) (order) (result)`` for one adjudicated order (PROTOCOL.md 8.4, 9.4).
+
+    ``result.outcome`` None is a dislodged holder / convoyer: ``( RET )``.
+    """
+    return Ord(
+        turn_of(phase),
+        order_from_adj(result.order),
+        po.OrderResult(result.outcome, result.dislodged),
+    )
+
+
+def ord_messages(outcome: PhaseResult) -> tuple[Ord, ...]:
+    """Every ORD of a processed phase, in the adjudicator's fixed order."""
+    return tuple(result_to_ord(outcome.phase, r) for r in outcome.results)
+
+
+def slo_message(winner: str) -> Slo:
+    """``SLO (power)``: the game ended in a solo (PROTOCOL.md 8.10)."""
+    return Slo(winner)
+
+
+# --- positions ---------------------------------------------------------------------
+
+
+def sco_message(state: adj.GameState, powers: Sequence[str], centres: Iterable[str]) -> Sco:
+    """``SCO (power centre ...) ... (UNO centre ...)`` (PROTOCOL.md 8.2).
+
+    ``powers`` in the order to list them (the map's), ``centres`` every
+    supply centre of the map.  Centres are sorted; a power without centres is
+    left out (the grammar has no empty group; Parlance omits it).  An owner
+    of ``state.ownership`` missing from ``powers`` is listed after them.
+    """
+    owned: dict[str, list[str]] = {}
+    neutral: list[str] = []
+    for centre in sorted(set(centres) | set(state.ownership)):
+        owner = state.ownership.get(centre)
+        if owner is None:
+            neutral.append(centre)
+        else:
+            owned.setdefault(owner, []).append(centre)
+    order = [p for p in powers if p in owned] + sorted(set(owned) - set(powers))
+    groups = [CentreGroup(p, tuple(owned[p])) for p in order]
+    if neutral:
+        groups.append(CentreGroup(UNO, tuple(neutral)))
+    return Sco(tuple(groups))
+
+
+def now_message(state: adj.GameState) -> Now:
+    """``NOW (turn) (unit) ...`` with ``MRT (...)`` after each dislodged unit (8.2).
+
+    Units are listed by province; a dislodged unit directly after the unit
+    that took its province.
+    """
+    entries: list[tuple[str, int, po.UnitPosition]] = [
+        (u.location.province, 0, po.UnitPosition(unit_from_adj(u))) for u in state.units
+    ]
+    entries += [
+        (
+            d.unit.location.province,
+            1,
+            po.UnitPosition(unit_from_adj(d.unit), tuple(location_from_adj(r) for r in d.retreats)),
+        )
+        for d in state.dislodged
+    ]
+    entries.sort(key=lambda e: (e[0], e[1]))
+    return Now(turn_of(state.phase), tuple(e[2] for e in entries))
+
+
+def ownership_from_sco(sco: Sco) -> dict[str, str]:
+    """Centre -> owner of an SCO (UNO groups, i.e. neutral centres, left out)."""
+    ownership: dict[str, str] = {}
+    for group in sco.ownership:
+        if isinstance(group.owner, str) and group.owner != UNO:
+            for centre in group.centres:
+                ownership[centre] = group.owner
+    return ownership
+
+
+def state_from_messages(sco: Sco, now: Now) -> adj.GameState:
+    """The position an SCO and a NOW describe (how the server stores positions).
+
+    Units with an MRT list become :class:`~adjudicator.values.Dislodged`
+    (whose attacker is unknown from a NOW).  Nothing is checked against a map.
+    """
+    units: list[adj.Unit] = []
+    dislodged: list[adj.Dislodged] = []
+    for position in now.units:
+        unit = unit_to_adj(position.unit)
+        if position.retreats is None:
+            units.append(unit)
+        else:
+            retreats = tuple(location_to_adj(r) for r in position.retreats)
+            dislodged.append(adj.Dislodged(unit, retreats))
+    units.sort(key=lambda u: u.location.province)
+    dislodged.sort(key=lambda d: d.unit.location.province)
+    return adj.GameState(phase_of(now.turn), tuple(units), ownership_from_sco(sco), tuple(dislodged))
+
+
+def state_from_trees(sco: Tree, now: Tree, rep: Representation = STANDARD) -> adj.GameState:
+    """:func:`state_from_messages` for message trees; :class:`GrammarError` when
+    either is not a server's SCO / NOW (ValueError for an unknown season)."""
+    sco_msg = parse_message(from_tree(sco, rep), rep, sender=Role.SERVER)
+    now_msg = parse_message(from_tree(now, rep), rep, sender=Role.SERVER)
+    if not isinstance(sco_msg, Sco):
+        raise GrammarError(from_tree(sco, rep), 0, "expected an SCO message")
+    if not isinstance(now_msg, Now):
+        raise GrammarError(from_tree(now, rep), 0, "expected a NOW message")
+    return state_from_messages(sco_msg, now_msg)
+
+
+# --- what is still owed --------------------------------------------------------
+
+
+def missing_message(
+    state: adj.GameState, power: str, accepted: Sequence[adj.Order]
+) -> Mis | None:
+    """``MIS`` for what ``power`` still has to order, or None when complete (8.3).
+
+    Movement: the units without an accepted order; retreat: the dislodged
+    units without one (with their MRT lists); adjustment: ``MIS (n)``, n > 0
+    removals still owed, n < 0 builds (or waives) still to order.
+    """
+    kind = state.phase.kind
+    if kind == adj.ADJUSTMENT:
+        owed = state.adjustment(power)
+        if owed > 0:
+            left = owed - sum(isinstance(o, (adj.Build, adj.Waive)) for o in accepted)
+            return Mis(count=-left) if left > 0 else None
+        if owed < 0:
+            left = -owed - sum(isinstance(o, adj.Remove) for o in accepted)
+            return Mis(count=left) if left > 0 else None
+        return None
+    ordered = {o.unit for o in accepted if not isinstance(o, adj.Waive)}
+    if kind == adj.MOVEMENT:
+        units = tuple(
+            po.UnitPosition(unit_from_adj(u))
+            for u in state.units_of(power)
+            if u not in ordered
+        )
+    else:
+        units = tuple(
+            po.UnitPosition(unit_from_adj(d.unit), tuple(location_from_adj(r) for r in d.retreats))
+            for d in state.dislodged
+            if d.unit.power == power and d.unit not in ordered
+        )
+    return Mis(units) if units else None
+
+
+def centre_counts(state: adj.GameState, powers: Iterable[str]) -> Mapping[str, int]:
+    """Centres per power, 0 for a power without any."""
+    counts = state.centre_counts()
+    return {p: counts.get(p, 0) for p in powers}
+
+
+__all__ = [
+    "UNO",
+    "centre_counts",
+    "location_from_adj",
+    "location_to_adj",
+    "missing_message",
+    "now_message",
+    "ord_messages",
+    "order_from_adj",
+    "order_from_node",
+    "order_node",
+    "order_to_adj",
+    "ownership_from_sco",
+    "phase_of",
+    "result_to_ord",
+    "sco_message",
+    "slo_message",
+    "state_from_messages",
+    "state_from_trees",
+    "thx_message",
+    "turn_of",
+    "unit_from_adj",
+    "unit_to_adj",
+]
