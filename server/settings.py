@@ -14,6 +14,8 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from protocol.variant import Variant
+
 #: Largest DAIDE integer (PROTOCOL.md 6.3): years, passcodes and seconds
 #: must fit in 14-bit two's complement.
 MAX_DAIDE_INT = 8191
@@ -46,9 +48,8 @@ class GameSettings:
     * ``max_year``: the game is drawn when this year's last autumn phase has
       been processed (the DPTG's "thirty-five game years" is 1935);
     * ``stop_unchanged`` (seed 004, convention 2(a)): the game is stopped when
-      the table of centre counts per power is the same after three
-      consecutive years (counts, not owners: a swap of two centres between
-      the same powers leaves the table unchanged).
+      the centre ownership table is the same after three consecutive years
+      (the DPTG rule with three years instead of seven).
     """
 
     variant: str = "standard"
@@ -100,19 +101,11 @@ class GameSettings:
             return self.btl
         raise SettingsError(f"unknown season {season!r}")
 
-    def variant_options(self) -> tuple[tuple[Any, ...], ...]:
-        """The HLO ``variant`` part as a tuple tree, in document order (PROTOCOL.md 10)."""
-        options: list[tuple[Any, ...]] = [("LVL", self.level)]
-        for token, value in (("MTL", self.mtl), ("RTL", self.rtl), ("BTL", self.btl)):
-            if value is not None:
-                options.append((token, value))
-        for token, flag in (("DSD", self.dsd), ("AOA", self.aoa), ("PDA", self.pda),
-                            ("NPR", self.npr), ("NPB", self.npb)):
-            if flag:
-                options.append((token,))
-        if self.ptl is not None:
-            options.append(("PTL", self.ptl))
-        return tuple(options)
+    def hlo_variant(self) -> Variant:
+        """The HLO ``variant`` options (PROTOCOL.md 10)."""
+        return Variant(level=self.level, move_limit=self.mtl, retreat_limit=self.rtl,
+                       build_limit=self.btl, dsd=self.dsd, aoa=self.aoa, pda=self.pda,
+                       npr=self.npr, npb=self.npb, press_limit=self.ptl)
 
     def to_json(self) -> str:
         """Stable JSON (sorted keys) for the database."""

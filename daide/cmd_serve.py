@@ -1,0 +1,85 @@
+"""`daide serve`: run the DAIDE game server until SIGINT/SIGTERM."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+from pathlib import Path
+
+NAME = "serve"
+HELP = "run the DAIDE game server (TCP, many games, SQLite persistence)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=16713,
+                        help="TCP port (default 16713; 0 picks a free port, named in the first log line)")
+    parser.add_argument("--variant", default="standard", help="map to play (default standard)")
+    parser.add_argument("--level", type=int, default=0, help="press level (LVL), default 0")
+    parser.add_argument("--mtl", type=int, metavar="S", help="movement phase time limit, seconds")
+    parser.add_argument("--rtl", type=int, metavar="S", help="retreat phase time limit, seconds")
+    parser.add_argument("--btl", type=int, metavar="S", help="build phase time limit, seconds")
+    parser.add_argument("--ptl", type=int, metavar="S",
+                        help="press stops S seconds before a movement deadline")
+    for flag, text in (("dsd", "deadline stops while a power owing orders is disconnected"),
+                       ("aoa", "any orders accepted"),
+                       ("pda", "partial draws allowed (level 10+)"),
+                       ("npr", "no press during retreats"),
+                       ("npb", "no press during builds")):
+        parser.add_argument(f"--{flag}", action="store_true", help=text)
+    parser.add_argument("--db", type=Path, default=Path("daide-server.db"),
+                        help="SQLite database (default ./daide-server.db)")
+    rules = parser.add_argument_group("house rules (off by default)")
+    rules.add_argument("--draw-after-idle", type=int, metavar="N", dest="idle_years",
+                       help="DPTG: draw after N consecutive year-ends without a centre changing "
+                            "hands (the DPTG uses 7)")
+    rules.add_argument("--max-year", type=int, metavar="YEAR",
+                       help="draw when this year has ended (the DPTG's 35 years: 1935)")
+    rules.add_argument("--stop-unchanged", action="store_true",
+                       help="seed 004: stop when the centre table is unchanged for three years")
+    parser.add_argument("--log-json", action=argparse.BooleanOptionalAction, default=None,
+                        help="JSON log lines (default: JSON unless stderr is a terminal)")
+
+
+def run(args: argparse.Namespace) -> int:
+    import trio
+
+    from daide.cli import CommandError
+    from server.app import Server
+    from server.engine import VariantError, load_variant
+    from server.logconfig import configure_logging
+    from server.settings import GameSettings, ServerSettings, SettingsError
+    from server.store import StoreError
+
+    try:
+        game = GameSettings(
+            variant=args.variant, level=args.level, mtl=args.mtl, rtl=args.rtl, btl=args.btl,
+            ptl=args.ptl, dsd=args.dsd, aoa=args.aoa, pda=args.pda, npr=args.npr,
+            npb=args.npb, idle_years_draw=args.idle_years, max_year=args.max_year,
+            stop_unchanged=args.stop_unchanged)
+        settings = ServerSettings(host=args.host, port=args.port, db_path=args.db, game=game)
+        load_variant(game.variant)
+    except (SettingsError, VariantError) as exc:
+        raise CommandError(str(exc)) from exc
+    configure_logging(json=args.log_json)
+    server = Server(settings)
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            async def on_signals() -> None:
+                with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                    async for _signum in signals:
+                        server.stop()
+                        return
+
+            nursery.start_soon(on_signals)
+            await server.run()
+            nursery.cancel_scope.cancel()
+
+    try:
+        trio.run(main)
+    except OSError as exc:
+        raise CommandError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from exc
+    except StoreError as exc:
+        raise CommandError(str(exc)) from exc
+    return 0

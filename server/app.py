@@ -1,0 +1,91 @@
+"""The server process: listen, accept, run the lobby, shut down cleanly.
+
+`serve` is the entry point (``daide serve``, `bots.demo`, the tests).  It
+reports readiness with ``task_status.started(listeners)`` - the port is in
+``listeners[0].socket.getsockname()`` when 0 was asked for - and runs until
+`Server.stop` is called or it is cancelled.
+
+Shutdown (SIGINT/SIGTERM in ``daide serve``, or cancellation) goes in two
+stages, as hypercorn does: stop accepting, then tell everyone - every game
+actor sends OFF to its clients and ends (a phase is processed and stored in
+one synchronous step, so there is never half a phase to roll back), clients
+outside the games get OFF too - and give the writers a bounded grace period
+to flush before the remaining connections are cut.  The database is closed
+last.
+"""
+
+from __future__ import annotations
+
+import structlog
+import trio
+
+from server.connection import handle_connection
+from server.engine import load_variant
+from server.lobby import Lobby
+from server.settings import ServerSettings
+from server.store import Store
+
+log = structlog.get_logger("server.app")
+
+
+class Server:
+    """One server: a listening socket, a lobby of games, a database."""
+
+    def __init__(self, settings: ServerSettings) -> None:
+        self.settings = settings
+        self._stop = trio.Event()
+        self.lobby: Lobby | None = None
+
+    def stop(self) -> None:
+        """Begin a graceful shutdown."""
+        self._stop.set()
+
+    async def run(self, *, task_status: trio.TaskStatus[list[trio.SocketListener]]
+                  = trio.TASK_STATUS_IGNORED) -> None:
+        settings = self.settings
+        variant = load_variant(settings.game.variant)
+        store = Store.open(settings.db_path)
+        try:
+            listeners = await trio.open_tcp_listeners(settings.port, host=settings.host)
+            host, port = listeners[0].socket.getsockname()[:2]
+            log.info("listening", host=host, port=port, db=str(settings.db_path),
+                     variant=variant.name.lower())
+            async with trio.open_nursery() as nursery:
+                lobby = self.lobby = Lobby(settings, store, variant, nursery)
+                lobby.resume(store.load_unfinished())
+                accepting = trio.CancelScope()
+
+                async def accept() -> None:
+                    with accepting:
+                        await trio.serve_listeners(
+                            lambda stream: handle_connection(stream, lobby), listeners,
+                            handler_nursery=nursery)
+
+                nursery.start_soon(accept)
+                task_status.started(listeners)
+                try:
+                    await self._stop.wait()
+                finally:
+                    with trio.CancelScope(shield=True):
+                        accepting.cancel()
+                        await self._drain(lobby)
+                    nursery.cancel_scope.cancel()
+        finally:
+            store.close()
+            log.info("stopped")
+
+    async def _drain(self, lobby: Lobby) -> None:
+        log.info("shutting_down", games=len(lobby.games), clients=len(lobby.clients))
+        lobby.stop_games()
+        lobby.say_goodbye()
+        with trio.move_on_after(self.settings.shutdown_grace):
+            await lobby.no_games.wait()
+            lobby.say_goodbye()
+            await lobby.idle.wait()
+
+
+async def serve(settings: ServerSettings, *,
+                task_status: trio.TaskStatus[list[trio.SocketListener]]
+                = trio.TASK_STATUS_IGNORED) -> None:
+    """Run a server until cancelled (see the module docstring)."""
+    await Server(settings).run(task_status=task_status)

@@ -1,0 +1,164 @@
+"""The rules as the game actor sees them: a position that answers in DAIDE.
+
+`Variant` is a playable map: its MAP name, MDF message, token
+representation and starting position.  `Engine` is one position of a game
+(an immutable `adjudicator.values.GameState` plus the map and rulebook)
+with the questions the actor asks - the THX note of an order, the MIS of a
+power, who owes orders - and `Engine.advance`, which calls the adjudicator
+and returns the next position with the ORD messages.  Everything crossing
+this module is a `protocol` message or order; the adjudicator's values stay
+inside (via `server.convert`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache, cached_property
+
+import maps
+from adjudicator import advance as adjudicate
+from adjudicator.rulebook import DEFAULT, Rulebook
+from adjudicator.validate import validate
+from adjudicator.values import GameState, initial_state
+from maps.loader import DATA_DIR
+from protocol import orders as po
+from protocol.messages import Mdf, Mis, Now, Ord, Sco
+from protocol.parse import Role, parse_message
+from protocol.text import parse_text
+from protocol.tokens import STANDARD, Representation
+from server import convert
+
+
+class VariantError(ValueError):
+    """The variant is not available."""
+
+
+@dataclass(frozen=True, eq=False)
+class Variant:
+    """A map the server can host: name, MDF, representation, start."""
+
+    name: str                   # as sent in MAP (PROTOCOL.md 8.1)
+    map: maps.Map
+    rep: Representation
+    mdf: Mdf
+
+    @property
+    def powers(self) -> tuple[str, ...]:
+        return self.map.powers
+
+    @property
+    def sends_full_rm(self) -> bool:
+        """Standard map: empty RM (PROTOCOL.md 19.3); a variant: the full list."""
+        return not self.rep.is_standard
+
+    def start(self, rulebook: Rulebook = DEFAULT) -> Engine:
+        """The starting position."""
+        return Engine(self, initial_state(self.map), rulebook)
+
+    def position(self, sco: Sco, now: Now, rulebook: Rulebook = DEFAULT) -> Engine:
+        """The position an SCO and a NOW describe (a stored game)."""
+        return Engine(self, convert.state_from_messages(sco, now), rulebook)
+
+
+def available_variants() -> tuple[str, ...]:
+    """Variant names that have map data in the ``maps`` package."""
+    return tuple(sorted(p.name for p in DATA_DIR.iterdir() if (p / f"{p.name}.mdf").exists()))
+
+
+@cache
+def load_variant(name: str) -> Variant:
+    """The variant of that name (``standard``), loaded once."""
+    key = name.lower()
+    if key not in available_variants():
+        raise VariantError(f"unknown variant {name!r} (available: {', '.join(available_variants())})")
+    the_map = maps.standard_map() if key == "standard" else maps.load_map(key)
+    rep = STANDARD
+    text = " ".join(line for line in (DATA_DIR / key / f"{key}.mdf").read_text("utf-8").splitlines()
+                    if not line.lstrip().startswith("#"))
+    mdf = parse_message(parse_text(text, rep), rep, sender=Role.SERVER)
+    assert isinstance(mdf, Mdf)
+    # The reference server announced the standard map as 'STANDARD' (8.1).
+    return Variant(key.upper(), the_map, rep, mdf)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A processed phase: its ORDs, whether ownership was updated, a solo, the next position."""
+
+    results: tuple[Ord, ...]
+    year_end: bool
+    solo: str | None
+    engine: Engine
+
+
+@dataclass(frozen=True, eq=False)
+class Engine:
+    """One position of a game, with the rules' answers in DAIDE terms."""
+
+    variant: Variant
+    state: GameState
+    rulebook: Rulebook = DEFAULT
+
+    @property
+    def turn(self) -> po.Turn:
+        return convert.turn_of(self.state.phase)
+
+    @property
+    def season(self) -> str:
+        return self.state.phase.season
+
+    @cached_property
+    def _sco(self) -> Sco:
+        return convert.sco_message(self.state, self.variant.powers,
+                                   (self.variant.map.provinces[c].mnemonic
+                                    for c in self.variant.map.supply_centres))
+
+    def sco_message(self) -> Sco:
+        return self._sco
+
+    @cached_property
+    def _now(self) -> Now:
+        return convert.now_message(self.state)
+
+    def now_message(self) -> Now:
+        return self._now
+
+    @cached_property
+    def _owing(self) -> frozenset[str]:
+        return convert.owing(self.state, self.variant.powers)
+
+    def owing(self) -> frozenset[str]:
+        """Powers that must order in this phase."""
+        return self._owing
+
+    @cached_property
+    def _survivors(self) -> frozenset[str]:
+        return convert.survivors(self.state)
+
+    def survivors(self) -> frozenset[str]:
+        """Powers still in the game (a centre or a unit)."""
+        return self._survivors
+
+    def centre_counts(self) -> Mapping[str, int]:
+        return convert.centre_counts(self.state, self.variant.powers)
+
+    def check(self, power: str, order: po.Order, accepted: Sequence[po.Order]) -> str:
+        """The THX note of ``order`` from ``power`` given its accepted orders (9.3)."""
+        return validate(self.variant.map, self.state, power, convert.order_to_adj(order),
+                        [convert.order_to_adj(o) for o in accepted])
+
+    def missing(self, power: str, accepted: Sequence[po.Order]) -> Mis | None:
+        """The MIS for ``power``, or None when its orders are complete."""
+        if power not in self._owing:
+            return None
+        return convert.missing_message(self.state, power,
+                                       [convert.order_to_adj(o) for o in accepted])
+
+    def advance(self, orders: Mapping[str, Sequence[po.Order]]) -> Outcome:
+        """Adjudicate the phase; missing orders get the civil-disorder defaults."""
+        given = {p: [convert.order_to_adj(o) for o in held] for p, held in orders.items()}
+        result = adjudicate(self.variant.map, self.state, given, self.rulebook)
+        ords = tuple(convert.result_to_ord(result.phase, r) for r in result.results)
+        return Outcome(ords, result.ownership_updated, result.winner,
+                       Engine(self.variant, result.state, self.rulebook))

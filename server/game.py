@@ -1,0 +1,654 @@
+"""The game actor: one trio task per game, the only writer of its state.
+
+Theory of operation
+-------------------
+Clients never touch a game directly.  Their connection tasks put events
+(`Join`, `Observe`, `Rejoin`, `Request`, `Left`) on the game's inbox, a
+bounded memory channel; `Game.run` takes them one at a time and handles
+each synchronously, so the rules need no locks.  Replies go out through
+`Client.send`, which never blocks.
+
+A game is *forming* until every power has a client that accepted the map,
+then *running*, then *finished*.  While running, the actor waits for the
+next event inside ``trio.move_on_at(wakeup)``: the wakeup is the phase
+deadline (a cancel scope - a DSD pause or resume just changes the value
+used for the next wait) or an earlier TME request.  A phase is processed
+when every power that is waited for is ready (`Game._ready`) or at the
+deadline; `Game._process` stores the phase in one transaction *before*
+announcing it (ORD..., SCO, SLO, NOW, TME - PROTOCOL.md 8.4).
+
+Civil disorder (PROTOCOL.md 13): a player's lost connection broadcasts
+``CCD (power)``; its missing orders get the adjudicator's defaults (hold,
+disband, waive, removals by the rulebook) when the phase is processed.
+Who is waited for:
+
+* a connected power that owes orders, until its set is complete and it has
+  no NOT (GOF) outstanding (GOF is never required: PROTOCOL.md 19.4);
+* a disconnected power only through the deadline: in a phase *with* a
+  deadline the game waits for it (with DSD the clock even stops while it is
+  away); in a phase *without* a deadline it is never waited for, so a game
+  without deadlines cannot hang on a vanished player;
+* when *no* player is connected the game is suspended - clock stopped,
+  nothing processed, a ``game_suspended`` log line - until a player comes
+  back with IAM.  Every game resumed after a restart starts like this.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import structlog
+import trio
+
+from adjudicator.rulebook import DEFAULT
+from protocol.messages import (
+    Ccd,
+    Hlo,
+    Map,
+    Message,
+    Not,
+    Now,
+    Off,
+    Ord,
+    Rej,
+    Sco,
+    Slo,
+    Smr,
+    SmrEntry,
+    Thx,
+    Tme,
+    Yes,
+)
+from protocol.orders import Order as POrder
+from protocol.orders import Turn
+from protocol.parse import Role as Sender
+from protocol.parse import parse_message
+from protocol.text import parse_text, render_text
+from protocol.tree import from_tree
+from server.deadline import PhaseClock, TimeRequests, whole_seconds
+from server.endings import Ending, HouseRules, YearTable, elimination_years
+from server.engine import Engine, Outcome, Variant
+from server.requests import answer
+from server.session import Client, Role
+from server.settings import GameSettings
+from server.store import GameRecord, Seat, Store
+from server.turn import TurnState
+
+log = structlog.get_logger("server.game")
+
+INBOX_SIZE = 128
+
+
+# --- events on the inbox --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Join:
+    """An NME the lobby sent to this (forming) game."""
+
+    client: Client
+    message: Message
+
+
+@dataclass(frozen=True)
+class Observe:
+    """An OBS the lobby sent to this game."""
+
+    client: Client
+    message: Message
+
+
+@dataclass(frozen=True)
+class Rejoin:
+    """An IAM whose power and passcode match a seat of this game."""
+
+    client: Client
+    message: Message
+    power: str
+
+
+@dataclass(frozen=True)
+class Request:
+    """Any other message from a client of this game, with its tokens as received."""
+
+    client: Client
+    message: Message
+    tokens: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Announce:
+    """A message for every joined client (ADM from a client outside the game)."""
+
+    message: Message
+
+
+@dataclass(frozen=True)
+class Left:
+    """The client's connection is gone."""
+
+    client: Client
+
+
+Event = Join | Observe | Rejoin | Request | Announce | Left
+
+
+@dataclass(eq=False)
+class GameHandle:
+    """What the lobby knows of a game: its inbox and how full it is.
+
+    ``claimed`` counts NMEs sent to a forming game (the lobby increments it,
+    the game decrements it when a joining client leaves), so the lobby can
+    choose the game that is filling without asking the actor.  ``passcodes``
+    lets the lobby route an IAM to the game it belongs to.
+    """
+
+    id: int
+    seats: int
+    inbox: trio.MemorySendChannel[Event]
+    claimed: int = 0
+    status: str = "forming"
+    passcodes: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def open_seats(self) -> int:
+        return self.seats - self.claimed if self.status == "forming" else 0
+
+
+@dataclass(frozen=True)
+class Phase:
+    """A processed phase as clients may ask for it again (HST, ORD)."""
+
+    turn: str
+    messages: tuple[Message, ...]
+    sco: Sco
+    now: Now
+
+    @property
+    def results(self) -> list[Message]:
+        return [m for m in self.messages if isinstance(m, Ord)]
+
+
+class Game:
+    """One game's state and rules of play; see the module docstring."""
+
+    def __init__(self, handle: GameHandle, inbox: trio.MemoryReceiveChannel[Event],
+                 store: Store, variant: Variant, settings: GameSettings, *,
+                 passcode_taken: Callable[[str, int], bool] = lambda p, c: False,
+                 record: GameRecord | None = None) -> None:
+        self.handle = handle
+        self.inbox = inbox
+        self.store = store
+        self.variant = variant
+        self.settings = settings
+        self.rules = HouseRules.from_settings(settings)
+        self.passcode_taken = passcode_taken
+        self.log = log.bind(game=handle.id)
+        self.engine = variant.start(DEFAULT.with_aoa(settings.aoa))
+        self.clock = PhaseClock(trio.current_time)
+        self.time_requests = TimeRequests()
+        self.turn = TurnState(self.engine.season)
+        self.players: dict[str, Client | None] = {}      # power -> client (None = CD)
+        self.joining: list[Client] = []                   # NME'd, map not yet accepted
+        self.accepted: list[Client] = []                  # NME'd and map accepted
+        self.observers: list[Client] = []                 # OBS'd (joined or not yet)
+        self.seats: dict[str, Seat] = {}
+        self.history: list[Phase] = []
+        self.year_tables: list[YearTable] = []            # ownership after each year-end
+        self.end_messages: tuple[Message, ...] = ()
+        self.suspended = False
+        if record is not None:
+            self._restore(record)
+
+    # --- life cycle --------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self.handle.status == "running"
+
+    async def run(self) -> None:
+        """Serve events until the game is finished or the actor is cancelled."""
+        if self.running:
+            self._start_phase(announce=False)
+        try:
+            while self.handle.status != "finished":
+                with trio.move_on_at(self._wakeup()):
+                    event = await self.inbox.receive()
+                    self._handle(event)
+                self._tick()
+        except trio.EndOfChannel:
+            pass
+        finally:
+            if self.handle.status != "finished":
+                self._shutdown()
+
+    def _wakeup(self) -> float:
+        if not self.running:
+            return math.inf
+        return min(self.clock.deadline, self.time_requests.next_time(self.clock))
+
+    def _tick(self) -> None:
+        """After every event or wakeup: TME requests due, then maybe process."""
+        if not self.running:
+            return
+        for client, seconds in self.time_requests.due(self.clock):
+            assert isinstance(client, Client)
+            client.send(Tme(seconds))
+        while self.running and (self._ready() or (self.clock.expired() and self._attended())):
+            self._process()
+
+    def _shutdown(self) -> None:
+        """Server shutdown: OFF to every client (PROTOCOL.md 4.4); the state is already stored."""
+        if self.handle.status == "forming":
+            self.store.abandon_forming(self.handle.id)
+        for client in self._all_clients():
+            client.send(Off())
+            client.finish("server shutdown")
+        self.log.info("game_closed", status=self.handle.status)
+
+    # --- who is here -----------------------------------------------------------------
+
+    def _all_clients(self) -> list[Client]:
+        players = [c for c in self.players.values() if c is not None]
+        return players + self.joining + self.accepted + self.observers
+
+    def audience(self, include: Client | None = None) -> list[Client]:
+        """Joined clients (everyone who gets the game's broadcasts), plus ``include``."""
+        clients = [c for c in self._all_clients() if c.role.joined]
+        if include is not None and include not in clients:
+            clients.append(include)
+        return clients
+
+    def _broadcast(self, message: Message) -> None:
+        for client in self.audience():
+            client.send(message)
+
+    def _attended(self) -> bool:
+        return any(c is not None for c in self.players.values())
+
+    # --- events ----------------------------------------------------------------------
+
+    def _handle(self, event: Event) -> None:
+        match event:
+            case Join(client, message):
+                self._on_join(client, message)
+            case Observe(client, message):
+                self._on_observe(client, message)
+            case Rejoin(client, message, power):
+                self._on_rejoin(client, message, power)
+            case Left(client):
+                self._on_left(client)
+            case Request(client, message, tokens):
+                if not client.closed:
+                    answer(self, client, message, tokens)
+            case Announce(message):
+                self._broadcast(message)
+
+    def _on_join(self, client: Client, message: Message) -> None:
+        if self.handle.status != "forming" or \
+                len(self.joining) + len(self.accepted) >= len(self.variant.powers):
+            # The lobby sends NMEs only to games with a free seat; a client that
+            # left in between lands here.
+            client.game = None
+            client.send(Rej(message))
+            return
+        client.name = getattr(message, "name", "")
+        client.version = getattr(message, "version", "")
+        client.role = Role.JOINING
+        client.game = self.handle
+        self.joining.append(client)
+        client.send(Yes(message))
+        client.send(Map(self.variant.name))
+        self.log.info("joining", conn=client.id, client_name=client.name,
+                      client_version=client.version)
+
+    def _on_observe(self, client: Client, message: Message) -> None:
+        client.role = Role.WATCHING
+        client.game = self.handle
+        self.observers.append(client)
+        client.send(Yes(message))
+        client.send(Map(self.variant.name))
+        self.log.info("observing", conn=client.id)
+
+    def map_answer(self, client: Client, accepted: bool) -> None:
+        """YES (MAP 'x') / REJ (MAP 'x') from a joining or watching client (PROTOCOL.md 5)."""
+        if not accepted:
+            # PROTOCOL.md 8.1: a REJ (MAP) means the client leaves.
+            self._forget(client)
+            client.send(Off())
+            client.finish("rejected the map")
+            return
+        if client.role is Role.WATCHING:
+            client.role = Role.OBSERVER
+            if self.running:
+                client.send(self.hlo(None))
+                client.send(self.engine.sco_message())
+                client.send(self.engine.now_message())
+                self.send_time(client)
+        elif client.role is Role.JOINING:
+            self.joining.remove(client)
+            self.accepted.append(client)
+            if len(self.accepted) == len(self.variant.powers):
+                self._start_game()
+
+    def _on_rejoin(self, client: Client, message: Message, power: str) -> None:
+        if not self.running or power not in self.players or self.players[power] is not None:
+            client.send(Rej(message))
+            return
+        seat = self.seats[power]
+        self.players[power] = client
+        client.role, client.power, client.game = Role.PLAYER, power, self.handle
+        client.name, client.version = seat.client_name, seat.client_version
+        client.send(Yes(message))
+        # PROTOCOL.md 13.2: NOT (CCD) to everybody, the returning client included.
+        self._broadcast(Not(Ccd(power)))
+        self.log.info("reconnected", conn=client.id, power=power)
+        self._maybe_resume_clock()
+
+    def _on_left(self, client: Client) -> None:
+        power = client.power
+        if client.role is Role.PLAYER and power is not None and self.players.get(power) is client:
+            self.players[power] = None
+            self.time_requests.cancel_all(client)
+            if self.running:
+                if power in self.engine.survivors():
+                    self._broadcast(Ccd(power))
+                self.log.info("civil_disorder", power=power,
+                              reason=client.close_reason or "connection closed")
+                self._maybe_pause_clock()
+            return
+        self._forget(client)
+
+    def _forget(self, client: Client) -> None:
+        """Drop a client that is not a player of a running game (13.1: frees its seat)."""
+        for group in (self.joining, self.accepted):
+            if client in group:
+                group.remove(client)
+                self.handle.claimed -= 1
+                self.log.info("seat_freed", conn=client.id)
+        if client in self.observers:
+            self.observers.remove(client)
+        self.time_requests.cancel_all(client)
+        client.game = None
+
+    # --- start -------------------------------------------------------------------------
+
+    def _start_game(self) -> None:
+        for power, client in assign_powers(self.variant.powers, self.accepted).items():
+            self.seats[power] = Seat(power, self._new_passcode(power), client.name, client.version)
+            client.role, client.power = Role.PLAYER, power
+            self.players[power] = client
+        self.accepted.clear()
+        sco, now = self.engine.sco_message(), self.engine.now_message()
+        self.store.start_game(self.handle.id, list(self.seats.values()), str(self.engine.turn),
+                              self._text(sco), self._text(now))
+        self.handle.status = "running"
+        self.handle.passcodes = {p: s.passcode for p, s in self.seats.items()}
+        self.history = [Phase("", (sco, now), sco, now)]
+        self.year_tables = [(self.engine.turn.year - 1, owners(sco))]
+        self.log.info("game_started", powers={p: s.client_name for p, s in self.seats.items()})
+        for power, player in self.players.items():
+            assert player is not None
+            player.send(self.hlo(power))
+        for observer in self.observers:
+            if observer.role is Role.OBSERVER:
+                observer.send(self.hlo(None))
+        self._broadcast(sco)
+        self._broadcast(now)
+        self._start_phase(announce=True)
+
+    def _new_passcode(self, power: str) -> int:
+        while True:
+            code = secrets.randbelow(8191) + 1
+            if not self.passcode_taken(power, code):
+                return code
+
+    def hlo(self, power: str | None) -> Hlo:
+        """The HLO of a power, or ``HLO (UNO) (0) ...`` for observers (PROTOCOL.md 8.1)."""
+        variant = self.settings.hlo_variant()
+        if power is None:
+            return Hlo("UNO", 0, variant)
+        return Hlo(power, self.seats[power].passcode, variant)
+
+    # --- restore after a restart ---------------------------------------------------------
+
+    def _restore(self, record: GameRecord) -> None:
+        self.seats = {s.power: s for s in record.seats}
+        self.players = {p: None for p in self.seats}
+        self.handle.status = "running"
+        self.handle.passcodes = {p: s.passcode for p, s in self.seats.items()}
+        for stored in self.store.phases(self.handle.id):
+            sco, now = self.parse(stored.sco), self.parse(stored.now)
+            assert isinstance(sco, Sco) and isinstance(now, Now)
+            phase = Phase(stored.turn, tuple(self.parse(m) for m in stored.messages), sco, now)
+            self.history.append(phase)
+            if stored.seq == 0:
+                self.year_tables.append((now.turn.year - 1, owners(sco)))
+            elif any(isinstance(m, Sco) for m in phase.messages):
+                self.year_tables.append((int(stored.turn.split()[1]), owners(sco)))
+        last = self.history[-1]
+        self.engine = self.variant.position(last.sco, last.now, self.engine.rulebook)
+        self.turn = TurnState(self.engine.season)
+        for power, texts in record.pending.items():
+            for text in texts:
+                self.turn.accept(power, self.parse_order(text))
+        self.log.info("game_resumed", turn=str(self.engine.turn),
+                      pending={p: len(o) for p, o in record.pending.items()})
+
+    def parse(self, text: str) -> Message:
+        """A stored server message, back from its text form."""
+        return parse_message(parse_text(text, self.variant.rep), self.variant.rep,
+                             sender=Sender.SERVER)
+
+    def parse_order(self, text: str) -> POrder:
+        """A stored order, read back through the grammar of ``THX (order) (MBV)``."""
+        thx = self.parse(f"THX ( {text} ) ( MBV )")
+        assert isinstance(thx, Thx)
+        return thx.order
+
+    # --- phases ----------------------------------------------------------------------------
+
+    def _start_phase(self, *, announce: bool) -> None:
+        """Start the clock for the current phase and announce the time (PROTOCOL.md 8.4)."""
+        self.time_requests.new_phase()
+        self.clock.start(self.settings.time_limit(self.engine.season), paused=self._must_pause())
+        self.suspended = not self._attended()
+        if self.suspended:
+            self.log.warning("game_suspended", turn=str(self.engine.turn),
+                             reason="no player connected; waiting for IAM")
+        if announce:
+            for client in self.audience():
+                self.send_time(client)
+
+    def send_time(self, client: Client) -> None:
+        """``TME (seconds)``, or ``NOT (TME (seconds))`` while the clock stands (13.1)."""
+        left = self.clock.remaining()
+        if left is None:
+            return
+        tme = Tme(whole_seconds(left))
+        client.send(Not(tme) if self.clock.paused else tme)
+
+    def _must_pause(self) -> bool:
+        """The clock stands while nobody plays, or (DSD) while a power owing orders is away."""
+        if not self._attended():
+            return True
+        if self.settings.dsd:
+            return any(self.players.get(p) is None for p in self.engine.owing())
+        return False
+
+    def _maybe_pause_clock(self) -> None:
+        if self.clock.running and self._must_pause():
+            left = self.clock.pause()
+            self._broadcast(Not(Tme(whole_seconds(left))))
+            self.log.info("clock_paused", seconds=whole_seconds(left))
+        if not self._attended() and not self.suspended:
+            self.suspended = True
+            self.log.warning("game_suspended", turn=str(self.engine.turn),
+                             reason="no player connected; waiting for IAM")
+
+    def _maybe_resume_clock(self) -> None:
+        if self.suspended and self._attended():
+            self.suspended = False
+            self.log.info("game_continues", turn=str(self.engine.turn))
+        if self.clock.paused and not self._must_pause():
+            left = self.clock.resume()
+            self._broadcast(Tme(whole_seconds(left)))
+            self.log.info("clock_resumed", seconds=whole_seconds(left))
+
+    def _ready(self) -> bool:
+        """Every power waited for has a complete set of orders and no NOT (GOF)."""
+        if not self._attended():
+            return False
+        for power in self.engine.owing():
+            if self.players.get(power) is None:
+                if self.clock.has_deadline:
+                    return False
+                continue        # no deadline: powers in civil disorder are not waited for
+            if power in self.turn.waiting or self.engine.missing(power, self.turn.of(power)):
+                return False
+        return True
+
+    def press_closed(self) -> bool:
+        """PTL: no press in the last seconds before a movement deadline (PROTOCOL.md 15)."""
+        left = self.clock.remaining()
+        return (self.settings.ptl is not None and self.engine.season in ("SPR", "FAL")
+                and left is not None and left <= self.settings.ptl)
+
+    def _process(self) -> None:
+        """Adjudicate the phase, store it, then announce it (ARCHITECTURE.md "One turn")."""
+        started = trio.current_time()
+        processed = self.engine.turn
+        orders = {p: self.turn.of(p) for p in self.variant.powers if self.turn.of(p)}
+        outcome: Outcome = self.engine.advance(orders)
+        new = outcome.engine
+        sco, now = new.sco_message(), new.now_message()
+        messages: list[Message] = list(outcome.results)
+        if outcome.year_end:
+            messages.append(sco)
+            self.year_tables.append((processed.year, owners(sco)))
+        ending: Ending | None = None
+        if outcome.solo is not None:
+            messages.append(Slo(outcome.solo))
+            ending = Ending.solo(outcome.solo, (processed.season, processed.year))
+        elif outcome.year_end:
+            ending = self.rules.check(self.year_tables, new.survivors(),
+                                      (processed.season, processed.year))
+        messages.append(now)
+        end_messages: list[Message] = []
+        if ending is not None:
+            if ending.draw:
+                end_messages.append(ending.draw_message())
+            end_messages.append(self._summary(ending, new))
+        self.store.record_phase(
+            self.handle.id, str(processed),
+            {p: [self._order_text(o) for o in held] for p, held in orders.items()},
+            [self._text(m) for m in messages], self._text(sco), self._text(now),
+            str(new.turn), [self._text(m) for m in end_messages],
+        )
+        self.history.append(Phase(str(processed), tuple(messages), sco, now))
+        self.engine = new
+        self.turn = TurnState(new.season)
+        self.log.info("phase_processed", turn=str(processed), next=str(new.turn),
+                      orders=sum(len(v) for v in orders.values()), results=len(outcome.results),
+                      seconds=round(trio.current_time() - started, 4))
+        for message in messages:
+            self._broadcast(message)
+        if ending is not None:
+            self._finish(end_messages, ending)
+        else:
+            self._start_phase(announce=True)
+
+    def _summary(self, ending: Ending, engine: Engine) -> Smr:
+        """SMR (PROTOCOL.md 8.10): name, version, centres and elimination year per power."""
+        counts = engine.centre_counts()
+        gone = elimination_years(self.variant.powers, self.year_tables, counts)
+        entries = []
+        for power in self.variant.powers:
+            seat = self.seats.get(power)
+            entries.append(SmrEntry(power, seat.client_name if seat else " ",
+                                    seat.client_version if seat else " ",
+                                    counts.get(power, 0), gone.get(power)))
+        season, year = ending.turn
+        return Smr(Turn(season, year), tuple(entries))
+
+    def declare_draw(self, powers: frozenset[str]) -> None:
+        """Every survivor voted for the same draw (PROTOCOL.md 8.10)."""
+        turn = self.engine.turn
+        ending = Ending.agreed(powers, self.engine.survivors(), (turn.season, turn.year))
+        messages = [ending.draw_message(), self._summary(ending, self.engine)]
+        self.store.finish_game(self.handle.id, [self._text(m) for m in messages])
+        self._finish(messages, ending)
+
+    def _finish(self, messages: Sequence[Message], ending: Ending) -> None:
+        self.handle.status = "finished"
+        self.end_messages = tuple(messages)
+        self.log.info("game_over", result=ending.kind, powers=sorted(ending.powers),
+                      turn=f"{ending.turn[0]} {ending.turn[1]}")
+        for message in messages:
+            self._broadcast(message)
+        # PROTOCOL.md 19.8: bots stay connected after SMR until they get OFF.
+        for client in self._all_clients():
+            client.send(Off())
+            client.finish("game over")
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    def _text(self, message: Message) -> str:
+        return render_text(message.to_tokens(self.variant.rep), self.variant.rep)
+
+    def _order_text(self, order: POrder) -> str:
+        return render_text(from_tree(order.to_node(), self.variant.rep), self.variant.rep)
+
+    def save_orders(self, power: str) -> None:
+        """Persist the power's accepted orders before they are acknowledged."""
+        self.store.save_orders(self.handle.id, power, str(self.engine.turn),
+                               [self._order_text(o) for o in self.turn.of(power)])
+
+    def last_results(self) -> list[Message]:
+        """ORDs of the last movement phase and the phases after it (bare ORD, 8.2)."""
+        out: list[Message] = []
+        for phase in reversed(self.history[1:]):
+            out[:0] = phase.results
+            if phase.turn.split()[0] in ("SPR", "FAL"):
+                break
+        return out
+
+    def phase_history(self, turn: str) -> list[Message] | None:
+        """HST (turn): the phase's ORDs, then SCO and NOW after it; None if no such phase."""
+        for phase in self.history[1:]:
+            if phase.turn == turn:
+                return [*phase.results, phase.sco, phase.now]
+        return None
+
+
+def owners(sco: Sco) -> dict[str, str]:
+    """Centre -> owner (``UNO`` for neutral) from an SCO message."""
+    return {centre: str(group.owner) for group in sco.ownership for centre in group.centres}
+
+
+def assign_powers(powers: Sequence[str], clients: Iterable[Client]) -> dict[str, Client]:
+    """Give each client a power, at random, honouring ``'FRA:name'`` requests.
+
+    A client name of the form ``'PREFIX:name'`` asks for the power whose
+    mnemonic starts with PREFIX (the MILA convention, PROTOCOL.md 8.1 [X]);
+    requests are served in joining order, the other clients get the rest at
+    random.
+    """
+    free = list(powers)
+    assignment: dict[str, Client] = {}
+    rest: list[Client] = []
+    for client in clients:
+        prefix, colon, _ = client.name.partition(":")
+        wanted = [p for p in free if colon and prefix and p.startswith(prefix.upper())]
+        if wanted:
+            free.remove(wanted[0])
+            assignment[wanted[0]] = client
+        else:
+            rest.append(client)
+    secrets.SystemRandom().shuffle(free)
+    for client, power in zip(rest, free, strict=True):
+        assignment[power] = client
+    return dict(sorted(assignment.items()))

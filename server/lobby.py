@@ -1,0 +1,252 @@
+"""The lobby: which game a client's message goes to, and the games themselves.
+
+Many games run at once.  An NME joins the game that is filling (the oldest
+forming game with a free seat); when that game has all its powers it starts
+and the next NME opens a new game.  An OBS watches the newest game that has
+not finished.  An IAM goes to the game whose seat has that power and
+passcode - the lobby keeps a ``(power, passcode)`` index, and passcodes are
+chosen so that no two unfinished games share a pair.
+
+Clients that have not joined a game (PROTOCOL.md 5: "treated like an
+observer but receives only replies") are answered here: the map, the
+starting position, REJ for what needs a game.
+
+Passcode guessing (PROTOCOL.md 13.2, hardening): a connection gets at most
+``iam_failures_per_connection`` wrong passcodes, then it is closed; an
+address gets at most ``iam_failures_per_address`` within
+``iam_failure_window`` seconds, after which all its IAMs are refused
+unchecked until the window has passed.  With 8191 possible passcodes that
+makes guessing hopeless.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import structlog
+import trio
+
+from protocol.messages import (
+    Adm,
+    HloRequest,
+    Hst,
+    Huh,
+    Iam,
+    MapRequest,
+    MdfRequest,
+    Message,
+    Nme,
+    Not,
+    NowRequest,
+    Obs,
+    Off,
+    Prn,
+    Rej,
+    ScoRequest,
+    SmrRequest,
+    Tme,
+    Yes,
+)
+from protocol.messages import Map as MapMessage
+from server.engine import Variant
+from server.game import (
+    INBOX_SIZE,
+    Announce,
+    Event,
+    Game,
+    GameHandle,
+    Join,
+    Left,
+    Observe,
+    Rejoin,
+    Request,
+)
+from server.session import Client
+from server.settings import GameSettings, ServerSettings
+from server.store import GameRecord, Store
+
+log = structlog.get_logger("server.lobby")
+
+
+class Lobby:
+    """Routes clients to games and runs the game actors in ``nursery``."""
+
+    def __init__(self, settings: ServerSettings, store: Store, variant: Variant,
+                 nursery: trio.Nursery) -> None:
+        self.settings = settings
+        self.store = store
+        self.variant = variant
+        self.nursery = nursery
+        self.games: dict[int, GameHandle] = {}
+        self.clients: set[Client] = set()
+        self._failures: dict[str, deque[float]] = {}
+        self.idle = trio.Event()          # set while no client is connected
+        self.idle.set()
+        self.no_games = trio.Event()      # set while no game actor runs
+        self.no_games.set()
+
+    # --- games ---------------------------------------------------------------------
+
+    def _open_game(self, settings: GameSettings, record: GameRecord | None = None) -> GameHandle:
+        game_id = record.id if record is not None else self.store.create_game(settings)
+        send, receive = trio.open_memory_channel[Event](INBOX_SIZE)
+        handle = GameHandle(game_id, len(self.variant.powers), send)
+        game = Game(handle, receive, self.store, self.variant, settings,
+                    passcode_taken=self._passcode_taken, record=record)
+        self.games[game_id] = handle
+        self.no_games = trio.Event()
+        self.nursery.start_soon(self._run_game, game, name=f"game-{game_id}")
+        if record is None:
+            log.info("game_opened", game=game_id)
+        return handle
+
+    async def _run_game(self, game: Game) -> None:
+        # The task was spawned from a connection task: drop its conn/peer context.
+        structlog.contextvars.clear_contextvars()
+        with structlog.contextvars.bound_contextvars(game=game.handle.id):
+            try:
+                await game.run()
+            finally:
+                self.games.pop(game.handle.id, None)
+                if not self.games:
+                    self.no_games.set()
+
+    def resume(self, records: list[GameRecord]) -> None:
+        """Restart the actors of the games that were running when the server stopped."""
+        for record in records:
+            if record.settings.variant.lower() != self.variant.name.lower():
+                log.warning("game_not_resumed", game=record.id, variant=record.settings.variant,
+                            reason="this server plays another variant")
+                continue
+            self._open_game(record.settings, record)
+
+    def _passcode_taken(self, power: str, code: int) -> bool:
+        return any(h.passcodes.get(power) == code for h in self.games.values())
+
+    def stop_games(self) -> None:
+        """Shutdown: every actor sends OFF to its clients and ends."""
+        for handle in list(self.games.values()):
+            handle.inbox.close()
+
+    # --- clients -------------------------------------------------------------------
+
+    def connected(self, client: Client) -> None:
+        self.clients.add(client)
+        self.idle = trio.Event()
+
+    async def disconnected(self, client: Client) -> None:
+        self.clients.discard(client)
+        if client.game is not None:
+            await self._to_game(client.game, Left(client))
+        if not self.clients:
+            self.idle.set()
+
+    def say_goodbye(self) -> None:
+        """Shutdown: OFF to the clients that joined no game."""
+        for client in list(self.clients):
+            if client.game is None:
+                client.send(Off())
+                client.finish("server shutdown")
+
+    async def _to_game(self, handle: GameHandle, event: Event) -> bool:
+        try:
+            await handle.inbox.send(event)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            return False
+        return True
+
+    async def received(self, client: Client, message: Message, tokens: tuple[int, ...]) -> None:
+        """A parsed message from a client: to its game, or answered here."""
+        if client.game is not None:
+            if await self._to_game(client.game, Request(client, message, tokens)):
+                return
+            client.game = None
+        match message:
+            case Nme():
+                await self._join(client, message)
+            case Obs():
+                await self._observe(client, message)
+            case Iam():
+                await self._rejoin(client, message)
+            case _:
+                self._answer_anonymous(client, message, tokens)
+
+    async def _join(self, client: Client, message: Nme) -> None:
+        forming = [h for h in self.games.values() if h.open_seats > 0]
+        handle = min(forming, key=lambda h: h.id) if forming else self._open_game(self.settings.game)
+        handle.claimed += 1
+        client.game = handle
+        if not await self._to_game(handle, Join(client, message)):
+            client.game = None
+            client.send(Rej(message))
+
+    async def _observe(self, client: Client, message: Obs) -> None:
+        live = [h for h in self.games.values() if h.status != "finished"]
+        handle = max(live, key=lambda h: h.id) if live else self._open_game(self.settings.game)
+        client.game = handle
+        if not await self._to_game(handle, Observe(client, message)):
+            client.game = None
+            client.send(Rej(message))
+
+    async def _rejoin(self, client: Client, message: Iam) -> None:
+        now = trio.current_time()
+        failures = self._failures.setdefault(client.address, deque())
+        window = self.settings.iam_failure_window
+        while failures and failures[0] <= now - window:
+            failures.popleft()
+        if len(failures) >= self.settings.iam_failures_per_address:
+            log.warning("iam_refused", power=message.power, reason="address limit")
+            client.send(Rej(message))
+            return
+        handle = next((h for h in self.games.values()
+                       if h.status == "running" and h.passcodes.get(message.power) == message.passcode),
+                      None)
+        if handle is not None:
+            client.game = handle
+            if await self._to_game(handle, Rejoin(client, message, message.power)):
+                return
+            client.game = None
+        else:
+            failures.append(now)
+            client.iam_failures += 1
+            log.warning("iam_wrong_passcode", power=message.power, failures=client.iam_failures)
+        client.send(Rej(message))
+        if client.iam_failures >= self.settings.iam_failures_per_connection:
+            client.finish("too many wrong passcodes")
+
+    def _answer_anonymous(self, client: Client, message: Message,
+                          tokens: tuple[int, ...]) -> None:
+        """A client outside any game: replies only (PROTOCOL.md 5)."""
+        start = self.variant.start()
+        match message:
+            case MapRequest():
+                client.send(MapMessage(self.variant.name))
+            case MdfRequest():
+                client.send(self.variant.mdf)
+            case NowRequest():
+                client.send(start.now_message())
+            case ScoRequest():
+                client.send(start.sco_message())
+            case Hst(None):
+                client.send(start.sco_message())
+                client.send(start.now_message())
+            case Not(Tme(None)):
+                client.send(Yes(message))
+            case Hst() | HloRequest() | Tme() | Not(Tme()) | SmrRequest():
+                client.send(Rej(message))
+            case Adm():
+                client.send(message)
+                for handle in list(self.games.values()):
+                    self._relay(handle, message)
+            case Yes() | Rej() | Huh() | Prn():
+                pass
+            case _:
+                # Player commands from a client that plays nothing (7.2).
+                client.send(Huh.at(tokens, 0))
+
+    def _relay(self, handle: GameHandle, message: Message) -> None:
+        """ADM from outside the games: every joined client hears it."""
+        try:
+            handle.inbox.send_nowait(Announce(message))
+        except (trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
+            log.info("adm_not_relayed", game=handle.id)

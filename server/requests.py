@@ -1,0 +1,326 @@
+"""Answers to the messages a client of a game sends (PROTOCOL.md 7-16).
+
+`answer` is called by the game actor (`server.game.Game`) for every parsed
+message of a client that joined its game; grammar errors were already
+answered (PRN/HUH) by the connection.  Here the *role* decides (PROTOCOL.md
+7.2): a message the sender's role may not send is answered with HUH and ERR
+before its first token - the reference server's ``HUH ( ERR DRW )`` to an
+observer.  The rest is the catalogue of YES/REJ forms of section 8.13.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import structlog
+
+from protocol.messages import (
+    Adm,
+    Ccd,
+    Drw,
+    Frm,
+    Gof,
+    HloRequest,
+    Hst,
+    Huh,
+    Iam,
+    MapRequest,
+    MdfRequest,
+    Message,
+    Mis,
+    MisRequest,
+    Nme,
+    Not,
+    NowRequest,
+    Obs,
+    OrdRequest,
+    Out,
+    Prn,
+    Rej,
+    ScoRequest,
+    SmrRequest,
+    Snd,
+    Sub,
+    Thx,
+    Tme,
+    Yes,
+)
+from protocol.messages import Map as MapMessage
+from server.session import Client, Role
+
+if TYPE_CHECKING:
+    from server.game import Game
+
+log = structlog.get_logger("server.requests")
+
+#: What only a player may send (PROTOCOL.md 7.2, "player, level 0+" and "10+").
+PLAYER_ONLY = (Sub, MisRequest, Gof, OrdRequest, Drw, Snd)
+
+#: Note of an accepted order (PROTOCOL.md 9.3).
+MBV = "MBV"
+
+
+def answer(game: Game, client: Client, message: Message, tokens: tuple[int, ...]) -> None:
+    """Answer one message from ``client`` (a member of ``game``)."""
+    player = client.role in (Role.PLAYER, Role.JOINING)
+    if isinstance(message, (Huh, Prn)):
+        log.info("client_complained", conn=client.id, kind=message.COMMAND)
+        return
+    if isinstance(message, PLAYER_ONLY) or _player_not(message):
+        if not player:
+            client.send(Huh.at(tokens, 0))
+            return
+    match message:
+        case Yes(MapMessage()) | Rej(MapMessage()):
+            if client.role in (Role.JOINING, Role.WATCHING):
+                game.map_answer(client, isinstance(message, Yes))
+        case Yes() | Rej():
+            pass        # YES/REJ (SVE ...), (LOD ...): the server saves nothing (8.5)
+        case Nme() | Obs() | Iam():
+            # A client that already joined may not take another seat (13.2).
+            client.send(Rej(message))
+        case MapRequest():
+            client.send(MapMessage(game.variant.name))
+        case MdfRequest():
+            client.send(game.variant.mdf)
+        case HloRequest():
+            _hlo(game, client, message)
+        case ScoRequest():
+            client.send(game.engine.sco_message())
+        case NowRequest():
+            client.send(game.engine.now_message())
+        case Hst():
+            _hst(game, client, message)
+        case Sub():
+            _sub(game, client, message)
+        case Not(Sub() as inner):
+            _not_sub(game, client, message, inner)
+        case MisRequest():
+            _mis(game, client, message)
+        case Gof():
+            _gof(game, client, message)
+        case Not(Gof()):
+            _not_gof(game, client, message)
+        case OrdRequest():
+            results = game.last_results() if game.running else []
+            if not results:
+                client.send(Rej(message))
+            for result in results:
+                client.send(result)
+        case Tme() | Not(Tme()):
+            _tme(game, client, message)
+        case Drw():
+            _drw(game, client, message)
+        case Not(Drw() as inner):
+            _not_drw(game, client, message, inner)
+        case Adm():
+            for member in game.audience(include=client):
+                member.send(message)
+        case SmrRequest():
+            if game.end_messages:
+                for end in game.end_messages:
+                    client.send(end)
+            else:
+                client.send(Rej(message))
+        case Snd():
+            _snd(game, client, message)
+        case _:
+            client.send(Huh.at(tokens, 0))
+
+
+def _player_not(message: Message) -> bool:
+    return isinstance(message, Not) and isinstance(message.message, (Sub, Gof, Drw))
+
+
+def _playing(game: Game, client: Client) -> str | None:
+    """The power of a player of a running game, else None."""
+    if game.running and client.role is Role.PLAYER and client.power is not None:
+        return client.power
+    return None
+
+
+def _hlo(game: Game, client: Client, message: Message) -> None:
+    if not game.running and game.handle.status != "finished":
+        client.send(Rej(message))
+    elif client.role is Role.PLAYER:
+        client.send(game.hlo(client.power))
+    else:
+        # Observers get their HLO (UNO) again (Parlance; PROTOCOL.md 8.1 [U]).
+        client.send(game.hlo(None))
+
+
+def _hst(game: Game, client: Client, message: Hst) -> None:
+    if message.turn is None:
+        # Bare HST: semantics undocumented; Parlance sends the starting SCO and NOW.
+        for start in game.history[0][2:]:
+            client.send(start)
+        return
+    found = game.phase_history(str(message.turn))
+    if found is None:
+        client.send(Rej(message))
+        return
+    for item in found:
+        client.send(item)
+
+
+def _sub(game: Game, client: Client, message: Sub) -> None:
+    power = _playing(game, client)
+    current = game.engine.turn
+    if power is None or (message.turn is not None and message.turn != current):
+        # Not started (or over), or a turn other than the current one: the
+        # whole message is rejected (PROTOCOL.md 8.3).
+        client.send(Rej(message))
+        return
+    notes: list[tuple[object, str]] = []
+    for order in message.orders:
+        # AOA (PROTOCOL.md 9.2): every grammatical order is accepted; the
+        # adjudicator shows the note it would have had as its ORD result.
+        note = MBV if game.settings.aoa else game.engine.check(power, order, game.turn.of(power))
+        if note == MBV:
+            game.turn.accept(power, order)
+        notes.append((order, note))
+    game.save_orders(power)          # stored before any THX is sent
+    for order, note in notes:
+        client.send(Thx(order, note))  # type: ignore[arg-type]
+    _send_missing(game, client, power, bare=False)
+
+
+def _send_missing(game: Game, client: Client, power: str, *, bare: bool) -> None:
+    """MIS after a SUB or GOF only when orders are missing; bare MIS only on request."""
+    missing = game.engine.missing(power, game.turn.of(power))
+    if missing is not None:
+        client.send(missing)
+    elif bare:
+        client.send(Mis())
+
+
+def _not_sub(game: Game, client: Client, message: Not, inner: Sub) -> None:
+    power = _playing(game, client)
+    if power is None:
+        client.send(Rej(message))
+        return
+    if not inner.orders:
+        game.turn.clear(power)
+    elif not game.turn.cancel(power, inner.orders[0]):
+        client.send(Rej(message))
+        return
+    game.save_orders(power)
+    client.send(Yes(message))
+
+
+def _mis(game: Game, client: Client, message: MisRequest) -> None:
+    power = _playing(game, client)
+    if power is None:
+        client.send(Rej(message))
+        return
+    _send_missing(game, client, power, bare=True)
+
+
+def _gof(game: Game, client: Client, message: Gof) -> None:
+    power = _playing(game, client)
+    if power is None:
+        client.send(Rej(message))
+        return
+    game.turn.waiting.discard(power)
+    client.send(Yes(message))
+    _send_missing(game, client, power, bare=False)
+
+
+def _not_gof(game: Game, client: Client, message: Not) -> None:
+    power = _playing(game, client)
+    if power is None or power not in game.engine.survivors():
+        client.send(Rej(message))
+        return
+    game.turn.waiting.add(power)
+    client.send(Yes(message))
+
+
+def _tme(game: Game, client: Client, message: Tme | Not) -> None:
+    """TME requests and queries (PROTOCOL.md 15)."""
+    if isinstance(message, Not):
+        inner = message.message
+        assert isinstance(inner, Tme)
+        if inner.seconds is None:
+            game.time_requests.cancel_all(client)
+            client.send(Yes(message))
+        elif game.time_requests.cancel(client, inner.seconds):
+            client.send(Yes(message))
+        else:
+            client.send(Rej(message))
+        return
+    if message.seconds is None:
+        left = game.clock.remaining() if game.running else None
+        if left is None:
+            client.send(Rej(message))
+        else:
+            game.send_time(client)
+        return
+    if message.seconds < 0 or not game.settings.has_deadlines \
+            or message.seconds > game.settings.longest_limit:
+        client.send(Rej(message))
+        return
+    game.time_requests.add(client, message.seconds)
+    client.send(Yes(message))
+
+
+def _drw(game: Game, client: Client, message: Drw) -> None:
+    power = _playing(game, client)
+    survivors = game.engine.survivors()
+    powers = frozenset(message.powers) if message.powers else None
+    if power is None or power not in survivors:
+        client.send(Rej(message))
+        return
+    if powers is not None and (not game.settings.pda or not powers <= survivors or len(powers) < 2):
+        # Partial draws need PDA; eliminated powers may not be named (16.2).
+        client.send(Rej(message))
+        return
+    game.turn.vote_draw(power, powers)
+    client.send(Yes(message))
+    agreed = game.turn.agreed_draw(survivors)
+    if agreed is not None:
+        game.declare_draw(agreed)
+
+
+def _not_drw(game: Game, client: Client, message: Not, inner: Drw) -> None:
+    power = _playing(game, client)
+    if power is None or power not in game.engine.survivors():
+        client.send(Rej(message))
+        return
+    game.turn.withdraw_draw(power, frozenset(inner.powers) if inner.powers else None)
+    client.send(Yes(message))
+
+
+def _snd(game: Game, client: Client, message: Snd) -> None:
+    """Press relay (level >= 10; the parser refuses SND below that), PROTOCOL.md 16.1."""
+    power = _playing(game, client)
+    season = game.engine.turn.season
+    refused = (
+        power is None
+        or power not in game.engine.survivors()
+        or power in message.recipients
+        or (message.turn is not None and message.turn != game.engine.turn)
+        or (game.settings.npr and season in ("SUM", "AUT"))
+        or (game.settings.npb and season == "WIN")
+        or game.press_closed()
+    )
+    if refused:
+        client.send(Rej(message))
+        return
+    assert power is not None
+    survivors = game.engine.survivors()
+    for recipient in message.recipients:
+        if recipient not in survivors:
+            client.send(Out(recipient))
+            return
+        if game.players.get(recipient) is None:
+            client.send(Ccd(recipient))
+            return
+    client.send(Yes(message))
+    delivery = Frm(power, message.recipients, message.press)
+    for recipient in message.recipients:
+        target = game.players.get(recipient)
+        if target is not None:
+            target.send(delivery)
+
+
+__all__ = ["answer", "Iam", "Nme", "Obs"]

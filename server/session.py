@@ -1,0 +1,119 @@
+"""One connected client as the rest of the server sees it.
+
+A `Client` holds the client's role (anonymous, joining, player, observer),
+its power and game, and its bounded outbound queue.  Every message for the
+client goes through `Client.send`, which never blocks: when the queue is
+full the client is disconnected (its power then goes into civil disorder),
+so a client that stops reading can never stall a game.  The connection's
+writer task (`server.connection`) drains the queue, one whole frame per
+``send_all``.
+
+Only the connection task and the task that owns the client's game touch a
+`Client`; trio runs one task at a time, so no locks are needed.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import structlog
+import trio
+
+from protocol.messages import Message
+
+if TYPE_CHECKING:
+    from server.game import GameHandle
+
+log = structlog.get_logger("server.session")
+
+_ids = itertools.count(1)
+
+
+class Role(enum.Enum):
+    """Where a client stands (PROTOCOL.md 5)."""
+
+    ANONYMOUS = "anonymous"          # after IM/RM, before NME/OBS/IAM: replies only
+    JOINING = "joining"              # NME accepted, MAP sent, waiting for YES (MAP)
+    WATCHING = "watching"            # OBS accepted, MAP sent, waiting for YES (MAP)
+    PLAYER = "player"                # plays a power
+    OBSERVER = "observer"            # watches a game
+
+    @property
+    def joined(self) -> bool:
+        """Joined clients receive the game's broadcasts."""
+        return self in (Role.PLAYER, Role.OBSERVER)
+
+
+class Close(enum.Enum):
+    """Queue markers for the writer: stop after everything queued before."""
+
+    WITH_FM = "fm"       # orderly: send FM, then close (PROTOCOL.md 4.4)
+    NO_FM = "no-fm"      # after an EM: close without FM (PROTOCOL.md 4.5)
+
+
+#: What the outbound queue carries: a message, a raw frame (RM, EM), or a close marker.
+Outgoing = Message | bytes | Close
+
+
+@dataclass(eq=False)
+class Client:
+    """A connected client: identity, role, and the bounded queue to its writer."""
+
+    peer: str
+    outbox: trio.MemorySendChannel[Outgoing]
+    id: int = field(default_factory=lambda: next(_ids))
+    role: Role = Role.ANONYMOUS
+    power: str | None = None
+    game: GameHandle | None = None
+    name: str = ""
+    version: str = ""
+    iam_failures: int = 0
+    closed: bool = False
+    close_reason: str = ""
+    cancel_scope: trio.CancelScope | None = None
+
+    @property
+    def address(self) -> str:
+        """The peer's host, without the port (for per-address limits)."""
+        host, _, _port = self.peer.rpartition(":")
+        return host or self.peer
+
+    def send(self, message: Message | bytes) -> bool:
+        """Queue one message; False (and the client is dropped) if the queue is full."""
+        if self.closed:
+            return False
+        try:
+            self.outbox.send_nowait(message)
+        except trio.WouldBlock:
+            log.warning("client_too_slow", conn=self.id, peer=self.peer, power=self.power)
+            self.abort("outbound queue full")
+            return False
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            self.abort("writer gone")
+            return False
+        return True
+
+    def finish(self, reason: str, *, fm: bool = True) -> None:
+        """Close after the queued messages have been written (OFF at game end)."""
+        if self.closed:
+            return
+        self.closed = True
+        self.close_reason = reason
+        try:
+            self.outbox.send_nowait(Close.WITH_FM if fm else Close.NO_FM)
+        except (trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
+            self._cancel()
+
+    def abort(self, reason: str) -> None:
+        """Drop the connection now, without flushing."""
+        if not self.closed:
+            self.closed = True
+            self.close_reason = reason
+        self._cancel()
+
+    def _cancel(self) -> None:
+        if self.cancel_scope is not None:
+            self.cancel_scope.cancel()

@@ -1,0 +1,102 @@
+"""What the players said during the current phase: orders, GOF, draw votes.
+
+`TurnState` is reset at the start of every phase.  Orders replace each
+other per unit in movement and retreat phases (PROTOCOL.md 8.3: "later
+orders for the same unit replace earlier ones"); adjustment orders
+accumulate (each build, removal or waive is its own order).  Draw votes
+lapse when the phase is processed (PROTOCOL.md 8.10) and GOF is assumed
+again at the start of every phase (PROTOCOL.md 8.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from protocol.tree import Node
+
+#: Seasons whose orders are one per unit (movement, retreat).
+PER_UNIT_SEASONS = frozenset({"SPR", "SUM", "FAL", "AUT"})
+
+
+def unit_of(order: Node) -> Node | None:
+    """The unit an order is for: ``(power type place)`` - None for a waive."""
+    if isinstance(order, tuple) and order and isinstance(order[0], tuple):
+        return order[0]
+    return None
+
+
+@dataclass
+class TurnState:
+    """Orders, readiness and draw votes of the phase being played."""
+
+    season: str
+    orders: dict[str, list[Node]] = field(default_factory=dict)
+    waiting: set[str] = field(default_factory=set)          # sent NOT (GOF)
+    draw_all: set[str] = field(default_factory=set)         # bare DRW votes
+    draw_sets: dict[str, set[frozenset[str]]] = field(default_factory=dict)  # DRW (powers)
+
+    def of(self, power: str) -> list[Node]:
+        """The power's accepted orders (a copy)."""
+        return list(self.orders.get(power, ()))
+
+    def accept(self, power: str, order: Node) -> None:
+        """Store an accepted order, replacing the unit's earlier one where that applies."""
+        held = self.orders.setdefault(power, [])
+        unit = unit_of(order)
+        if self.season in PER_UNIT_SEASONS and unit is not None:
+            held[:] = [o for o in held if unit_of(o) != unit]
+        held.append(order)
+
+    def cancel(self, power: str, order: Node) -> bool:
+        """Remove one accepted order equal to ``order``; False if there is none."""
+        held = self.orders.get(power, [])
+        if order in held:
+            held.remove(order)
+            return True
+        return False
+
+    def clear(self, power: str) -> None:
+        """Forget all of the power's orders (NOT (SUB))."""
+        self.orders.pop(power, None)
+
+    def load(self, orders: Mapping[str, Iterable[Node]]) -> None:
+        """Restore accepted orders (after a restart)."""
+        for power, held in orders.items():
+            self.orders[power] = list(held)
+
+    # --- draws ---------------------------------------------------------------
+
+    def vote_draw(self, power: str, powers: frozenset[str] | None = None) -> None:
+        """A bare DRW (``powers`` None) or a partial draw set (PDA)."""
+        if powers is None:
+            self.draw_all.add(power)
+        else:
+            self.draw_sets.setdefault(power, set()).add(powers)
+
+    def withdraw_draw(self, power: str, powers: frozenset[str] | None = None) -> None:
+        """NOT (DRW) cancels the bare vote only; NOT (DRW (powers)) one set."""
+        if powers is None:
+            self.draw_all.discard(power)
+        else:
+            self.draw_sets.get(power, set()).discard(powers)
+
+    def agreed_draw(self, survivors: frozenset[str]) -> frozenset[str] | None:
+        """The draw every survivor has voted for, if any (PROTOCOL.md 8.10, 16.2).
+
+        A bare DRW counts as the set of all survivors.  Returns the drawing
+        powers, or None while the votes do not agree.
+        """
+        if not survivors:
+            return None
+        acceptable: set[frozenset[str]] | None = None
+        for power in survivors:
+            sets = set(self.draw_sets.get(power, ()))
+            if power in self.draw_all:
+                sets.add(survivors)
+            acceptable = sets if acceptable is None else acceptable & sets
+            if not acceptable:
+                return None
+        assert acceptable
+        # Several common sets: the largest (then the first in order) is declared.
+        return sorted(acceptable, key=lambda s: (-len(s), sorted(s)))[0]
