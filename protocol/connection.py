@@ -41,7 +41,7 @@ caller's (it owns the clock): when it expires, send
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from protocol.errors import BracketError, GrammarError, ProtocolError
 from protocol.frames import (
@@ -175,7 +175,7 @@ class MessageRejected:
     """A DM that did not parse; send ``reply`` (PRN or HUH) unless it is None."""
 
     tokens: tuple[int, ...]
-    error: BracketError | GrammarError
+    error: BracketError | GrammarError = field(compare=False)
     reply: Message | None
 
 

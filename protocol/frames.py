@@ -196,10 +196,9 @@ def parse_body(frame_type: FrameType, body: bytes) -> Frame:
         return ErrorMessage(EmBody.parse(body).code)
     if frame_type is FrameType.FM:
         return FinalMessage()
-    try:
-        entries = RmBody.parse(body)
-    except cs.ConstructError:
-        raise FrameError(ErrorCode.INVALID_TOKEN, "RM entry not terminated by 0x00") from None
+    entries = RmBody.parse(body)  # GreedyRange stops at the first bad entry
+    if len(entries) * 6 != len(body):
+        raise FrameError(ErrorCode.INVALID_TOKEN, "RM entry not terminated by 0x00")
     out = []
     for e in entries:
         if not _MNEMONIC.fullmatch(e.name):

@@ -298,6 +298,14 @@ class Representation:
             raise RepresentationError(f"count says {count} entries, file has {len(entries)}")
         return cls.from_entries(entries)
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Representation):
+            return NotImplemented
+        return self is other or (self.entries == other.entries and self.names == other.names)
+
+    def __hash__(self) -> int:
+        return hash(self.entries)
+
     def __repr__(self) -> str:
         kind = "standard" if self.is_standard else "variant"
         return f"<Representation {kind}: {len(self.powers())} powers, {len(self.provinces())} provinces>"
