@@ -15,6 +15,7 @@ coast (DATC 4.B.2 a), an irrelevant coast is dropped (4.B.6 b).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from adjudicator.values import (
     ADJUSTMENT,
@@ -116,12 +117,31 @@ def check_order(
         if prov not in ids:
             return NSP, order
     if kind == MOVEMENT:
-        if state.unit_at(unit.location.province) != unit:
-            return NSU, order
+        actual = state.unit_at(unit.location.province)
+        if actual is not unit and actual != unit:
+            if actual is None or not _same_but_coast(actual, unit):
+                return NSU, order
+            order = replace(order, unit=actual)
         return _check_movement(m, state, order)
     if kind == RETREAT:
-        return _check_retreat(state, order)
+        d = state.dislodged_at(unit.location.province)
+        if d is not None and d.unit != unit and _same_but_coast(d.unit, unit):
+            order = replace(order, unit=d.unit)
+        return _check_retreat(m, state, order)
+    if isinstance(order, Remove):
+        actual = state.unit_at(unit.location.province)
+        if actual is not None and actual != unit and _same_but_coast(actual, unit):
+            order = Remove(actual)
     return _check_adjustment(m, state, power, order, accepted)
+
+
+def _same_but_coast(actual: Unit, named: Unit) -> bool:
+    """The order names the unit with a wrong coast: ignored (DATC 4.B.5 b)."""
+    return (
+        actual.power == named.power
+        and actual.kind == named.kind
+        and actual.location.province == named.location.province
+    )
 
 
 def _provinces_named(order: Order) -> Iterable[str]:
@@ -330,7 +350,7 @@ def _convoy_through(m: Map, state: GameState, src: int, dst: int, sea: int) -> b
 # -- retreat phase -----------------------------------------------------------------
 
 
-def _check_retreat(state: GameState, order: Order) -> tuple[str, Order]:
+def _check_retreat(m: Map, state: GameState, order: Order) -> tuple[str, Order]:
     unit = order.unit  # type: ignore[union-attr]
     prov = unit.location.province
     d = state.dislodged_at(prov)
@@ -344,6 +364,8 @@ def _check_retreat(state: GameState, order: Order) -> tuple[str, Order]:
     dest = order.dest
     if dest in d.retreats:
         return MBV, order
+    if m.ids[dest.province] not in reach(m, unit):
+        return FAR, order  # not even adjacent (conventions: FAR before NVR)
     same = [loc for loc in d.retreats if loc.province == dest.province]
     if unit.kind == AMY and same:  # an army's coast is irrelevant (4.B.6 b)
         return MBV, Retreat(unit, same[0])
