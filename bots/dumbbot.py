@@ -164,7 +164,8 @@ class _Movement:
                 break
             if province in self.claimed:
                 mover = self.claimed[province]
-                if self.dest.get(mover, mover.node)[0] == province and self._contested(province):
+                moving = self.dest.get(mover, mover.node) != mover.node
+                if moving and self._contested(province):
                     # Our best place is already being attacked by our own unit:
                     # help it there instead of wandering off (support where moves meet).
                     self.helps[unit] = mover

@@ -173,13 +173,13 @@ def play_game(
     while True:
         if on_phase is not None:
             on_phase(state)
-        orders: list[Order] = []
+        orders: dict[str, list[Order]] = {}
         for power in game_map.powers:
             if power in players and owes_orders(state, power):
                 view = view_of(game_map, state, power)
                 rng = phase_rng(seed, power, state.phase.season, state.phase.year)
                 trees = [_tree(o) for o in players[power].orders(view, rng)]
-                orders.extend(submit(game_map, state, power, trees, rejections))
+                orders[power] = submit(game_map, state, power, trees, rejections)
         result = advance(game_map, state, orders)
         phases += 1
         state = result.state

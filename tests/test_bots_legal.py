@@ -1,0 +1,100 @@
+"""RandBot's and DumbBot's orders are legal: every THX note the adjudicator gives is MBV.
+
+Two sources of positions:
+
+* generated ones: random units of random powers on random provinces (with
+  coasts), random centre owners, every season; in retreat phases some units
+  are dislodged with a random MRT list - thousands of odd positions no game
+  would reach;
+* played ones: every phase of in-process games of RandBots and DumbBots
+  (`bots.local`, which validates each order exactly as the server does).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from adjudicator.values import Dislodged, GameState, Location, Phase, Unit
+from bots.dumbbot import DumbBot
+from bots.local import owes_orders, play_game, submit, view_of
+from bots.randbot import RandBot
+from bots.strategy import Strategy
+from maps import Map, standard_map
+
+MAP = standard_map()
+SEASONS = ("SPR", "SUM", "FAL", "AUT", "WIN")
+
+
+def random_unit(m: Map, power: str, province: str, rng: random.Random) -> Unit:
+    prov = m.province(province)
+    options: list[Location] = []
+    if prov.is_land:
+        options.append(Location(province))
+    options.extend(Location(*m.location_name(loc)) for loc in m.fleet_locs[prov.id])
+    loc = rng.choice(options)
+    fleet = not prov.is_land or (loc.coast is not None) or (
+        prov.kind.value == "coastal" and rng.random() < 0.5)
+    return Unit(power, "FLT" if fleet else "AMY", loc)
+
+
+def random_state(m: Map, rng: random.Random) -> GameState:
+    season = rng.choice(SEASONS)
+    provinces = [p.mnemonic for p in m.provinces]
+    rng.shuffle(provinces)
+    count = rng.randint(4, 34)
+    units = [random_unit(m, rng.choice(m.powers), p, rng) for p in provinces[:count]]
+    owners = {m.provinces[c].mnemonic: rng.choice((*m.powers, None))
+              for c in m.supply_centres}
+    ownership = {c: p for c, p in owners.items() if p is not None}
+    dislodged = []
+    if season in ("SUM", "AUT"):
+        for unit in units[: rng.randint(1, 4)]:
+            victim = random_unit(m, rng.choice([p for p in m.powers if p != unit.power]),
+                                 unit.province, rng)
+            occupied = {u.province for u in units}
+            geo_kind = victim.kind
+            if geo_kind == "AMY":
+                near = [m.provinces[q].mnemonic for q in m.army_adj[m.ids[victim.province]]]
+                places = [Location(p) for p in near]
+            else:
+                here = m.location(victim.province, victim.location.coast)
+                places = [Location(*m.location_name(q)) for q in m.fleet_adj[here]]
+            places = [p for p in places if p.province not in occupied]
+            rng.shuffle(places)
+            dislodged.append(Dislodged(victim, tuple(places[: rng.randint(0, len(places))])))
+    return GameState(Phase(season, rng.randint(1901, 1920)), tuple(units), ownership,
+                     tuple(dislodged))
+
+
+@pytest.mark.parametrize("strategy", [RandBot(), DumbBot()], ids=lambda s: s.name)
+def test_orders_are_legal_on_generated_positions(strategy: Strategy) -> None:
+    rng = random.Random(f"positions/{strategy.name}")
+    checked = 0
+    for _ in range(1000):
+        state = random_state(MAP, rng)
+        for power in MAP.powers:
+            if not owes_orders(state, power):
+                continue
+            view = view_of(MAP, state, power)
+            trees = strategy.orders(view, random.Random(rng.random()))
+            rejected: list = []
+            accepted = submit(MAP, state, power, trees, rejected)
+            assert rejected == [], (state, power, rejected)
+            checked += len(accepted)
+    assert checked > 10_000, checked
+
+
+@pytest.mark.parametrize("lineup", ["randbot", "dumbbot", "mixed"])
+def test_orders_are_legal_in_played_games(lineup: str) -> None:
+    phases = 0
+    for seed in range(6):
+        players: dict[str, Strategy] = {}
+        for i, power in enumerate(MAP.powers):
+            kind = lineup if lineup != "mixed" else ("dumbbot" if i % 2 else "randbot")
+            players[power] = RandBot() if kind == "randbot" else DumbBot()
+        game = play_game(MAP, players, seed=seed, max_year=1912)
+        assert game.rejections == []
+        phases += game.phases
+    assert phases > 150
