@@ -7,7 +7,7 @@ with the questions the actor asks - the THX note of an order, the MIS of a
 power, who owes orders - and `Engine.advance`, which calls the adjudicator
 and returns the next position with the ORD messages.  Everything crossing
 this module is a `protocol` message or order; the adjudicator's values stay
-inside (via `server.convert`).
+inside (converted by `protocol.convert`, the project's one seam).
 """
 
 from __future__ import annotations
@@ -18,16 +18,17 @@ from functools import cache, cached_property
 
 import maps
 from adjudicator import advance as adjudicate
+from adjudicator import values as adj
 from adjudicator.rulebook import DEFAULT, Rulebook
 from adjudicator.validate import validate
 from adjudicator.values import GameState, initial_state
 from maps.loader import DATA_DIR
+from protocol import convert
 from protocol import orders as po
 from protocol.messages import Mdf, Mis, Now, Ord, Sco
 from protocol.parse import Role, parse_message
 from protocol.text import parse_text
 from protocol.tokens import STANDARD, Representation
-from server import convert
 
 
 class VariantError(ValueError):
@@ -126,7 +127,7 @@ class Engine:
 
     @cached_property
     def _owing(self) -> frozenset[str]:
-        return convert.owing(self.state, self.variant.powers)
+        return owing(self.state, self.variant.powers)
 
     def owing(self) -> frozenset[str]:
         """Powers that must order in this phase."""
@@ -134,7 +135,7 @@ class Engine:
 
     @cached_property
     def _survivors(self) -> frozenset[str]:
-        return convert.survivors(self.state)
+        return survivors(self.state)
 
     def survivors(self) -> frozenset[str]:
         """Powers still in the game (a centre or a unit)."""
@@ -159,6 +160,21 @@ class Engine:
         """Adjudicate the phase; missing orders get the civil-disorder defaults."""
         given = {p: [convert.order_to_adj(o) for o in held] for p, held in orders.items()}
         result = adjudicate(self.variant.map, self.state, given, self.rulebook)
-        ords = tuple(convert.result_to_ord(result.phase, r) for r in result.results)
-        return Outcome(ords, result.ownership_updated, result.winner,
+        return Outcome(convert.ord_messages(result), result.ownership_updated, result.winner,
                        Engine(self.variant, result.state, self.rulebook))
+
+
+def owing(state: GameState, powers: Sequence[str]) -> frozenset[str]:
+    """The powers that must order in this phase (PROTOCOL.md 8.3)."""
+    kind = state.phase.kind
+    if kind == adj.MOVEMENT:
+        return frozenset(u.power for u in state.units)
+    if kind == adj.RETREAT:
+        return frozenset(d.unit.power for d in state.dislodged)
+    return frozenset(p for p in powers if state.adjustment(p) != 0)
+
+
+def survivors(state: GameState) -> frozenset[str]:
+    """Powers still in the game: a centre or a unit (seed 004, convention 2(b))."""
+    return (frozenset(state.ownership.values()) | frozenset(u.power for u in state.units)
+            | frozenset(d.unit.power for d in state.dislodged))

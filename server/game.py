@@ -44,6 +44,7 @@ import structlog
 import trio
 
 from adjudicator.rulebook import DEFAULT
+from protocol.convert import order_from_node
 from protocol.messages import (
     Ccd,
     Hlo,
@@ -58,7 +59,6 @@ from protocol.messages import (
     Slo,
     Smr,
     SmrEntry,
-    Thx,
     Tme,
     Yes,
 )
@@ -66,7 +66,7 @@ from protocol.orders import Order as POrder
 from protocol.orders import Turn
 from protocol.parse import Role as Sender
 from protocol.parse import parse_message
-from protocol.text import parse_text, render_text
+from protocol.text import parse_text, render_text, tree_from_text
 from protocol.tree import from_tree
 from server.deadline import PhaseClock, TimeRequests, whole_seconds
 from server.endings import Ending, HouseRules, YearTable, elimination_years
@@ -444,10 +444,8 @@ class Game:
                              sender=Sender.SERVER)
 
     def parse_order(self, text: str) -> POrder:
-        """A stored order, read back through the grammar of ``THX (order) (MBV)``."""
-        thx = self.parse(f"THX ( {text} ) ( MBV )")
-        assert isinstance(thx, Thx)
-        return thx.order
+        """A stored order (the text of its node, as `_order_text` wrote it)."""
+        return order_from_node(tree_from_text(text, self.variant.rep), self.variant.rep)
 
     # --- phases ----------------------------------------------------------------------------
 
