@@ -1,0 +1,135 @@
+"""`daide adjudicate`: adjudicate positions given as DAIDE text, block by block.
+
+    daide adjudicate [--variant standard] [--rules datc-2.4] [FILE]
+
+Input (FILE or stdin): blocks separated by an empty line.  A block holds one
+``SCO ...`` line (ownership), one ``NOW ...`` line (phase and units; MRT
+lists in a retreat phase) and any number of ``SUB ...`` lines with orders of
+any powers - each order is submitted by the power named in it (its unit's
+owner, or the power of ``power WVE``); ``AS <power> SUB ...`` submits for an
+explicit power, as in case files.
+
+Output, per block and in input order, exactly what a server sends
+(PROTOCOL.md 8.3, 8.4): a ``THX`` line for every order whose note is not
+MBV, every ``ORD``, then ``SCO``, ``NOW`` (the next phase in which somebody
+must act) and ``SLO`` if the game ended in a solo; then an empty line.  A
+malformed block gives one line ``ERROR block <n> (line <l>): <reason>``
+(followed by the empty line), the run goes on, and the exit status is 1.
+
+Blocks are read and written one at a time (flushed per block), so any
+number of them stream through one process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable
+from contextlib import nullcontext
+from typing import TextIO
+
+from daide.blocks import Block, read_blocks
+from daide.cli import CommandError
+from daide.datc_cases import SourceLine
+from daide.phase_runner import (
+    RULE_PRESETS,
+    InputError,
+    Orders,
+    Setting,
+    Submission,
+    read_orders,
+    read_position,
+    rulebook,
+    run_phase,
+    setting,
+)
+
+NAME = "adjudicate"
+HELP = "adjudicate positions and orders given as DAIDE text (SCO, NOW, SUB blocks)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--variant", default="standard",
+                        help="map / variant name (default: standard)")
+    parser.add_argument("--rules", default="datc-2.4", choices=RULE_PRESETS,
+                        help="rule preset (default: datc-2.4)")
+    parser.add_argument("file", nargs="?", default="-", metavar="FILE",
+                        help="input file (default: standard input)")
+
+
+class _BlockError(Exception):
+    def __init__(self, line: int, reason: str) -> None:
+        super().__init__(reason)
+        self.line = line
+        self.reason = reason
+
+
+def adjudicate_block(game: Setting, block: Block) -> list[str]:
+    """The output lines of one well-formed block; :class:`_BlockError` otherwise."""
+    sco: SourceLine | None = None
+    now: SourceLine | None = None
+    subs: list[tuple[SourceLine, Submission]] = []
+    for line in block.lines:
+        word, _, rest = line.text.partition(" ")
+        if word in ("SCO", "NOW"):
+            if (sco if word == "SCO" else now) is not None:
+                raise _BlockError(line.number, f"a second {word} line")
+            if word == "SCO":
+                sco = line
+            else:
+                now = line
+        elif word == "SUB":
+            subs.append((line, Submission(line.text)))
+        elif word == "AS":
+            power, _, sub = rest.strip().partition(" ")
+            if not power or not sub.strip().startswith("SUB"):
+                raise _BlockError(line.number, "AS needs a power and a SUB: AS GER SUB ( ... )")
+            subs.append((line, Submission(sub.strip(), power.upper())))
+        else:
+            raise _BlockError(line.number, f"expected SCO, NOW or SUB, got {word}")
+    first = block.lines[0].number
+    if sco is None or now is None:
+        raise _BlockError(first, f"the block has no {'SCO' if sco is None else 'NOW'} line")
+    try:
+        state = read_position(game, sco.text, now.text)
+    except InputError as exc:
+        raise _BlockError(now.number if str(exc).startswith("NOW") else sco.number,
+                          str(exc)) from None
+    orders: list[Orders] = []
+    for line, sub in subs:
+        try:
+            orders.append(read_orders(game, state, sub))
+        except InputError as exc:
+            raise _BlockError(line.number, str(exc)) from None
+    return list(run_phase(game, state, orders).lines(game.rep))
+
+
+def adjudicate_stream(game: Setting, lines: Iterable[str], out: TextIO) -> int:
+    """Process every block of ``lines``, writing to ``out``; the exit status."""
+    status = 0
+    for block in read_blocks(lines):
+        try:
+            result = adjudicate_block(game, block)
+        except _BlockError as exc:
+            result = [f"ERROR block {block.number} (line {exc.line}): {exc.reason}"]
+            status = 1
+        except Exception as exc:  # an engine fault: report it with the block, go on
+            result = [f"ERROR block {block.number} (line {block.lines[0].number}): "
+                      f"internal error: {type(exc).__name__}: {exc}"]
+            status = 1
+        out.write("\n".join(result) + "\n\n")
+        out.flush()
+    return status
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        game = setting(args.variant, rulebook(args.rules))
+    except InputError as exc:
+        raise CommandError(str(exc)) from None
+    try:
+        source = nullcontext(sys.stdin) if args.file == "-" else open(args.file, encoding="utf-8")
+    except OSError as exc:
+        raise CommandError(f"cannot read {args.file}: {exc.strerror}") from None
+    with source as stream:
+        return adjudicate_stream(game, stream, sys.stdout)

@@ -1,0 +1,289 @@
+"""Adjudicate one phase given as DAIDE text: the core of ``daide adjudicate``
+and ``daide datc``.
+
+Input is what a server holds and receives: an ``SCO`` and a ``NOW`` (the
+position), and ``SUB`` messages (the orders, each with its submitter).
+Output is what a server sends back (PROTOCOL.md 8.3, 8.4): a ``THX`` for
+every order whose note is not ``MBV``, every ``ORD``, then ``SCO``, ``NOW``
+and ``SLO`` when the game ended in a solo.  All conversion goes through
+:mod:`protocol.convert`; the rules are :func:`adjudicator.validate` (the THX
+note, checked order by order as a server does) and
+:func:`adjudicator.advance` (the phase).
+
+Bad input raises :class:`InputError` with a one-line reason; nothing here
+prints or exits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from adjudicator import GameState, Order, PhaseResult, Rulebook, advance, validate
+from adjudicator.values import MOVEMENT, RETREAT, Waive, order_power
+from maps import Map, MapError, ProvinceKind, load_map
+from protocol import convert
+from protocol.errors import ProtocolError
+from protocol.mapdef import CentreGroup
+from protocol.messages import Message, Now, Ord, Sco, Slo, Sub, Thx
+from protocol.orders import Order as DaideOrder
+from protocol.parse import Role, parse_message
+from protocol.text import parse_text, render_text
+from protocol.tokens import STANDARD, Representation
+from protocol.tokens import ProvinceKind as TokenProvinceKind
+from protocol.tree import Tree, from_tree
+
+MBV = "MBV"
+RULE_PRESETS = ("datc-2.4", "datc-3.0")
+
+
+class InputError(ValueError):
+    """The input (a position, an order message, a rule or variant name) is unusable."""
+
+
+# --- the game context: map, token representation, rules -------------------------
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What a phase is played under: the variant's map and tokens, and the rules."""
+
+    map: Map
+    rep: Representation
+    rules: Rulebook
+
+    @property
+    def centres(self) -> tuple[str, ...]:
+        return tuple(self.map.provinces[c].mnemonic for c in self.map.supply_centres)
+
+
+_KIND = {
+    ProvinceKind.INLAND: TokenProvinceKind.INLAND,
+    ProvinceKind.SEA: TokenProvinceKind.SEA,
+    ProvinceKind.COASTAL: TokenProvinceKind.COASTAL,
+    ProvinceKind.BICOASTAL: TokenProvinceKind.BICOASTAL,
+}
+
+
+def representation_of(m: Map) -> Representation:
+    """The token representation of a map (thin adapter: the standard map uses
+    :data:`protocol.tokens.STANDARD`, others the variant numbering scheme)."""
+    if m.name == "standard":
+        return STANDARD
+    provinces = [(p.mnemonic, _KIND[p.kind], p.supply_centre) for p in m.provinces]
+    return Representation.for_variant(m.powers, provinces)
+
+
+@cache
+def _load(variant: str) -> tuple[Map, Representation]:
+    try:
+        m = load_map(variant)
+    except (OSError, MapError, ProtocolError) as exc:
+        raise InputError(f"unknown or unreadable variant {variant!r}: {exc}") from None
+    return m, representation_of(m)
+
+
+def rulebook(preset: str, overrides: Sequence[tuple[str, str]] = ()) -> Rulebook:
+    """A preset (``datc-2.4``, ``datc-3.0``) with ``issue=choice`` overrides."""
+    try:
+        rules = Rulebook.preset(preset)
+        for issue, choice in overrides:
+            rules = rules.with_choice(issue, choice)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    return rules
+
+
+def setting(variant: str = "standard", rules: Rulebook | None = None) -> Setting:
+    """The setting for a variant name (``maps/data/<variant>``) and rulebook."""
+    m, rep = _load(variant)
+    return Setting(m, rep, rules if rules is not None else rulebook("datc-2.4"))
+
+
+# --- reading messages -----------------------------------------------------------------
+
+
+def read_message(text: str, rep: Representation, sender: Role) -> Message:
+    """One message in text form, checked against the grammar of ``sender``."""
+    try:
+        return parse_message(parse_text(text, rep), rep, sender=sender)
+    except ProtocolError as exc:
+        raise InputError(f"{_head(text)}: {exc}") from None
+
+
+def _head(text: str) -> str:
+    return text.split(maxsplit=1)[0] if text.strip() else "(empty)"
+
+
+def read_position(s: Setting, sco_text: str | None, now_text: str) -> GameState:
+    """The position of an ``SCO`` (None: the map's starting ownership) and a ``NOW``."""
+    now = read_message(now_text, s.rep, Role.SERVER)
+    if not isinstance(now, Now):
+        raise InputError(f"expected a NOW message with units, got {_head(now_text)}")
+    if sco_text is None:
+        sco = Sco(tuple(
+            CentreGroup(owner, tuple(sorted(c for c, o in s.map.start_ownership.items() if o == owner)))
+            for owner in sorted(set(s.map.start_ownership.values()))
+        ))
+    else:
+        message = read_message(sco_text, s.rep, Role.SERVER)
+        if not isinstance(message, Sco):
+            raise InputError(f"expected an SCO message with centres, got {_head(sco_text)}")
+        sco = message
+    _check_sco(s, sco)
+    try:
+        state = convert.state_from_messages(sco, now)
+    except ValueError as exc:
+        raise InputError(f"NOW: {exc}") from None
+    check_position(s.map, state)
+    return state
+
+
+def _check_sco(s: Setting, sco: Sco) -> None:
+    seen: set[str] = set()
+    centres = set(s.centres)
+    for group in sco.ownership:
+        owner = group.owner
+        if not isinstance(owner, str) or (owner != "UNO" and owner not in s.map.powers):
+            raise InputError(f"SCO: {owner} is not a power of the map")
+        for centre in group.centres:
+            if centre not in centres:
+                raise InputError(f"SCO: {centre} is not a supply centre")
+            if centre in seen:
+                raise InputError(f"SCO: {centre} is listed twice")
+            seen.add(centre)
+
+
+def check_position(m: Map, state: GameState) -> None:
+    """InputError unless every unit is a unit of the map's powers standing
+    where its type may stand, at most one (not dislodged) unit per province,
+    and dislodged units only in a retreat phase."""
+    if state.dislodged and state.phase.kind != RETREAT:
+        raise InputError(f"NOW: MRT lists in {state.phase}, which is not a retreat phase")
+    where: dict[str, str] = {}
+    for unit, dislodged in [(u, False) for u in state.units] + [
+        (d.unit, True) for d in state.dislodged
+    ]:
+        if unit.power not in m.powers:
+            raise InputError(f"NOW: {unit.power} is not a power of the map")
+        loc = unit.location
+        if loc.province not in m.ids:
+            raise InputError(f"NOW: {loc.province} is not a province of the map")
+        pid = m.ids[loc.province]
+        province = m.provinces[pid]
+        if unit.is_army:
+            ok = province.is_land and loc.coast is None
+        else:
+            ok = m.loc_ids.get((pid, loc.coast)) in m.fleet_locs[pid]
+        if not ok:
+            what = "an army" if unit.is_army else "a fleet"
+            raise InputError(f"NOW: {unit} - {what} cannot stand at {loc}")
+        key = ("dislodged " if dislodged else "") + loc.province
+        if key in where:
+            raise InputError(f"NOW: two units in {key}")
+        where[key] = unit.power
+
+
+# --- one phase ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A ``SUB`` message in text form and its submitter (None: each order's
+    own power, i.e. the unit's owner or the waiving power)."""
+
+    text: str
+    submitter: str | None = None
+
+
+@dataclass(frozen=True)
+class PhaseOutput:
+    """The messages a server sends for one processed phase, and the new state."""
+
+    thx: tuple[Thx, ...]
+    ords: tuple[Ord, ...]
+    sco: Sco
+    now: Now
+    slo: Slo | None
+    result: PhaseResult
+
+    @property
+    def state(self) -> GameState:
+        return self.result.state
+
+    def messages(self) -> tuple[Message, ...]:
+        """THX..., ORD..., SCO, NOW, then SLO if the game ended in a solo."""
+        tail: tuple[Message, ...] = (self.sco, self.now)
+        if self.slo is not None:
+            tail += (self.slo,)
+        return (*self.thx, *self.ords, *tail)
+
+    def trees(self) -> tuple[Tree, ...]:
+        return tuple(m.to_tree() for m in self.messages())
+
+    def lines(self, rep: Representation = STANDARD) -> tuple[str, ...]:
+        """The messages in DAIDE text form."""
+        return tuple(render_text(from_tree(t, rep), rep) for t in self.trees())
+
+
+def read_orders(s: Setting, state: GameState, sub: Submission) -> Orders:
+    """The orders of a SUB with their submitter (a ``SUB (turn) ...`` must
+    name the current turn)."""
+    message = read_message(sub.text, s.rep, Role.CLIENT)
+    if not isinstance(message, Sub) or not message.orders:
+        raise InputError(f"expected SUB with at least one order, got {_head(sub.text)}")
+    if message.turn is not None and convert.phase_of(message.turn) != state.phase:
+        raise InputError(f"SUB for {message.turn}, but the position is in {state.phase}")
+    return Orders(message.orders, sub.submitter)
+
+
+@dataclass(frozen=True)
+class Orders:
+    """The orders of one SUB, as submitted, and their submitter (None: each
+    order's own power)."""
+
+    orders: tuple[DaideOrder, ...]
+    submitter: str | None = None
+
+
+def run_phase(s: Setting, state: GameState, submissions: Sequence[Orders]) -> PhaseOutput:
+    """Check every order (THX), adjudicate the phase, render the results.
+
+    Orders are checked one by one in the order given, each against the
+    orders its submitter already had accepted (the adjustment-phase counts
+    and sites, PROTOCOL.md 9.3); in the movement and retreat phases a later
+    accepted order for a unit replaces the earlier one (8.3).  Only accepted
+    orders reach :func:`adjudicator.advance`; units left without one get the
+    adjudicator's defaults (docs/adjudication-conventions.md).
+    """
+    accepted: dict[str, list[Order]] = {}
+    thx: list[Thx] = []
+    replaces = state.phase.kind in (MOVEMENT, RETREAT)
+    for sub in submissions:
+        for submitted in sub.orders:
+            order = convert.order_to_adj(submitted)
+            power = sub.submitter or order_power(order)
+            mine = accepted.setdefault(power, [])
+            note = validate(s.map, state, power, order, mine)
+            if note != MBV:
+                thx.append(convert.thx_message(submitted, note))
+                continue
+            if replaces and not isinstance(order, Waive):
+                mine[:] = [o for o in mine if isinstance(o, Waive) or o.unit != order.unit]
+            mine.append(order)
+    result = advance(s.map, state, accepted, s.rules)
+    new = result.state
+    return PhaseOutput(
+        thx=tuple(thx),
+        ords=convert.ord_messages(result),
+        sco=convert.sco_message(new, s.map.powers, s.centres),
+        now=convert.now_message(new),
+        slo=convert.slo_message(result.winner) if result.winner is not None else None,
+        result=result,
+    )
+
+
+def sco_of(s: Setting, state: GameState) -> Sco:
+    """The SCO message of a position under setting ``s``."""
+    return convert.sco_message(state, s.map.powers, s.centres)
