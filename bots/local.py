@@ -20,71 +20,26 @@ from adjudicator.validate import MBV, validate
 from adjudicator.values import (
     ADJUSTMENT,
     MOVEMENT,
-    Build,
-    Convoy,
-    ConvoyMove,
-    Disband,
     GameState,
-    Hold,
     Location,
-    Move,
     Order,
-    Remove,
-    Retreat,
-    SupportHold,
-    SupportMove,
     Unit,
-    Waive,
     initial_state,
 )
 from bots.board import BoardUnit, BoardView
 from bots.geography import geography_of
 from bots.strategy import Strategy, phase_rng
 from maps import Map
-
-
-def _location(node: Any) -> Location:
-    if isinstance(node, tuple):
-        return Location(str(node[0]), str(node[1]))
-    return Location(str(node))
-
-
-def _unit(tree: Any) -> Unit:
-    return Unit(str(tree[0]), str(tree[1]), _location(tree[2]))
+from protocol.convert import order_from_node, order_to_adj
 
 
 def order_from_tree(tree: tuple[Any, ...]) -> Order:
-    """A DAIDE order tree as an adjudicator order (PROTOCOL.md 9.1).
+    """A DAIDE order tree as an adjudicator order, through the protocol seam.
 
-    Thin adapter: the protocol package has typed orders but no conversion
-    to adjudicator values that bots could call.
+    The grammar is checked on the way (`protocol.convert.order_from_node`
+    raises GrammarError), as the server's SUB parsing would.
     """
-    if len(tree) == 2 and tree[1] == "WVE":
-        return Waive(str(tree[0]))
-    unit = _unit(tree[0])
-    verb = tree[1]
-    if verb == "HLD":
-        return Hold(unit)
-    if verb == "MTO":
-        return Move(unit, _location(tree[2]))
-    if verb == "SUP":
-        if len(tree) == 3:
-            return SupportHold(unit, _unit(tree[2]))
-        return SupportMove(unit, _unit(tree[2]), str(tree[4]))
-    if verb == "CVY":
-        return Convoy(unit, _unit(tree[2]), str(tree[4]))
-    if verb == "CTO":
-        via = tuple(str(p) for p in tree[4]) if len(tree) > 4 else ()
-        return ConvoyMove(unit, str(tree[2]), via)
-    if verb == "RTO":
-        return Retreat(unit, _location(tree[2]))
-    if verb == "DSB":
-        return Disband(unit)
-    if verb == "BLD":
-        return Build(unit)
-    if verb == "REM":
-        return Remove(unit)
-    raise ValueError(f"not an order: {tree!r}")
+    return order_to_adj(order_from_node(tree))
 
 
 def _board_unit(unit: Unit, retreats: Sequence[Location] | None = None) -> BoardUnit:
