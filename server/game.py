@@ -336,6 +336,7 @@ class Game:
 
     def _on_rejoin(self, client: Client, message: Message, power: str) -> None:
         if not self.running or power not in self.players or self.players[power] is not None:
+            client.game = None      # still anonymous
             client.send(Rej(message))
             return
         seat = self.seats[power]
