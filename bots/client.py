@@ -12,7 +12,7 @@
    tracked by a `GameTracker`;
 4. on every ``NOW`` in which the power owes orders, the strategy is asked
    (with a generator seeded from the bot's seed and the phase) and the orders
-   are sent as ``SUB (turn) (order) ...`` followed by ``GOF``; every ``THX``
+   are sent as ``SUB (turn) (order) ...`` (``GOF`` only if asked); every ``THX``
    note other than MBV, every ``MIS``, ``REJ``, ``HUH`` and ``PRN`` is a
    *problem*: logged with structlog and kept in `BotClient.problems`;
 5. press is answered the no-press way (`bots.press`);
@@ -95,6 +95,11 @@ class ClientSettings:
     """Join with OBS instead of NME (no strategy)."""
     draw_from_year: int | None = None
     """Vote for a draw (DRW) in every phase from this year on."""
+    gof: bool = False
+    """Send GOF after each SUB.  Not needed - GOF is assumed at the start of
+    every turn (PROTOCOL.md 8.3) - and racy: when this SUB completes the last
+    set of orders, the phase is processed before the GOF arrives, which then
+    meets the next phase and is answered with a MIS for it."""
     reconnect_attempts: int = 40
     reconnect_delay: float = 0.05
     """First wait before reconnecting; doubles per attempt up to 2 s."""
@@ -193,16 +198,20 @@ class BotClient:
             connect = open_transport
         return await connect(self.settings.host, self.settings.port)
 
+    async def _send(self, link: _Link, message: Tree) -> None:
+        self.log.debug("sent", message=self._text(message))
+        await link.transport.send(message)
+
     async def _join(self, link: _Link) -> None:
         s = self.settings
         if self.tracker.started and not s.observer:
             assert self.tracker.power is not None and self.tracker.passcode is not None
             link.rejoining = True
-            await link.transport.send(("IAM", (self.tracker.power,), (self.tracker.passcode,)))
+            await self._send(link, ("IAM", (self.tracker.power,), (self.tracker.passcode,)))
         elif s.observer:
-            await link.transport.send(("OBS",))
+            await self._send(link, ("OBS",))
         else:
-            await link.transport.send(("NME", (Text(s.name),), (Text(s.version),)))
+            await self._send(link, ("NME", (Text(s.name),), (Text(s.version),)))
 
     async def _reconnect(self, old: _Link, why: str) -> _Link:
         with trio.CancelScope(shield=True):
@@ -225,11 +234,14 @@ class BotClient:
     # -- messages -----------------------------------------------------------------
 
     async def _handle(self, link: _Link, message: Tree) -> None:
+        self.log.debug("received", message=self._text(message))
         if self.on_message is not None:
             self.on_message(message)
         head = message[0]
         self.tracker.on_message(message)
-        send = link.transport.send
+        async def send(message: Tree) -> None:
+            await self._send(link, message)
+
         if head == "MAP" and len(message) > 1:
             name = str(message[1][0])
             if self.tracker.geography is not None and name == self._map_name:
@@ -281,8 +293,8 @@ class BotClient:
             self.log.info("rejoined", power=self.tracker.power)
             self._mark_joined()
             # PROTOCOL.md 13.2: nothing is repeated after IAM; ask for the state.
-            await link.transport.send(("SCO",))
-            await link.transport.send(("NOW",))
+            await self._send(link, ("SCO",))
+            await self._send(link, ("NOW",))
 
     async def _on_rej(self, link: _Link, message: Tree) -> None:
         inner = message[1]
@@ -308,7 +320,9 @@ class BotClient:
             self.log.exception("strategy failed, holding", turn=str(turn))
             self._problem("strategy", f"{type(exc).__name__}: {exc}")
             orders = HoldBot().orders(view, rng)
-        send = link.transport.send
+        async def send(message: Tree) -> None:
+            await self._send(link, message)
+
         if self.settings.draw_from_year is not None and view.year >= self.settings.draw_from_year:
             await send(("DRW",))
         if self._submitted == turn:
@@ -316,7 +330,8 @@ class BotClient:
         self._submitted = turn
         if orders:
             await send(("SUB", turn.tree(), *(_node(order) for order in orders)))
-        await send(("GOF",))
+        if self.settings.gof:
+            await send(("GOF",))
 
     # -- helpers --------------------------------------------------------------------
 

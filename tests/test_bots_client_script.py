@@ -90,7 +90,8 @@ async def test_client_joins_plays_and_reports_problems() -> None:
                 "SLO ( FRA )",
                 "SMR ( SPR 1901 ) ( ENG ( 'HoldBot' ) ( '1.0' ) 3 )"],
     })
-    client = BotClient(HoldBot(), ClientSettings(name="HoldBot"), connect=server.connect)
+    client = BotClient(HoldBot(), ClientSettings(name="HoldBot", gof=True),
+                       connect=server.connect)
     async with trio.open_nursery() as nursery:
         joined = await nursery.start(client.run)
         assert joined is client and client.joined
@@ -116,7 +117,6 @@ async def test_client_rejoins_with_iam_after_losing_the_connection() -> None:
         "YES ( MAP": START,
         "IAM": ["YES ( IAM ( ENG ) ( 1234 ) )", "NOT ( CCD ( ENG ) )"],
         "NOW": [START[2]],
-        "GOF": [],
     })
     client = BotClient(HoldBot(), ClientSettings(name="HoldBot", reconnect_delay=0.001),
                        connect=server.connect)
@@ -128,18 +128,16 @@ async def test_client_rejoins_with_iam_after_losing_the_connection() -> None:
             client.sever_connection()
         if message[0] == "NOW" and server.connections == 2 and not sent_smr:
             sent_smr = True
-            server.script["GOF"] = ["DRW", "SMR ( SPR 1901 ) ( ENG ( 'HoldBot' ) ( '1.0' ) 3 )"]
+            server.script["SUB"] = ["DRW", "SMR ( SPR 1901 ) ( ENG ( 'HoldBot' ) ( '1.0' ) 3 )"]
 
     client.on_message = on_message
     with trio.fail_after(5):
         await client.run()
     assert server.connections == 2 and client.reconnections == 1
     first, second = server.sent
-    assert first[-2:] == [
-        "SUB ( SPR 1901 ) ( ( ENG FLT EDI ) HLD ) ( ( ENG FLT LON ) HLD ) ( ( ENG AMY LVP ) HLD )",
-        "GOF"]
+    assert first[-1] == (
+        "SUB ( SPR 1901 ) ( ( ENG FLT EDI ) HLD ) ( ( ENG FLT LON ) HLD ) ( ( ENG AMY LVP ) HLD )")
     assert second == [
         "IAM ( ENG ) ( 1234 )", "SCO", "NOW", "NOT ( SUB )",
-        "SUB ( SPR 1901 ) ( ( ENG FLT EDI ) HLD ) ( ( ENG FLT LON ) HLD ) ( ( ENG AMY LVP ) HLD )",
-        "GOF"]
+        "SUB ( SPR 1901 ) ( ( ENG FLT EDI ) HLD ) ( ( ENG FLT LON ) HLD ) ( ( ENG AMY LVP ) HLD )"]
     assert client.tracker.end is not None and client.tracker.end.winner is None
