@@ -103,6 +103,8 @@ def check_order(
     kind = _PHASE_OF.get(type(order))
     if kind is None or kind != state.phase.kind:
         return NRS, order
+    if kind == MOVEMENT:
+        return _check_movement(m, state, power, order)
     if isinstance(order, Waive):
         if order.power != power:
             return NYU, order
@@ -116,13 +118,6 @@ def check_order(
     for prov in _provinces_named(order):
         if prov not in ids:
             return NSP, order
-    if kind == MOVEMENT:
-        actual = state.unit_at(unit.location.province)
-        if actual is not unit and actual != unit:
-            if actual is None or not _same_but_coast(actual, unit):
-                return NSU, order
-            order = replace(order, unit=actual)
-        return _check_movement(m, state, order)
     if kind == RETREAT:
         d = state.dislodged_at(unit.location.province)
         if d is not None and d.unit != unit and _same_but_coast(d.unit, unit):
@@ -164,37 +159,60 @@ def _provinces_named(order: Order) -> Iterable[str]:
 # -- movement phase ----------------------------------------------------------------
 
 
-def _location_id(m: Map, unit: Unit) -> int:
-    loc = unit.location
-    return m.loc_ids[(m.ids[loc.province], loc.coast)]
-
-
 def reach(m: Map, unit: Unit) -> frozenset[int]:
     """Provinces the unit can move to without convoy (any coast for fleets)."""
+    loc = unit.location
+    p = m.ids[loc.province]
     if unit.kind == AMY:
-        return m.army_adj[m.ids[unit.location.province]]
-    return m.fleet_reach[_location_id(m, unit)]
+        return m.army_adj[p]
+    if loc.coast is None:
+        return m.fleet_reach[p]
+    return m.fleet_reach[m.loc_ids[(p, loc.coast)]]
 
 
-def _check_movement(m: Map, state: GameState, order: Order) -> tuple[str, Order]:
-    if isinstance(order, Hold):
-        return MBV, order
-    if isinstance(order, Move):
-        return _check_move(m, order)
-    unit = order.unit  # type: ignore[union-attr]
+def _check_movement(m: Map, state: GameState, power: str, order: Order) -> tuple[str, Order]:
+    """Movement-phase orders: the hot path of every turn, kept flat."""
+    if isinstance(order, Waive):
+        return NRS, order
+    unit = order.unit
+    if unit.power != power:
+        return NYU, order
     ids = m.ids
-    src = ids[unit.location.province]
-    if isinstance(order, SupportHold):
-        sup = order.supported
-        if state.unit_at(sup.location.province) != sup:
+    # NSP: every province named must exist (checked before NSU)
+    if unit.location.province not in ids:
+        return NSP, order
+    if type(order) is Move:
+        if order.dest.province not in ids:
+            return NSP, order
+    elif type(order) is SupportHold:
+        if order.supported.location.province not in ids:
+            return NSP, order
+    elif type(order) is not Hold:
+        for prov in _provinces_named(order):
+            if prov not in ids:
+                return NSP, order
+    actual = state.unit_at(unit.location.province)
+    if actual is not unit and actual != unit:
+        if actual is None or not _same_but_coast(actual, unit):
             return NSU, order
-        target = ids[sup.location.province]
-        if target == src or target not in reach(m, unit):
+        order = replace(order, unit=actual)
+        unit = actual
+    if type(order) is Hold:
+        return MBV, order
+    if type(order) is Move:
+        return _check_move(m, order)
+    src = ids[unit.location.province]
+    if type(order) is SupportHold:
+        sup = order.supported
+        if sup is not (target := state.unit_at(sup.location.province)) and target != sup:
+            return NSU, order
+        tp = ids[sup.location.province]
+        if tp == src or tp not in reach(m, unit):
             return FAR, order
         return MBV, order
-    if isinstance(order, SupportMove):
+    if type(order) is SupportMove:
         sup = order.supported
-        if state.unit_at(sup.location.province) != sup:
+        if sup is not (target := state.unit_at(sup.location.province)) and target != sup:
             return NSU, order
         dst = ids[order.dest]
         tsrc = ids[sup.location.province]
@@ -207,10 +225,10 @@ def _check_movement(m: Map, state: GameState, order: Order) -> tuple[str, Order]
         if sup.kind == AMY and convoy_possible(m, state, tsrc, dst, exclude=src):
             return MBV, order
         return FAR, order
-    if isinstance(order, Convoy):
+    if type(order) is Convoy:
         if unit.kind != FLT:
             return NSF, order
-        if not m.provinces[src].is_sea:
+        if src not in m.seas:
             return NAS, order
         army = order.army
         if army.kind != AMY:
@@ -222,23 +240,25 @@ def _check_movement(m: Map, state: GameState, order: Order) -> tuple[str, Order]
         if dst == asrc or not _convoy_through(m, state, asrc, dst, src):
             return FAR, order
         return MBV, order
-    if isinstance(order, ConvoyMove):
+    if type(order) is ConvoyMove:
         if unit.kind != AMY:
             return NSA, order
         dst = ids[order.dest]
         if dst == src:
             return FAR, order
-        chain = [ids[p] for p in order.via]
-        for p in order.via:
+        via = order.via
+        for p in via:
             u = state.unit_at(p)
             if u is None or u.kind != FLT:
                 return NSF, order
-        if not chain:
+        if not via:
             return FAR, order
         prev = src
         reach_of = m.fleet_reach
-        for sea in chain:
-            if not m.provinces[sea].is_sea or prev not in reach_of[sea]:
+        seas = m.seas
+        for p in via:
+            sea = ids[p]
+            if sea not in seas or prev not in reach_of[sea]:
                 return FAR, order
             prev = sea
         if dst not in reach_of[prev]:
@@ -260,7 +280,8 @@ def _check_move(m: Map, order: Move) -> tuple[str, Order]:
         if order.dest.coast is not None:  # armies have no coasts (4.B.6 b: ignored)
             return MBV, Move(unit, Location(order.dest.province))
         return MBV, order
-    loc = m.loc_ids[(src, unit.location.coast)]
+    coast = unit.location.coast
+    loc = src if coast is None else m.loc_ids[(src, coast)]
     if dst not in m.fleet_reach[loc]:
         return FAR, order
     prov = m.provinces[dst]
@@ -282,10 +303,8 @@ def _check_move(m: Map, order: Move) -> tuple[str, Order]:
 
 def _occupied_seas(m: Map, state: GameState) -> set[int]:
     ids = m.ids
-    provinces = m.provinces
-    return {
-        p for u in state.units if u.kind == FLT and provinces[p := ids[u.location.province]].is_sea
-    }
+    seas = m.seas
+    return {p for u in state.units if u.kind == FLT and (p := ids[u.location.province]) in seas}
 
 
 def _sea_component(m: Map, seas: set[int], start: int) -> set[int]:
@@ -301,9 +320,30 @@ def _sea_component(m: Map, seas: set[int], start: int) -> set[int]:
     return comp
 
 
-def _touches(m: Map, seas: Iterable[int], province: int) -> bool:
+def _shores(m: Map, comp: Iterable[int]) -> frozenset[int]:
+    """The land provinces touching a group of seas."""
+    seas = m.seas
     reach_of = m.fleet_reach
-    return any(province in reach_of[s] for s in seas)
+    return frozenset(q for s in comp for q in reach_of[s] if q not in seas)
+
+
+def _fleet_groups(m: Map, state: GameState) -> dict[int, frozenset[int]]:
+    """Sea holding a fleet -> shores of its group of connected fleet-held seas
+    (cached on the state: computed once per phase)."""
+    memo = state.memo
+    got = memo.get(("fleet-groups", m))
+    if got is not None:
+        return got  # type: ignore[return-value]
+    seas = _occupied_seas(m, state)
+    groups: dict[int, frozenset[int]] = {}
+    for s in sorted(seas):
+        if s not in groups:
+            comp = _sea_component(m, seas, s)
+            shores = _shores(m, comp)
+            for x in comp:
+                groups[x] = shores
+    memo[("fleet-groups", m)] = groups
+    return groups
 
 
 def convoy_possible(
@@ -312,39 +352,38 @@ def convoy_possible(
     """Could an army at ``src`` be convoyed to ``dst`` by the fleets now at sea?
 
     ``exclude`` is a sea province whose fleet may not take part.  Both ends
-    must be coastal; the route uses seas holding a fleet of any power.
+    must be land provinces with a coast; the route uses seas holding a fleet
+    of any power.
     """
-    provinces = m.provinces
-    if not m.fleet_locs[src] or not m.fleet_locs[dst] or provinces[dst].is_sea:
+    if src == dst or not m.fleet_locs[src] or not m.fleet_locs[dst]:
         return False
-    if provinces[src].is_sea or src == dst:
+    seas_all = m.seas
+    if src in seas_all or dst in seas_all:
         return False
-    seas = _occupied_seas(m, state)
-    seas.discard(exclude if exclude is not None else -1)
+    groups = _fleet_groups(m, state)
+    if exclude is None or exclude not in groups:
+        return any(src in shores and dst in shores for shores in groups.values())
+    seas = set(groups)
+    seas.discard(exclude)
     reach_of = m.fleet_reach
-    starts = [s for s in seas if src in reach_of[s]]
     seen: set[int] = set()
-    for s in starts:
-        if s in seen:
+    for s in sorted(seas):
+        if s in seen or src not in reach_of[s]:
             continue
         comp = _sea_component(m, seas, s)
         seen |= comp
-        if _touches(m, comp, dst):
+        if dst in _shores(m, comp):
             return True
     return False
 
 
 def _convoy_through(m: Map, state: GameState, src: int, dst: int, sea: int) -> bool:
-    """Is there a possible route from ``src`` to ``dst`` that uses ``sea``?"""
-    provinces = m.provinces
-    if not m.fleet_locs[src] or not m.fleet_locs[dst] or provinces[dst].is_sea:
+    """Is there a possible route from ``src`` to ``dst`` that uses ``sea``
+    (which holds the convoying fleet)?"""
+    if m.provinces[src].is_sea or m.provinces[dst].is_sea:
         return False
-    if provinces[src].is_sea:
-        return False
-    seas = _occupied_seas(m, state)
-    seas.add(sea)
-    comp = _sea_component(m, seas, sea)
-    return _touches(m, comp, src) and _touches(m, comp, dst)
+    shores = _fleet_groups(m, state).get(sea)
+    return shores is not None and src in shores and dst in shores
 
 
 # -- retreat phase -----------------------------------------------------------------

@@ -278,6 +278,11 @@ class GameState:
     _index: dict[str, Unit] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
     )
+    #: derived facts cached by the rules code (e.g. fleets at sea); never part
+    #: of the value
+    memo: dict[object, object] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
 
     def __post_init__(self) -> None:
         if not isinstance(self.ownership, MappingProxyType):

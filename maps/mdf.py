@@ -236,6 +236,7 @@ def map_from_mdf(
         fleet_adj=tuple(fleet_adj),
         fleet_reach=fleet_reach,
         fleet_locs=tuple(fleet_locs),
+        seas=frozenset(p.id for p in provinces if p.kind is ProvinceKind.SEA),
         supply_centres=tuple(sorted(ids[c] for c in centres)),
         home_centres=MappingProxyType(home_centres),
         neutral_centres=neutral,

@@ -98,6 +98,8 @@ class Map:
     fleet_reach: tuple[frozenset[int], ...]
     #: province id -> locations a fleet may occupy there ((), (p,), or its coasts)
     fleet_locs: tuple[tuple[int, ...], ...]
+    #: province ids of the sea provinces
+    seas: frozenset[int]
     #: province ids of all supply centres, ascending
     supply_centres: tuple[int, ...]
     #: power -> its home centre province ids, ascending
