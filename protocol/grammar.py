@@ -56,10 +56,11 @@ class Parser:
     no level restrictions).
     """
 
-    __slots__ = ("cats", "level", "far", "reason")
+    __slots__ = ("cats", "get_category", "level", "far", "reason")
 
     def __init__(self, rep: Representation, level: int | None = None) -> None:
         self.cats: Mapping[str, int] = rep.categories
+        self.get_category = rep.categories.get
         self.level = level
         self.far: Loc = (-1,)
         self.reason = "no match"
@@ -171,10 +172,10 @@ class Parser:
 
         Fewer than ``minimum`` items: ERR before the closing bracket (rule 2).
         """
-        items = tuple(item(seq, i, loc) for i in range(start, len(seq)))
+        items = [item(seq, i, loc) for i in range(start, len(seq))]
         if len(items) < minimum:
             self.fail(loc + (len(seq),), "missing items")
-        return items
+        return tuple(items)
 
     def first(self, *alternatives: Callable[[], T]) -> T:
         """The first alternative that matches; else fail (furthest failure kept)."""

@@ -257,17 +257,42 @@ def parse_turn(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Turn:
     return Turn(season, year)
 
 
+# Values are immutable, so the parser shares one instance per distinct value
+# (their number is bounded by the map); this halves the cost of a big MDF.
+_LOCATIONS: dict[tuple[str, str | None], Location] = {}
+_UNITS: dict[tuple[str, str, str, str | None], Unit] = {}
+
+
+def location(province: str, coast: str | None = None) -> Location:
+    """The shared :class:`Location` for this province and coast."""
+    key = (province, coast)
+    found = _LOCATIONS.get(key)
+    if found is None:
+        found = _LOCATIONS[key] = Location(province, coast)
+    return found
+
+
+def _unit(power: str, unit_type: str, province: str, coast: str | None = None) -> Unit:
+    key = (power, unit_type, province, coast)
+    found = _UNITS.get(key)
+    if found is None:
+        found = _UNITS[key] = Unit(power, unit_type, province, coast)
+    return found
+
+
 def parse_location(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Location:
     """Element ``i``: ``province`` or ``( province coast )``."""
-    if i < len(seq) and type(seq[i]) is tuple:
-        g = seq[i]
-        assert isinstance(g, tuple)
-        here = loc + (i,)
-        province = p.province(g, 0, here)
-        coast = p.coast(g, 1, here)
-        p.end(g, 2, here)
-        return Location(province, coast)
-    return Location(p.province(seq, i, loc))
+    if i < len(seq):
+        node = seq[i]
+        if type(node) is tuple:
+            here = loc + (i,)
+            province = p.province(node, 0, here)
+            coast = p.coast(node, 1, here)
+            p.end(node, 2, here)
+            return location(province, coast)
+        if type(node) is str and p.cats.get(node, 0) >> 3 == 0x0A:  # 0x50-0x57
+            return location(node)
+    return location(p.province(seq, i, loc))
 
 
 def _unit_fields(p: Parser, seq: tuple[Node, ...], loc: Loc) -> Unit:
@@ -276,8 +301,8 @@ def _unit_fields(p: Parser, seq: tuple[Node, ...], loc: Loc) -> Unit:
     unit_type = p.unit_type(seq, 1, loc)
     if unit_type == "FLT":
         where = parse_location(p, seq, 2, loc)
-        return Unit(power, unit_type, where.province, where.coast)
-    return Unit(power, unit_type, p.province(seq, 2, loc))
+        return _unit(power, unit_type, where.province, where.coast)
+    return _unit(power, unit_type, p.province(seq, 2, loc))
 
 
 def parse_unit(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Unit:

@@ -311,9 +311,22 @@ class Representation:
         return f"<Representation {kind}: {len(self.powers())} powers, {len(self.provinces())} provinces>"
 
     @cached_property
+    def decode_table(self) -> dict[int, str]:
+        """Private plain-dict copy of ``names`` for the decoder's hot loop (do not mutate)."""
+        return dict(self.names)
+
+    @cached_property
+    def encode_table(self) -> dict[str, int]:
+        """Private plain-dict copy of ``values`` for the encoder's hot loop (do not mutate)."""
+        return dict(self.values)
+
+    @cached_property
     def categories(self) -> Mapping[str, int]:
-        """Mnemonic -> category byte (0x41 power, 0x50-0x57 province, ...)."""
-        return MappingProxyType({m: v >> 8 for v, m in self.names.items()})
+        """Mnemonic -> category byte (0x41 power, 0x50-0x57 province, ...).
+
+        A plain dict for speed (the grammar looks up every mnemonic); read only.
+        """
+        return {m: v >> 8 for v, m in self.names.items()}
 
     @property
     def is_standard(self) -> bool:

@@ -76,46 +76,67 @@ def to_tree(tokens: tuple[int, ...], rep: Representation = STANDARD) -> Tree:
     ``rep``.  Bracket errors win over unknown tokens, as the balance check
     comes first in PROTOCOL.md 16.6.
     """
-    names = rep.names
+    get = rep.decode_table.get
     stack: list[list[Node]] = []
     cur: list[Node] = []
-    unknown = -1
-    n = len(tokens)
-    i = 0
-    while i < n:
-        t = tokens[i]
-        if 0 <= t < 0x4000:
-            cur.append(t - 0x4000 if t & 0x2000 else t)
-        elif t == BRA:
-            stack.append(cur)
-            cur = []
-        elif t == KET:
-            if not stack:
-                raise BracketError(tokens, i, "closing bracket without an opening one")
-            group = tuple(cur)
-            cur = stack.pop()
-            cur.append(group)
+    append = cur.append
+    run: list[int] = []  # pending text tokens
+    unknown = False
+    for t in tokens:
+        name = get(t)
+        if name is not None:  # the common case: a named token
+            if run:
+                append(Text(tokens_to_text(run)))
+                run = []
+            append(name)
         elif t >> 8 == 0x4B:
-            j = i + 1
-            while j < n and tokens[j] >> 8 == 0x4B:
-                j += 1
-            cur.append(Text(tokens_to_text(tokens[i:j])))
-            i = j
-            continue
+            run.append(t)
         else:
-            name = names.get(t)
-            if name is None:
-                if unknown < 0:
-                    unknown = i
-                cur.append("")
+            if run:
+                append(Text(tokens_to_text(run)))
+                run = []
+            if t == BRA:
+                stack.append(cur)
+                cur = []
+                append = cur.append
+            elif t == KET:
+                if not stack:
+                    raise BracketError(
+                        tokens, _stray_ket(tokens), "closing bracket without an opening one"
+                    )
+                group = tuple(cur)
+                cur = stack.pop()
+                append = cur.append
+                append(group)
+            elif 0 <= t < 0x4000:
+                append(t - 0x4000 if t & 0x2000 else t)
             else:
-                cur.append(name)
-        i += 1
+                unknown = True
+                append("")
+    if run:
+        append(Text(tokens_to_text(run)))
     if stack:
-        raise BracketError(tokens, n, f"{len(stack)} bracket(s) left open")
-    if unknown >= 0:
-        raise UnknownTokenError(tokens, unknown)
+        raise BracketError(tokens, len(tokens), f"{len(stack)} bracket(s) left open")
+    if unknown:
+        raise UnknownTokenError(tokens, _first_unknown(tokens, rep))
     return tuple(cur)
+
+
+def _stray_ket(tokens: tuple[int, ...]) -> int:
+    depth = 0
+    for i, t in enumerate(tokens):
+        depth += (t == BRA) - (t == KET)
+        if depth < 0:
+            return i
+    raise AssertionError("no stray closing bracket")
+
+
+def _first_unknown(tokens: tuple[int, ...], rep: Representation) -> int:
+    names = rep.names
+    for i, t in enumerate(tokens):
+        if t not in names and t not in (BRA, KET) and not 0 <= t < 0x4000 and t >> 8 != 0x4B:
+            return i
+    raise AssertionError("no unknown token")
 
 
 def from_tree(tree: Tree, rep: Representation = STANDARD) -> tuple[int, ...]:
@@ -125,30 +146,45 @@ def from_tree(tree: Tree, rep: Representation = STANDARD) -> tuple[int, ...]:
     integer out of range or a node of another type.
     """
     out: list[int] = []
-    _emit(tree, rep.values, out)
+    _emit(tree, rep.encode_table, out)
     return tuple(out)
 
 
 def _emit(nodes: tuple[Node, ...], values: Mapping[str, int], out: list[int]) -> None:
     append = out.append
     for node in nodes:
-        if isinstance(node, tuple):
-            append(BRA)
-            _emit(node, values, out)
-            append(KET)
-        elif isinstance(node, Text):
-            out.extend(text_to_tokens(node))
-        elif isinstance(node, str):
-            v = values.get(node)
+        cls = type(node)
+        if cls is str:
+            v = values.get(node)  # type: ignore[arg-type]
             if v is None:
                 raise EncodeError(f"unknown mnemonic {node!r}")
             append(v)
-        elif isinstance(node, int) and not isinstance(node, bool):
-            if not -8192 <= node <= 8191:
+        elif cls is tuple:
+            append(BRA)
+            _emit(node, values, out)  # type: ignore[arg-type]
+            append(KET)
+        elif cls is int:
+            if not -8192 <= node <= 8191:  # type: ignore[operator]
                 raise EncodeError(f"integer {node} outside the DAIDE range -8192..8191")
-            append(node & 0x3FFF)
+            append(node & 0x3FFF)  # type: ignore[operator]
         else:
-            raise EncodeError(f"cannot encode {node!r} ({type(node).__name__}) as a token")
+            _emit_other(node, values, out)
+
+
+def _emit_other(node: Node, values: Mapping[str, int], out: list[int]) -> None:
+    """The rare node types: Text, and subclasses of str/int/tuple."""
+    if isinstance(node, Text):
+        out.extend(text_to_tokens(node))
+    elif isinstance(node, tuple):
+        out.append(BRA)
+        _emit(node, values, out)
+        out.append(KET)
+    elif isinstance(node, str):
+        _emit((str(node),), values, out)
+    elif isinstance(node, int) and not isinstance(node, bool):
+        _emit((int(node),), values, out)
+    else:
+        raise EncodeError(f"cannot encode {node!r} ({type(node).__name__}) as a token")
 
 
 def tokens_to_bytes(tokens: Sequence[int]) -> bytes:
