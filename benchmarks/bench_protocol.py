@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from protocol.connection import NEED_DATA, Connection, MessageReceived
 from protocol.frames import InitialMessage, RepresentationMessage
@@ -32,8 +33,9 @@ from protocol.orders import (
     SupportMove,
     Turn,
     Unit,
+    Waive,
 )
-from protocol.parse import Role
+from protocol.parse import Role, parse_message
 from protocol.text import parse_text
 from protocol.tree import bytes_to_tokens
 
@@ -92,16 +94,13 @@ def ord_batch() -> list[Message]:
 def sub_batch() -> list[Message]:
     by_power: dict[str, list[Order]] = {}
     for order, _ in spring_orders():
-        assert not isinstance(order, str)
-        by_power.setdefault(order.unit.power, []).append(order)  # type: ignore[union-attr]
+        power = order.power if isinstance(order, Waive) else order.unit.power
+        by_power.setdefault(power, []).append(order)
     return [Sub(tuple(orders)) for orders in by_power.values()]
 
 
 def mdf_message() -> Message:
-    from pathlib import Path
-
-    from protocol.parse import parse_message
-
+    """The reference server's standard MDF (from the test data)."""
     path = (
         Path(__file__).resolve().parent.parent / "tests" / "data" / "protocol" / "standard.mdf.txt"
     )
