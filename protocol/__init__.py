@@ -1,11 +1,19 @@
 """The DAIDE wire format and language, sans-IO.
 
-Modules (each owns one concept):
+Modules (each owns one concept; PROTOCOL.md sections in brackets):
 
 * :mod:`protocol.tokens` - the token table, integers, text, provinces, and
-  :class:`~protocol.tokens.Representation` (standard or from an RM);
+  :class:`~protocol.tokens.Representation` (standard or from an RM) [4.2, 6];
 * :mod:`protocol.tree` - a message as a tree of plain values, to/from tokens;
-* :mod:`protocol.text` - the DAIDE text form (PROTOCOL.md 6.8);
+* :mod:`protocol.text` - the DAIDE text form [6.8];
+* :mod:`protocol.grammar` - the backtracking parser and ERR placement [14.2];
+* :mod:`protocol.orders`, :mod:`protocol.variant`, :mod:`protocol.mapdef` -
+  typed orders/notes/results [9], HLO options [10], the MDF [11];
+* :mod:`protocol.messages` + :mod:`protocol.parse` - typed Level 0
+  messages, ``parse_message`` and the PRN/HUH replies [8-15];
+* :mod:`protocol.frames` - the five frame types, the only user of
+  ``construct`` [3, 4]; :mod:`protocol.frame_text` - frames as text lines;
+* :mod:`protocol.connection` - the h11-style ``Connection`` [4.5, 5, 19];
 * :mod:`protocol.errors` - the exception types.
 
 This package never imports trio, structlog, the clock or the server.

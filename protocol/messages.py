@@ -27,6 +27,7 @@ from typing import ClassVar
 from protocol.errors import EncodeError, GrammarError, ProtocolError
 from protocol.mapdef import CentreGroup, MapDefinition
 from protocol.orders import Order, OrderResult, Turn, UnitPosition
+from protocol.text import format_tree, render_text
 from protocol.tokens import BRA, ERR, KET, STANDARD, Representation
 from protocol.tree import Node, Text, Tree, from_tree, to_tree, tokens_to_bytes
 from protocol.variant import Variant
@@ -57,8 +58,6 @@ class Message:
         return tokens_to_bytes(self.to_tokens(rep))
 
     def __str__(self) -> str:
-        from protocol.text import format_tree
-
         return format_tree(self.to_tree())
 
 
@@ -514,8 +513,6 @@ class Prn(Message):
         return _raw_tree(self.to_tokens())
 
     def __str__(self) -> str:
-        from protocol.text import render_text
-
         return render_text(self.to_tokens())
 
 
@@ -547,8 +544,6 @@ class Huh(Message):
         return _raw_tree(self.to_tokens())
 
     def __str__(self) -> str:
-        from protocol.text import render_text
-
         return render_text(self.to_tokens())
 
 
