@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from protocol.tree import Tree
+from protocol.messages import Drw
 from server.settings import UNCHANGED_STOP_YEARS, GameSettings
 
 Turn = tuple[str, int]
@@ -48,11 +48,9 @@ class Ending:
     def draw(self) -> bool:
         return self.kind != "solo"
 
-    def draw_message(self) -> Tree:
+    def draw_message(self) -> Drw:
         """``DRW`` (all survivors), or ``DRW (powers)`` for a partial draw (PROTOCOL.md 16.2)."""
-        if self.partial:
-            return ("DRW", tuple(sorted(self.powers)))
-        return ("DRW",)
+        return Drw(tuple(sorted(self.powers)) if self.partial else ())
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,10 @@ Who is waited for:
   no NOT (GOF) outstanding (GOF is never required: PROTOCOL.md 19.4);
 * a disconnected power only through the deadline: in a phase *with* a
   deadline the game waits for it (with DSD the clock even stops while it is
-  away); in a phase *without* a deadline it is never waited for, so a game
-  without deadlines cannot hang on a vanished player;
+  away); in a phase *without* a deadline it is waited for at most
+  ``disorder_grace`` seconds from the moment it went away (time to come
+  back with IAM), then no more, so a game without deadlines cannot hang on
+  a vanished player;
 * when *no* player is connected the game is suspended - clock stopped,
   nothing processed, a ``game_suspended`` log line - until a player comes
   back with IAM.  Every game resumed after a restart starts like this.
@@ -178,6 +180,7 @@ class Game:
     def __init__(self, handle: GameHandle, inbox: trio.MemoryReceiveChannel[Event],
                  store: Store, variant: Variant, settings: GameSettings, *,
                  passcode_taken: Callable[[str, int], bool] = lambda p, c: False,
+                 disorder_grace: float = 60.0,
                  record: GameRecord | None = None) -> None:
         self.handle = handle
         self.inbox = inbox
@@ -186,6 +189,8 @@ class Game:
         self.settings = settings
         self.rules = HouseRules.from_settings(settings)
         self.passcode_taken = passcode_taken
+        self.disorder_grace = disorder_grace
+        self.away_since: dict[str, float] = {}           # power in civil disorder -> since
         self.log = log.bind(game=handle.id)
         self.engine = variant.start(DEFAULT.with_aoa(settings.aoa))
         self.clock = PhaseClock(trio.current_time)
@@ -228,7 +233,13 @@ class Game:
     def _wakeup(self) -> float:
         if not self.running:
             return math.inf
-        return min(self.clock.deadline, self.time_requests.next_time(self.clock))
+        wakeup = min(self.clock.deadline, self.time_requests.next_time(self.clock))
+        if not self.clock.has_deadline:
+            # No deadline: the grace of powers in civil disorder ends at some point.
+            for power in self.engine.owing():
+                if self.players.get(power) is None and power in self.away_since:
+                    wakeup = min(wakeup, self.away_since[power] + self.disorder_grace)
+        return wakeup
 
     def _tick(self) -> None:
         """After every event or wakeup: TME requests due, then maybe process."""
@@ -341,6 +352,7 @@ class Game:
             return
         seat = self.seats[power]
         self.players[power] = client
+        self.away_since.pop(power, None)
         client.role, client.power, client.game = Role.PLAYER, power, self.handle
         client.name, client.version = seat.client_name, seat.client_version
         client.send(Yes(message))
@@ -353,6 +365,7 @@ class Game:
         power = client.power
         if client.role is Role.PLAYER and power is not None and self.players.get(power) is client:
             self.players[power] = None
+            self.away_since[power] = trio.current_time()
             self.time_requests.cancel_all(client)
             if self.running:
                 if power in self.engine.survivors():
@@ -419,6 +432,8 @@ class Game:
     def _restore(self, record: GameRecord) -> None:
         self.seats = {s.power: s for s in record.seats}
         self.players = {p: None for p in self.seats}
+        # After a restart every power is away; each gets its grace to come back.
+        self.away_since = {p: trio.current_time() for p in self.seats}
         self.handle.status = "running"
         self.handle.passcodes = {p: s.passcode for p, s in self.seats.items()}
         for stored in self.store.phases(self.handle.id):
@@ -503,12 +518,16 @@ class Game:
             return False
         for power in self.engine.owing():
             if self.players.get(power) is None:
-                if self.clock.has_deadline:
+                if self.clock.has_deadline or self._in_grace(power):
                     return False
-                continue        # no deadline: powers in civil disorder are not waited for
+                continue        # no deadline, grace over: not waited for any more
             if power in self.turn.waiting or self.engine.missing(power, self.turn.of(power)):
                 return False
         return True
+
+    def _in_grace(self, power: str) -> bool:
+        since = self.away_since.get(power)
+        return since is not None and trio.current_time() < since + self.disorder_grace
 
     def press_closed(self) -> bool:
         """PTL: no press in the last seconds before a movement deadline (PROTOCOL.md 15)."""

@@ -134,7 +134,9 @@ class ServerSettings:
     the two IAM limits stop passcode guessing (at most
     ``iam_failures_per_connection`` wrong passcodes per connection, and
     ``iam_failures_per_address`` per peer address within
-    ``iam_failure_window`` seconds).
+    ``iam_failure_window`` seconds).  ``disorder_grace`` is how long a game
+    without deadlines still waits for a disconnected power before playing
+    without it (`server.game`).
     """
 
     host: str = "127.0.0.1"
@@ -147,6 +149,7 @@ class ServerSettings:
     iam_failures_per_address: int = 10
     iam_failure_window: float = 600.0
     shutdown_grace: float = 5.0
+    disorder_grace: float = 60.0
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
