@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pytest
 import trio
 import trio.testing
 
@@ -35,12 +34,14 @@ from protocol.text import parse_text, render_text
 from server.app import Server
 from server.settings import GameSettings, ServerSettings
 
-@pytest.fixture
-def clock() -> trio.testing.MockClock:
+
+def jumping_clock() -> trio.testing.MockClock:
     """A mock clock that jumps ahead when the run has been idle for a moment.
 
     The short real-time threshold (not 0) lets loopback TCP deliver what is
     in flight before time jumps, so only true waits (deadlines) are skipped.
+    A test gets it through a fixture returning it (pytest-trio runs the test
+    on any clock fixture).
     """
     return trio.testing.MockClock(autojump_threshold=0.02)
 

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import trio
 import trio.testing
 
 from server.settings import GameSettings
 from server.store import Seat, Store
-from tests.server_helpers import POWERS, ScriptClient, clock, start_game, start_server
-from tests.server_script import END_OF_1901_SCO, play_script, submit
+from tests.server_helpers import POWERS, ScriptClient, jumping_clock, start_game, start_server
+from tests.server_script import END_OF_1901_SCO, play_script
+
+
+@pytest.fixture
+def clock() -> trio.testing.MockClock:
+    return jumping_clock()
 
 
 async def observe(port: int) -> ScriptClient:
