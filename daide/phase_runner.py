@@ -142,11 +142,15 @@ def read_position(s: Setting, sco_text: str | None, now_text: str) -> GameState:
 
 def _check_sco(s: Setting, sco: Sco) -> None:
     seen: set[str] = set()
+    owners: set[str] = set()
     centres = set(s.centres)
     for group in sco.ownership:
         owner = group.owner
         if not isinstance(owner, str) or (owner != "UNO" and owner not in s.map.powers):
             raise InputError(f"SCO: {owner} is not a power of the map")
+        if owner in owners:
+            raise InputError(f"SCO: two groups for {owner}")
+        owners.add(owner)
         for centre in group.centres:
             if centre not in centres:
                 raise InputError(f"SCO: {centre} is not a supply centre")
