@@ -97,26 +97,20 @@ from protocol.press_model import (
     WhatShould,
     Why,
 )
-from protocol.press_parse import Mode, PressFault, PressParser, parse_message_nodes, sequence
+from protocol.press_parse import (
+    Abort,
+    Mode,
+    PressFault,
+    PressParser,
+    parse_message_nodes,
+    sequence,
+)
 from protocol.press_tokens import FREE_TEXT_LEVEL, PRESS_LEVELS, TOKEN_LEVELS, trim_try_tokens
 from protocol.tokens import CAT_PHASE, STANDARD, Representation
 from protocol.tree import Tree, from_tree
 
 #: The level of SND/FRM themselves (PROTOCOL.md 7.2, 16.1).
 PRESS_MIN_LEVEL = TOKEN_LEVELS["PRP"]
-
-
-@dataclass(frozen=True, slots=True)
-class LevelViolation:
-    """Why a press value is not legal at a level, and where.
-
-    ``position`` is the token offset, within the value's rendered tokens
-    (:func:`render_press`, or the whole SND/FRM for :class:`SendPress` /
-    :class:`ReceivedPress`), before which ERR goes.
-    """
-
-    position: int
-    reason: str
 
 
 # --- SND and FRM ----------------------------------------------------------------
@@ -131,7 +125,7 @@ class SendPress:
     turn: Turn | None = None
 
     def nodes(self) -> Tree:
-        head: Tree = ("SND",) if self.turn is None else ("SND", self.turn.nodes())
+        head: Tree = ("SND",) if self.turn is None else ("SND", self.turn.to_node())
         return (*head, tuple(self.recipients), self.message.nodes())
 
     def delivery(self, sender: str, level: int) -> ReceivedPress:
@@ -159,6 +153,23 @@ def _grammar_error(tree: Tree, rep: Representation, fault: PressFault) -> Gramma
     return GrammarError(from_tree(tree, rep), fault.position, fault.reason)
 
 
+def try_parse_press(
+    nodes: Tree, level: int = FREE_TEXT_LEVEL, rep: Representation = STANDARD
+) -> Message | PressFault:
+    """The press message in ``nodes``, or the :class:`PressFault` that stops it.
+
+    The hook for a caller that parses the enclosing SND/FRM itself (e.g.
+    :mod:`protocol.parse`): ``fault.loc`` is relative to ``nodes``, so
+    prefixing the location of the press group gives the location of ERR in
+    the whole message; ``fault.position`` is the token offset within
+    ``nodes``.
+    """
+    try:
+        return parse_message_nodes(nodes, level, rep)
+    except Abort as abort:
+        return abort.fault
+
+
 def parse_press(
     tree: Tree, level: int = FREE_TEXT_LEVEL, rep: Representation = STANDARD
 ) -> Message:
@@ -172,8 +183,8 @@ def parse_press(
     """
     try:
         return parse_message_nodes(tree, level, rep)
-    except PressFault as fault:
-        raise _grammar_error(tree, rep, fault) from None
+    except Abort as abort:
+        raise _grammar_error(tree, rep, abort.fault) from None
 
 
 def render_press(value: PressValue) -> Tree:
@@ -222,8 +233,8 @@ def parse_send(
     """
     try:
         return _send(tree, level, rep)
-    except PressFault as fault:
-        raise _grammar_error(tree, rep, fault) from None
+    except Abort as abort:
+        raise _grammar_error(tree, rep, abort.fault) from None
 
 
 def parse_received(
@@ -237,8 +248,8 @@ def parse_received(
     """
     try:
         return _received(tree, level, rep)
-    except PressFault as fault:
-        raise _grammar_error(tree, rep, fault) from None
+    except Abort as abort:
+        raise _grammar_error(tree, rep, abort.fault) from None
 
 
 # --- levels ------------------------------------------------------------------------
@@ -246,7 +257,7 @@ def parse_received(
 
 def check_level(
     value: Message | SendPress | ReceivedPress, level: int, rep: Representation = STANDARD
-) -> LevelViolation | None:
+) -> PressFault | None:
     """None if ``value`` is legal at press ``level``, else the first fault.
 
     The check renders the value and parses it at ``level``, so it is exactly
@@ -262,8 +273,8 @@ def check_level(
             _received(tree, level, rep)
         else:
             parse_message_nodes(tree, level, rep)
-    except PressFault as fault:
-        return LevelViolation(fault.position, fault.reason)
+    except Abort as abort:
+        return abort.fault
     return None
 
 
@@ -357,7 +368,7 @@ __all__ = [
     "GrammarError",
     "HowToAttack",
     "Insist",
-    "LevelViolation",
+    "PressFault",
     "Message",
     "NoArrangement",
     "NoneOfYourBusiness",
@@ -396,4 +407,5 @@ __all__ = [
     "parse_send",
     "render_press",
     "trim_try",
+    "try_parse_press",
 ]

@@ -20,9 +20,9 @@ no rules beyond their shape, so an ill-formed value (an AND with one part)
 can be built and rendered, and :func:`protocol.press.legal_at` says it is
 legal at no level.
 
-An order inside XDO is kept as its tree, exactly as in a SUB
-(PROTOCOL.md 9.1), e.g. ``(("ENG", "FLT", "LON"), "MTO", "NTH")``; the parser
-checks it against the order grammar.
+Turns, units and the orders inside XDO are the values of
+:mod:`protocol.orders` (the SUB grammar of PROTOCOL.md 9.1); OCC's units may
+have the unit type ``UNT`` ("any unit").
 """
 
 from __future__ import annotations
@@ -31,37 +31,10 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from protocol.tree import Node, Text, Tree
+from protocol.orders import Order, Turn, Unit
+from protocol.tree import Text, Tree
 
 # --- common values -----------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """``season year``, e.g. ``SPR 1901`` (PROTOCOL.md 8)."""
-
-    season: str
-    year: int
-
-    def nodes(self) -> Tree:
-        return (self.season, self.year)
-
-
-@dataclass(frozen=True, slots=True)
-class Unit:
-    """``power unit_type location`` as in NOW; ``coast`` for a bicoastal province.
-
-    ``unit_type`` is AMY or FLT, or UNT ("any unit") inside OCC (level 40).
-    """
-
-    power: str
-    unit_type: str
-    province: str
-    coast: str | None = None
-
-    def nodes(self) -> Tree:
-        where: Node = self.province if self.coast is None else (self.province, self.coast)
-        return (self.power, self.unit_type, where)
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,13 +155,14 @@ class NoArrangement(Arrangement):
 class DoOrder(Arrangement):
     """``XDO (order)`` - the order will be given (level 20).
 
-    ``order`` is the order's tree as in SUB (PROTOCOL.md 9.1).
+    ``order`` is a typed order of :mod:`protocol.orders`, exactly as in SUB
+    (PROTOCOL.md 9.1).
     """
 
-    order: Tree
+    order: Order
 
     def nodes(self) -> Tree:
-        return ("XDO", self.order)
+        return ("XDO", self.order.to_node())
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,7 +213,7 @@ class Occupy(Arrangement):
     units: tuple[Unit, ...]
 
     def nodes(self) -> Tree:
-        return ("OCC", *(u.nodes() for u in self.units))
+        return ("OCC", *(u.to_node() for u in self.units))
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,7 +241,7 @@ class For(Arrangement):
 
     def nodes(self) -> Tree:
         when: Tree = (
-            self.start.nodes() if self.end is None else (self.start.nodes(), self.end.nodes())
+            self.start.to_node() if self.end is None else (self.start.to_node(), self.end.to_node())
         )
         return ("FOR", when, self.arrangement.nodes())
 
@@ -291,7 +265,7 @@ class GiveControl(Arrangement):
     units: tuple[Unit, ...]
 
     def nodes(self) -> Tree:
-        return ("YDO", (self.power,), *(u.nodes() for u in self.units))
+        return ("YDO", (self.power,), *(u.to_node() for u in self.units))
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,7 +396,7 @@ class WhatShould(PressMessage):
     unit: Unit
 
     def nodes(self) -> Tree:
-        return ("WHT", self.unit.nodes())
+        return ("WHT", self.unit.to_node())
 
 
 @dataclass(frozen=True, slots=True)
@@ -443,7 +417,7 @@ class Explain(PressMessage):
     message: Message
 
     def nodes(self) -> Tree:
-        return ("EXP", self.turn.nodes(), self.message.nodes())
+        return ("EXP", self.turn.to_node(), self.message.nodes())
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,7 +41,11 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import NamedTuple, TypeVar
 
+from protocol.grammar import Fail, Loc, Parser, token_index
+from protocol.orders import Turn, Unit, parse_order, parse_unit
 from protocol.press_model import (
     Accept,
     Alliance,
@@ -90,8 +94,6 @@ from protocol.press_model import (
     Think,
     ThinkQuery,
     Try,
-    Turn,
-    Unit,
     WhatShould,
     Why,
 )
@@ -105,28 +107,50 @@ from protocol.tokens import (
     CAT_COAST,
     CAT_PHASE,
     CAT_POWER,
-    CAT_UNIT_TYPE,
     Representation,
     is_province,
     is_supply_centre,
 )
 from protocol.tree import Node, Text, Tree
 
+T = TypeVar("T")
 
-class PressFault(Exception):
+
+@dataclass(frozen=True, slots=True)
+class PressFault:
     """Where and why a press message fails the grammar at a level.
 
     ``position`` is the token offset before which ERR goes, counted from the
-    first token of the parsed node sequence plus the ``start`` given to the
-    parser.  Internal to the press modules: :mod:`protocol.press` turns it
-    into a :class:`~protocol.errors.GrammarError` or a
-    :class:`~protocol.press.LevelViolation`.
+    first token of the parsed nodes (plus the ``start`` given to the parser).
+    ``loc`` is the same place as a tree location in the convention of
+    :mod:`protocol.grammar`: the path of group indices from the parsed nodes,
+    then the index of the node ERR goes before (the group's length = before
+    its closing bracket), so a caller holding the enclosing message can
+    prefix its own location.
     """
 
-    def __init__(self, position: int, reason: str) -> None:
-        super().__init__(f"{reason} (token {position})")
-        self.position = position
-        self.reason = reason
+    position: int
+    loc: Loc
+    reason: str
+
+
+class Abort(Exception):
+    """Raised inside the parser to abandon the parse with a :class:`PressFault`."""
+
+    def __init__(self, fault: PressFault) -> None:
+        super().__init__(f"{fault.reason} (token {fault.position})")
+        self.fault = fault
+
+
+class Mark(NamedTuple):
+    """A place in the message: token offset and tree location (see :class:`PressFault`)."""
+
+    offset: int
+    loc: Loc
+
+
+def _abort(at: Mark, reason: str) -> Abort:
+    return Abort(PressFault(at.offset, at.loc, reason))
 
 
 def node_width(node: Node) -> int:
@@ -151,18 +175,19 @@ def _peek_word(seq: _Seq, ahead: int = 0) -> str | None:
 class _Seq:
     """A cursor over the nodes of one bracket group (or of the unbracketed top level).
 
-    ``pos`` is the token offset of the next node, ``end`` the offset of the
-    group's closing bracket (rule 2 of PROTOCOL.md 14.2: missing things are
-    reported there).
+    ``pos`` is the token offset of the next node and ``end`` the offset of
+    the group's closing bracket (rule 2 of PROTOCOL.md 14.2: missing things
+    are reported there); ``loc`` is the group's tree location.
     """
 
-    __slots__ = ("nodes", "index", "pos", "end")
+    __slots__ = ("nodes", "index", "pos", "end", "loc")
 
-    def __init__(self, nodes: Tree, start: int, end: int) -> None:
+    def __init__(self, nodes: Tree, start: int, end: int, loc: Loc = ()) -> None:
         self.nodes = nodes
         self.index = 0
         self.pos = start
         self.end = end
+        self.loc = loc
 
     def done(self) -> bool:
         return self.index >= len(self.nodes)
@@ -171,43 +196,72 @@ class _Seq:
         i = self.index + ahead
         return self.nodes[i] if i < len(self.nodes) else None
 
-    def take(self, what: str) -> tuple[Node, int]:
+    def here(self) -> Mark:
+        """The place of the next node (or of the closing bracket when done)."""
         if self.index >= len(self.nodes):
-            raise PressFault(self.end, f"{what} missing")
+            return self.closing()
+        return Mark(self.pos, (*self.loc, self.index))
+
+    def closing(self) -> Mark:
+        """The place of the group's closing bracket (the end, at the top level)."""
+        return Mark(self.end, (*self.loc, len(self.nodes)))
+
+    def take(self, what: str) -> tuple[Node, Mark]:
+        if self.index >= len(self.nodes):
+            raise _abort(self.closing(), f"{what} missing")
         node = self.nodes[self.index]
-        at = self.pos
+        at = Mark(self.pos, (*self.loc, self.index))
         self.index += 1
         self.pos += node_width(node)
         return node, at
 
-    def word(self, what: str) -> tuple[str, int]:
+    def word(self, what: str) -> tuple[str, Mark]:
         node, at = self.take(what)
         if not _is_word(node):
-            raise PressFault(at, f"expected {what}")
+            raise _abort(at, f"expected {what}")
         assert isinstance(node, str)
         return node, at
 
-    def keyword(self, expected: str) -> int:
+    def keyword(self, expected: str) -> Mark:
         word, at = self.word(expected)
         if word != expected:
-            raise PressFault(at, f"expected {expected}, found {word}")
+            raise _abort(at, f"expected {expected}, found {word}")
         return at
 
     def group(self, what: str) -> _Seq:
         node, at = self.take(what)
         if not isinstance(node, tuple):
-            raise PressFault(at, f"expected ( {what} )")
-        return _Seq(node, at + 1, at + node_width(node) - 1)
+            raise _abort(at, f"expected ( {what} )")
+        return _Seq(node, at.offset + 1, at.offset + node_width(node) - 1, at.loc)
 
-    def integer(self, what: str) -> int:
+    def integer(self, what: str, lo: int = -8192) -> int:
         node, at = self.take(what)
-        if not isinstance(node, int):
-            raise PressFault(at, f"expected {what} (a number)")
+        if not isinstance(node, int) or node < lo:
+            raise _abort(at, f"expected {what} (a number from {lo})")
         return node
+
+    def external(self, parse: Callable[[Parser, Tree, int, Loc], T], rep: Representation) -> T:
+        """Read the next node with a parse function of :mod:`protocol.orders`.
+
+        Those functions use :class:`protocol.grammar.Parser`; its furthest
+        failure is translated into this message's token offset and location.
+        """
+        p = Parser(rep)
+        try:
+            value = parse(p, self.nodes, self.index, ())
+        except Fail:
+            raise _abort(Mark(self._offset_of(p.far), (*self.loc, *p.far)), p.reason) from None
+        self.take("")
+        return value
+
+    def _offset_of(self, loc: Loc) -> int:
+        """Token offset of a location relative to this group's nodes."""
+        first = self.pos - sum(node_width(n) for n in self.nodes[: self.index])
+        return first + token_index(self.nodes, loc)
 
     def finish(self) -> None:
         if self.index < len(self.nodes):
-            raise PressFault(self.pos, "unexpected token")
+            raise _abort(self.here(), "unexpected token")
 
 
 class Mode(enum.Enum):
@@ -248,17 +302,16 @@ class PressParser:
 
     def __init__(self, level: int, rep: Representation) -> None:
         self.level = level
+        self.rep = rep
         self.values = rep.values
         self.multipart = 0
 
     # --- helpers ----------------------------------------------------------
 
-    def need(self, required: int, at: int, what: str) -> None:
+    def need(self, required: int, at: Mark, what: str) -> None:
         """Fail at ``at`` unless the game level allows ``what`` (which needs ``required``)."""
         if self.level < required:
-            raise PressFault(
-                at, f"{what} needs press level {required} (game is level {self.level})"
-            )
+            raise _abort(at, f"{what} needs press level {required} (game is level {self.level})")
 
     def _category(self, word: str) -> int:
         return self.values.get(word, -1) >> 8
@@ -266,7 +319,7 @@ class PressParser:
     def power(self, seq: _Seq) -> str:
         word, at = seq.word("power")
         if self._category(word) != CAT_POWER:
-            raise PressFault(at, f"{word} is not a power")
+            raise _abort(at, f"{word} is not a power")
         return word
 
     def power_group(self, seq: _Seq) -> str:
@@ -287,9 +340,9 @@ class PressParser:
         word, at = seq.word("supply centre" if centre else "province")
         value = self.values.get(word, -1)
         if not is_province(value):
-            raise PressFault(at, f"{word} is not a province")
+            raise _abort(at, f"{word} is not a province")
         if centre and not is_supply_centre(value):
-            raise PressFault(at, f"{word} is not a supply centre")
+            raise _abort(at, f"{word} is not a supply centre")
         return word
 
     def location(self, seq: _Seq) -> tuple[str, str | None]:
@@ -299,63 +352,36 @@ class PressParser:
             province = self.province(g)
             coast, at = g.word("coast")
             if self._category(coast) != CAT_COAST:
-                raise PressFault(at, f"{coast} is not a coast")
+                raise _abort(at, f"{coast} is not a coast")
             g.finish()
             return province, coast
         return self.province(seq), None
 
     def unit(self, seq: _Seq, *, any_type: bool = False) -> Unit:
-        """``(power unit_type location)``; UNT allowed when ``any_type`` (OCC)."""
-        g = seq.group("unit")
-        power = self.power(g)
-        kind, at = g.word("unit type")
-        if not (self._category(kind) == CAT_UNIT_TYPE or (any_type and kind == "UNT")):
-            raise PressFault(at, f"{kind} is not a unit type")
-        province, coast = self.location(g)
-        g.finish()
-        return Unit(power, kind, province, coast)
+        """``(unit)`` as in NOW (:func:`protocol.orders.parse_unit`).
+
+        With ``any_type`` (OCC, level 40) the unit type may also be UNT, "any
+        unit", written like a fleet: ``power UNT province`` or
+        ``power UNT (province coast)``.
+        """
+        g = seq.peek()
+        if any_type and isinstance(g, tuple) and len(g) > 1 and _is_word(g[1]) and g[1] == "UNT":
+            group = seq.group("unit")
+            power = self.power(group)
+            group.keyword("UNT")
+            province, coast = self.location(group)
+            group.finish()
+            return Unit(power, "UNT", province, coast)
+        return seq.external(parse_unit, self.rep)
 
     def turn(self, g: _Seq) -> Turn:
-        """``season year`` - the contents of a turn group."""
+        """``season year`` - the contents of a turn group (years are 0..8191)."""
         season, at = g.word("season")
         if self._category(season) != CAT_PHASE:
-            raise PressFault(at, f"{season} is not a season")
-        year = g.integer("year")
+            raise _abort(at, f"{season} is not a season")
+        year = g.integer("year", lo=0)
         g.finish()
         return Turn(season, year)
-
-    def order(self, g: _Seq) -> Tree:
-        """An order per PROTOCOL.md 9.1 (the contents of the XDO group); returns its tree."""
-        if _peek_word(g) is not None:
-            self.power(g)
-            g.keyword("WVE")
-        else:
-            self.unit(g)
-            op, at = g.word("order")
-            if op in ("HLD", "DSB", "BLD", "REM"):
-                pass
-            elif op in ("MTO", "RTO"):
-                self.location(g)
-            elif op == "SUP":
-                self.unit(g)
-                if not g.done():
-                    g.keyword("MTO")
-                    self.province(g)  # support to move: no coast (9.1)
-            elif op == "CVY":
-                self.unit(g)
-                g.keyword("CTO")
-                self.province(g)
-            elif op == "CTO":
-                self.province(g)
-                g.keyword("VIA")
-                route = g.group("convoy route")
-                self.province(route)
-                while not route.done():
-                    self.province(route)
-            else:
-                raise PressFault(at, f"{op} is not an order")
-        g.finish()
-        return g.nodes
 
     # --- messages -----------------------------------------------------------
 
@@ -370,16 +396,16 @@ class PressParser:
         word, at = seq.word(mode.value)
         handler = _MESSAGE_HEADS.get(word)
         if handler is None:
-            raise PressFault(at, f"{word} does not start a {mode.value}")
+            raise _abort(at, f"{word} does not start a {mode.value}")
         self.need(TOKEN_LEVELS[word], at, word)
         if mode is Mode.PRESS and word in _REPLY_WORDS:
-            raise PressFault(at, f"{word} is a reply; a press message is expected here")
+            raise _abort(at, f"{word} is a reply; a press message is expected here")
         if mode is Mode.REPLY and word not in _REPLY_WORDS and word not in ("FCT", "THK", "IFF"):
-            raise PressFault(at, f"{word} is a press message; a reply is expected here")
+            raise _abort(at, f"{word} is a press message; a reply is expected here")
         msg = handler(self, seq, mode)
         seq.finish()
         if mode is Mode.REPLY and not isinstance(msg, Reply):
-            raise PressFault(at, f"{word} here must be a reply")
+            raise _abort(at, f"{word} here must be a reply")
         return msg
 
     def message_group(self, seq: _Seq, mode: Mode) -> Message:
@@ -455,7 +481,7 @@ class PressParser:
         while not g.done():
             word, at = g.word("press token")
             if word not in TRY_VOCABULARY:
-                raise PressFault(at, f"{word} is not a press token")
+                raise _abort(at, f"{word} is not a press token")
             words.append(word)
         return Try(tuple(words))
 
@@ -467,7 +493,7 @@ class PressParser:
         target, at = g.word("province or power")
         value = self.values.get(target, -1)
         if value >> 8 != CAT_POWER and not is_province(value):
-            raise PressFault(at, f"{target} is neither a province nor a power")
+            raise _abort(at, f"{target} is neither a province nor a power")
         g.finish()
         return HowToAttack(target)
 
@@ -507,7 +533,7 @@ class PressParser:
     def _huh(self, seq: _Seq, mode: Mode) -> Message:
         g = seq.group("press message")
         if g.done():
-            raise PressFault(g.end, "press message missing")
+            raise _abort(g.closing(), "press message missing")
         return NotUnderstood(g.nodes)
 
     def _restricted(
@@ -521,8 +547,8 @@ class PressParser:
         g = seq.group(what)
         word = _peek_word(g)
         if word is None or word not in allowed:
-            raise PressFault(g.end if g.done() else g.pos, f"expected {what}")
-        self.need(allowed[word], g.pos, f"{word} in this reply")
+            raise _abort(g.here(), f"expected {what}")
+        self.need(allowed[word], g.here(), f"{word} in this reply")
         return self.message(g, mode)
 
     def _idk(self, seq: _Seq, mode: Mode) -> Message:
@@ -555,39 +581,40 @@ class PressParser:
         word, at = seq.word("arrangement")
         handler = _ARRANGEMENT_HEADS.get(word)
         if handler is None:
-            raise PressFault(at, f"{word} is not an arrangement")
+            raise _abort(at, f"{word} is not an arrangement")
         self.need(TOKEN_LEVELS[word], at, word)
         arr = handler(self, seq, at, in_for)
         seq.finish()
         return arr
 
-    def _pce(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+    def _pce(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
         return Peace(self.powers(seq))
 
-    def _aly(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+    def _aly(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
         allies = self.powers(seq)
         seq.keyword("VSS")
         return Alliance(allies, self.powers(seq))
 
-    def _drw(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+    def _drw(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
         return Draw() if seq.done() else Draw(self.powers(seq))
 
-    def _slo(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+    def _slo(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
         return Solo(self.power_group(seq))
 
-    def _not(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+    def _not(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
         g = seq.group("arrangement")
         if _peek_word(g) == "NOT":
-            raise PressFault(g.pos, "double negative: NOT directly inside NOT")
+            raise _abort(g.here(), "double negative: NOT directly inside NOT")
         return Not(self.arrangement(g, in_for))
 
-    def _nar(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+    def _nar(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
         return NoArrangement(self.arrangement_group(seq, in_for))
 
-    def _xdo(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
-        return DoOrder(self.order(seq.group("order")))
+    def _xdo(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
+        # The order grammar of PROTOCOL.md 9.1, as SUB uses it.
+        return DoOrder(seq.external(parse_order, self.rep))
 
-    def _dmz(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+    def _dmz(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
         powers = self.powers(seq)
         g = seq.group("province list")
         provinces = [self.province(g)]
@@ -600,30 +627,30 @@ class PressParser:
         while not seq.done():
             parts.append(self.arrangement_group(seq, in_for))
         if len(parts) < least:
-            raise PressFault(seq.end, f"at least {least} arrangements needed")
+            raise _abort(seq.closing(), f"at least {least} arrangements needed")
         return tuple(parts)
 
-    def _multipart(self, at: int, word: str) -> None:
+    def _multipart(self, at: Mark, word: str) -> None:
         # Levels 30/40: "AND and ORR must not be nested - they must not both
         # appear in the same message, and neither may appear more than once"
         # (DN doc, Level 30).  The second one is the offending token.
         if self.level < NESTED_MULTIPART_LEVEL and self.multipart:
-            raise PressFault(
+            raise _abort(
                 at,
                 f"a second AND/ORR ({word}) needs press level {NESTED_MULTIPART_LEVEL} "
                 f"(game is level {self.level})",
             )
         self.multipart += 1
 
-    def _and(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+    def _and(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
         self._multipart(at, "AND")
         return And(self._parts(seq, in_for, 2))
 
-    def _orr(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+    def _orr(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
         self._multipart(at, "ORR")
         return Orr(self._parts(seq, in_for, 2))
 
-    def _scd(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+    def _scd(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
         allotments: list[Allotment] = []
         while not seq.done() or not allotments:
             g = seq.group("power and centres")
@@ -634,24 +661,24 @@ class PressParser:
             allotments.append(Allotment(power, tuple(centres)))
         return CentreDistribution(tuple(allotments))
 
-    def _occ(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+    def _occ(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
         units = [self.unit(seq, any_type=True)]
         while not seq.done():
             units.append(self.unit(seq, any_type=True))
         return Occupy(tuple(units))
 
-    def _cho(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+    def _cho(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
         g = seq.group("minimum maximum")
         minimum = g.integer("minimum")
         maximum = g.integer("maximum")
         g.finish()
         return Choose(minimum, maximum, self._parts(seq, in_for, 1))
 
-    def _for(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+    def _for(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
         # DN doc, Level 90: the arrangement of a FOR must not include a
         # further FOR unless it is inside an embedded press message.
         if in_for:
-            raise PressFault(at, "FOR inside the arrangement of a FOR")
+            raise _abort(at, "FOR inside the arrangement of a FOR")
         g = seq.group("turn")
         end: Turn | None = None
         if isinstance(g.peek(), tuple):
@@ -662,36 +689,36 @@ class PressParser:
             start = self.turn(g)
         return For(start, self.arrangement_group(seq, in_for=True), end)
 
-    def _xoy(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+    def _xoy(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
         debtor = self.power_group(seq)
         return OwesFavour(debtor, self.power_group(seq))
 
-    def _ydo(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+    def _ydo(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
         power = self.power_group(seq)
         units = [self.unit(seq)]
         while not seq.done():
             units.append(self.unit(seq))
         return GiveControl(power, tuple(units))
 
-    def _snd(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+    def _snd(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
         sender = self.power_group(seq)
         recipients = self.powers(seq)
         # An embedded press message: a FOR inside it is allowed again.
         return SendRequest(sender, recipients, self.message_group(seq, Mode.ANY))
 
-    def _fwd(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+    def _fwd(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
         sources = self.powers(seq)
         via = self.power_group(seq)
         return ForwardReceived(sources, via, self.power_group(seq))
 
-    def _bcc(self, seq: _Seq, at: int, in_for: bool) -> Arrangement:
+    def _bcc(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
         sender = self.power_group(seq)
         recipients = self.powers(seq)
         return ForwardSent(sender, recipients, self.power_group(seq))
 
 
 _MessageHandler = Callable[[PressParser, _Seq, Mode], Message]
-_ArrangementHandler = Callable[[PressParser, _Seq, int, bool], Arrangement]
+_ArrangementHandler = Callable[[PressParser, _Seq, Mark, bool], Arrangement]
 
 _MESSAGE_HEADS: Mapping[str, _MessageHandler] = {
     "PRP": PressParser._prp,

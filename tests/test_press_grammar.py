@@ -11,6 +11,21 @@ from __future__ import annotations
 import pytest
 
 from protocol.errors import GrammarError
+from protocol.grammar import token_index
+from protocol.orders import (
+    Build,
+    Convoy,
+    ConvoyMove,
+    Disband,
+    Hold,
+    Location,
+    Move,
+    Remove,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Waive,
+)
 from protocol.press import (
     Accept,
     Alliance,
@@ -46,6 +61,7 @@ from protocol.press import (
     OwesFavour,
     Peace,
     PositionOnBoard,
+    PressFault,
     PressMessage,
     Propose,
     Query,
@@ -71,13 +87,23 @@ from protocol.press import (
     parse_received,
     parse_send,
     render_press,
+    try_parse_press,
 )
 from protocol.press_tokens import PRESS_LEVELS
 from protocol.text import parse_text, render_text
 from protocol.tokens import ERR, Representation
 from protocol.tree import from_tree, to_tree, tokens_to_bytes
 
-LON_NTH = DoOrder((("ENG", "FLT", "LON"), "MTO", "NTH"))
+
+def A(power: str, province: str) -> Unit:
+    return Unit(power, "AMY", province)
+
+
+def F(power: str, province: str, coast: str | None = None) -> Unit:
+    return Unit(power, "FLT", province, coast)
+
+
+LON_NTH = DoOrder(Move(F("ENG", "LON"), Location("NTH")))
 PCE_EF = Peace(("ENG", "FRA"))
 
 # (level, text, value): the construct is introduced at ``level``.
@@ -103,26 +129,26 @@ CONSTRUCTS: list[tuple[int, str, Message]] = [
      NotUnderstood(("ERR", "PRP", ("XDO", (("ENG", "FLT", "LON"), "HLD"))))),
     # Level 20: order proposals - every order form of PROTOCOL.md 9.1
     (20, "PRP ( XDO ( ( ENG FLT LON ) MTO NTH ) )", Propose(LON_NTH)),
-    (20, "PRP ( XDO ( ( ENG AMY LVP ) HLD ) )", Propose(DoOrder((("ENG", "AMY", "LVP"), "HLD")))),
+    (20, "PRP ( XDO ( ( ENG AMY LVP ) HLD ) )", Propose(DoOrder(Hold(A("ENG", "LVP"))))),
     (20, "PRP ( XDO ( ( ENG FLT BAR ) MTO ( STP NCS ) ) )",
-     Propose(DoOrder((("ENG", "FLT", "BAR"), "MTO", ("STP", "NCS"))))),
+     Propose(DoOrder(Move(F("ENG", "BAR"), Location("STP", "NCS"))))),
     (20, "PRP ( XDO ( ( RUS FLT ( STP SCS ) ) HLD ) )",
-     Propose(DoOrder((("RUS", "FLT", ("STP", "SCS")), "HLD")))),
+     Propose(DoOrder(Hold(F("RUS", "STP", "SCS"))))),
     (20, "PRP ( XDO ( ( ENG FLT EDI ) SUP ( ENG FLT LON ) ) )",
-     Propose(DoOrder((("ENG", "FLT", "EDI"), "SUP", ("ENG", "FLT", "LON"))))),
+     Propose(DoOrder(SupportHold(F("ENG", "EDI"), F("ENG", "LON"))))),
     (20, "PRP ( XDO ( ( ENG FLT NWY ) SUP ( ENG FLT BAR ) MTO STP ) )",
-     Propose(DoOrder((("ENG", "FLT", "NWY"), "SUP", ("ENG", "FLT", "BAR"), "MTO", "STP")))),
+     Propose(DoOrder(SupportMove(F("ENG", "NWY"), F("ENG", "BAR"), "STP")))),
     (20, "PRP ( XDO ( ( ITA FLT ION ) CVY ( ITA AMY TUN ) CTO SYR ) )",
-     Propose(DoOrder((("ITA", "FLT", "ION"), "CVY", ("ITA", "AMY", "TUN"), "CTO", "SYR")))),
+     Propose(DoOrder(Convoy(F("ITA", "ION"), A("ITA", "TUN"), "SYR")))),
     (20, "PRP ( XDO ( ( ITA AMY TUN ) CTO SYR VIA ( ION EAS ) ) )",
-     Propose(DoOrder((("ITA", "AMY", "TUN"), "CTO", "SYR", "VIA", ("ION", "EAS"))))),
+     Propose(DoOrder(ConvoyMove(A("ITA", "TUN"), "SYR", ("ION", "EAS"))))),
     (20, "PRP ( XDO ( ( TUR FLT CON ) RTO ( BUL ECS ) ) )",
-     Propose(DoOrder((("TUR", "FLT", "CON"), "RTO", ("BUL", "ECS"))))),
-    (20, "PRP ( XDO ( ( TUR FLT CON ) DSB ) )", Propose(DoOrder((("TUR", "FLT", "CON"), "DSB")))),
+     Propose(DoOrder(Retreat(F("TUR", "CON"), Location("BUL", "ECS"))))),
+    (20, "PRP ( XDO ( ( TUR FLT CON ) DSB ) )", Propose(DoOrder(Disband(F("TUR", "CON"))))),
     (20, "PRP ( XDO ( ( RUS FLT ( STP NCS ) ) BLD ) )",
-     Propose(DoOrder((("RUS", "FLT", ("STP", "NCS")), "BLD")))),
-    (20, "PRP ( XDO ( ( RUS FLT GOB ) REM ) )", Propose(DoOrder((("RUS", "FLT", "GOB"), "REM")))),
-    (20, "PRP ( XDO ( ITA WVE ) )", Propose(DoOrder(("ITA", "WVE")))),
+     Propose(DoOrder(Build(F("RUS", "STP", "NCS"))))),
+    (20, "PRP ( XDO ( ( RUS FLT GOB ) REM ) )", Propose(DoOrder(Remove(F("RUS", "GOB"))))),
+    (20, "PRP ( XDO ( ITA WVE ) )", Propose(DoOrder(Waive("ITA")))),
     (20, "PRP ( DMZ ( ENG FRA ) ( ECH NTH BEL ) )", Propose(Dmz(("ENG", "FRA"), ("ECH", "NTH", "BEL")))),
     # Level 30: multipart arrangements
     (30, "PRP ( AND ( XDO ( ( ENG FLT LON ) MTO NTH ) ) ( PCE ( ENG FRA ) ) )",
@@ -138,15 +164,15 @@ CONSTRUCTS: list[tuple[int, str, Message]] = [
     # Level 50: nested multipart arrangements, CHO
     (50, "PRP ( ORR ( XDO ( ( FRA AMY PAR ) MTO PIC ) ) ( AND ( XDO ( ( FRA AMY PAR ) MTO BUR ) ) "
          "( XDO ( ( GER AMY MUN ) MTO BUR ) ) ) )",
-     Propose(Orr((DoOrder((("FRA", "AMY", "PAR"), "MTO", "PIC")),
-                  And((DoOrder((("FRA", "AMY", "PAR"), "MTO", "BUR")),
-                       DoOrder((("GER", "AMY", "MUN"), "MTO", "BUR")))))))),
+     Propose(Orr((DoOrder(Move(A("FRA", "PAR"), Location("PIC"))),
+                  And((DoOrder(Move(A("FRA", "PAR"), Location("BUR"))),
+                       DoOrder(Move(A("GER", "MUN"), Location("BUR"))))))))),
     (50, "PRP ( CHO ( 2 2 ) ( SCD ( ENG NWY ) ) ( SCD ( ENG DEN ) ) ( SCD ( ENG SWE ) ) )",
      Propose(Choose(2, 2, tuple(CentreDistribution((Allotment("ENG", (c,)),)) for c in ("NWY", "DEN", "SWE"))))),
     # Level 60: queries and insistences
     (60, "INS ( PCE ( ENG FRA ) )", Insist(PCE_EF)),
     (60, "QRY ( ALY ( ENG FRA ) VSS ( GER ) )", Query(Alliance(("ENG", "FRA"), ("GER",)))),
-    (60, "SUG ( XDO ( ( RUS FLT SEV ) MTO BLA ) )", Suggest(DoOrder((("RUS", "FLT", "SEV"), "MTO", "BLA")))),
+    (60, "SUG ( XDO ( ( RUS FLT SEV ) MTO BLA ) )", Suggest(DoOrder(Move(F("RUS", "SEV"), Location("BLA"))))),
     (60, "THK ( PCE ( ENG FRA ) )", Think(PCE_EF)),
     (60, "THK ( QRY ( PCE ( ENG FRA ) ) )", ThinkQuery(PCE_EF)),
     (60, "THK ( NOT ( QRY ( PCE ( ENG FRA ) ) ) )", ThinkQuery(PCE_EF, negated=True)),
@@ -181,9 +207,9 @@ CONSTRUCTS: list[tuple[int, str, Message]] = [
           "THN ( PRP ( FOR ( SPR 1902 ) ( XDO ( ( ENG FLT NWY ) SUP ( RUS FLT GOB ) MTO SWE ) ) ) ) "
           "ELS ( INS ( FOR ( SPR 1902 ) ( XDO ( ( ENG FLT NWY ) SUP ( GER FLT DEN ) MTO SWE ) ) ) )",
      Conditional(
-         Not(DoOrder((("RUS", "FLT", ("STP", "NCS")), "BLD"))),
-         Propose(For(Turn("SPR", 1902), DoOrder((("ENG", "FLT", "NWY"), "SUP", ("RUS", "FLT", "GOB"), "MTO", "SWE")))),
-         Insist(For(Turn("SPR", 1902), DoOrder((("ENG", "FLT", "NWY"), "SUP", ("GER", "FLT", "DEN"), "MTO", "SWE")))),
+         Not(DoOrder(Build(F("RUS", "STP", "NCS")))),
+         Propose(For(Turn("SPR", 1902), DoOrder(SupportMove(F("ENG", "NWY"), F("RUS", "GOB"), "SWE")))),
+         Insist(For(Turn("SPR", 1902), DoOrder(SupportMove(F("ENG", "NWY"), F("GER", "DEN"), "SWE")))),
      )),
     (100, "IFF ( PCE ( ENG FRA ) ) THN ( PRP ( DRW ) )", Conditional(PCE_EF, Propose(Draw()))),
     (100, "IFF ( PCE ( ENG FRA ) ) THN ( YES ( PRP ( DRW ) ) ) ELS ( REJ ( PRP ( DRW ) ) )",
@@ -364,6 +390,11 @@ MALFORMED: list[tuple[str, str]] = [
 @pytest.mark.parametrize("text,expected", MALFORMED, ids=[m[0][:40] for m in MALFORMED])
 def test_malformed_press_is_rejected_at_every_level(text: str, expected: str) -> None:
     assert _huh(text, 8000) == expected
+    # The same fault as a tree location, for callers using protocol.grammar.
+    tree = to_tree(parse_text(text))
+    fault = try_parse_press(tree)
+    assert isinstance(fault, PressFault)
+    assert token_index(tree, fault.loc) == fault.position
 
 
 def test_for_is_allowed_again_inside_an_embedded_press_message() -> None:
@@ -376,6 +407,19 @@ def test_for_is_allowed_again_inside_an_embedded_press_message() -> None:
         )
     )
     assert minimum_level(value) == 120
+
+
+def test_try_parse_press_plugs_into_an_enclosing_parse() -> None:
+    """protocol.parse reads ``SND (powers) (press)`` itself; the press fault's
+    location, prefixed with the press group's, is ERR's place in the SND."""
+    snd = to_tree(parse_text("SND ( FRA ) ( PRP ( ORR ( DRW ) ( AND ( DRW ) ( DRW ) ) ) )"))
+    press = snd[2]
+    assert isinstance(press, tuple)
+    fault = try_parse_press(press, 40)
+    assert isinstance(fault, PressFault)
+    assert fault.loc == (1, 2, 0)
+    assert token_index(snd, (2, *fault.loc)) == 12 == fault.position + 5
+    assert try_parse_press(press, 50) == Propose(Orr((Draw(), And((Draw(), Draw())))))
 
 
 def test_two_multiparts_need_level_50_even_when_not_nested_as_written() -> None:

@@ -19,6 +19,22 @@ from collections.abc import Callable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from protocol.grammar import token_index
+from protocol.orders import (
+    Build,
+    Convoy,
+    ConvoyMove,
+    Disband,
+    Hold,
+    Location,
+    Move,
+    Order,
+    Remove,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Waive,
+)
 from protocol.press import (
     Accept,
     Alliance,
@@ -82,7 +98,7 @@ from protocol.press import (
     trim_try,
 )
 from protocol.press_tokens import PRESS_LEVELS, TOKEN_LEVELS, TRY_VOCABULARY
-from protocol.tree import Node, Text, Tree, from_tree, to_tree
+from protocol.tree import Text, Tree, from_tree, to_tree
 
 POWERS = ("AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR")
 CENTRES = ("LON", "EDI", "PAR", "BRE", "MUN", "BEL", "HOL", "SPA", "STP", "BUL", "TUN", "NWY")
@@ -98,14 +114,17 @@ turn = st.builds(Turn, st.sampled_from(SEASONS), st.integers(1901, 2100))
 
 @st.composite
 def units(draw: st.DrawFn, any_type: bool = False) -> Unit:
+    """Units as in NOW: armies never have a coast; fleets (and UNT in OCC) may."""
     kind = draw(st.sampled_from(("AMY", "FLT", "UNT") if any_type else ("AMY", "FLT")))
-    if draw(st.booleans()):
+    if kind != "AMY" and draw(st.booleans()):
         prov, coast = draw(st.sampled_from(COASTED))
         return Unit(draw(power), kind, prov, coast)
     return Unit(draw(power), kind, draw(province))
 
 
-location: st.SearchStrategy[Node] = st.one_of(province, st.sampled_from(COASTED))
+locations = st.one_of(
+    st.builds(Location, province), st.sampled_from(COASTED).map(lambda pc: Location(*pc))
+)
 
 
 def _newest_first(
@@ -120,29 +139,37 @@ def _newest_first(
     return kinds + extra * 3
 
 
+SIMPLE_ORDERS: dict[str, Callable[[Unit], Order]] = {
+    "HLD": Hold,
+    "DSB": Disband,
+    "BLD": Build,
+    "REM": Remove,
+}
+ORDER_FORMS = (*SIMPLE_ORDERS, "MTO", "RTO", "SUP", "SUPM", "CVY", "CTO", "WVE")
+
+
 @st.composite
-def orders(draw: st.DrawFn) -> Tree:
-    """Orders of PROTOCOL.md 9.1, as trees."""
-    unit = draw(units()).nodes()
-    form = draw(
-        st.sampled_from(
-            ("HLD", "MTO", "SUP", "SUPM", "CVY", "CTO", "RTO", "DSB", "BLD", "REM", "WVE")
-        )
-    )
-    if form in ("HLD", "DSB", "BLD", "REM"):
-        return (unit, form)
-    if form in ("MTO", "RTO"):
-        return (unit, form, draw(location))
+def orders(draw: st.DrawFn) -> Order:
+    """Orders of PROTOCOL.md 9.1 (typed, as in SUB)."""
+    unit = draw(units())
+    form = draw(st.sampled_from(ORDER_FORMS))
+    if form in SIMPLE_ORDERS:
+        return SIMPLE_ORDERS[form](unit)
+    if form == "MTO":
+        return Move(unit, draw(locations))
+    if form == "RTO":
+        return Retreat(unit, draw(locations))
     if form == "SUP":
-        return (unit, "SUP", draw(units()).nodes())
+        return SupportHold(unit, draw(units()))
     if form == "SUPM":
-        return (unit, "SUP", draw(units()).nodes(), "MTO", draw(province))
+        return SupportMove(unit, draw(units()), draw(province))
     if form == "CVY":
-        return (unit, "CVY", draw(units()).nodes(), "CTO", draw(province))
+        return Convoy(unit, draw(units()), draw(province))
     if form == "CTO":
-        route = tuple(draw(st.lists(province, min_size=1, max_size=3)))
-        return (unit, "CTO", draw(province), "VIA", route)
-    return (draw(power), "WVE")
+        return ConvoyMove(
+            unit, draw(province), tuple(draw(st.lists(province, min_size=1, max_size=3)))
+        )
+    return Waive(draw(power))
 
 
 # Arrangement kinds: the level that introduces each, and whether it has sub-arrangements.
@@ -421,6 +448,7 @@ def _check(msg: Message, level: int) -> None:
         violation = check_level(msg, lower)
         assert violation is not None
         assert violation.position == first_offence(tree, lower), violation
+        assert token_index(tree, violation.loc) == violation.position
 
 
 LEVELS = PRESS_LEVELS[1:]
