@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from protocol.errors import GrammarError
+from protocol.press_cursor import Abort, PressFault, sequence
 from protocol.press_model import (
     Accept,
     Alliance,
@@ -97,14 +98,7 @@ from protocol.press_model import (
     WhatShould,
     Why,
 )
-from protocol.press_parse import (
-    Abort,
-    Mode,
-    PressFault,
-    PressParser,
-    parse_message_nodes,
-    sequence,
-)
+from protocol.press_parse import Mode, PressParser, parse_message_nodes
 from protocol.press_tokens import FREE_TEXT_LEVEL, PRESS_LEVELS, TOKEN_LEVELS, trim_try_tokens
 from protocol.tokens import CAT_PHASE, STANDARD, Representation
 from protocol.tree import Tree, from_tree

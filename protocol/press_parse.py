@@ -14,15 +14,11 @@ token").  Every alternative is chosen by its first word, or by looking one
 group ahead (FCT/THK (QRY ...), FOR ((turn) (turn))), so the position where
 the parse stops is also the furthest any alternative could reach.
 
-ERR positions are token offsets, counted while walking the tree (a bracket
-is one token, a string one token per byte), by the three rules of
-PROTOCOL.md 14.2:
-
-1. a wrong token: ERR before it (a group where a word was expected: before
-   its opening bracket; a construct above the level: before its first word);
-2. something missing: ERR before the closing bracket of the group that
-   lacks it (at the very end for the unbracketed top level);
-3. semantic checks after a successful parse are the caller's (ERR at the end).
+ERR positions (token offsets and tree locations) are kept by the cursor of
+:mod:`protocol.press_cursor`, by the three rules of PROTOCOL.md 14.2; a
+construct above the level is a wrong token (rule 1): ERR before its first
+word.  Orders inside XDO and units are read by :mod:`protocol.orders`, the
+same grammar as SUB.
 
 The level rules enforced beyond "each word has a level" (PROTOCOL.md 16.3):
 
@@ -41,11 +37,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import NamedTuple, TypeVar
 
-from protocol.grammar import Fail, Loc, Parser, token_index
 from protocol.orders import Turn, Unit, parse_order, parse_unit
+from protocol.press_cursor import Mark, Seq, abort, is_word, peek_word, sequence
 from protocol.press_model import (
     Accept,
     Alliance,
@@ -111,157 +105,7 @@ from protocol.tokens import (
     is_province,
     is_supply_centre,
 )
-from protocol.tree import Node, Text, Tree
-
-T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class PressFault:
-    """Where and why a press message fails the grammar at a level.
-
-    ``position`` is the token offset before which ERR goes, counted from the
-    first token of the parsed nodes (plus the ``start`` given to the parser).
-    ``loc`` is the same place as a tree location in the convention of
-    :mod:`protocol.grammar`: the path of group indices from the parsed nodes,
-    then the index of the node ERR goes before (the group's length = before
-    its closing bracket), so a caller holding the enclosing message can
-    prefix its own location.
-    """
-
-    position: int
-    loc: Loc
-    reason: str
-
-
-class Abort(Exception):
-    """Raised inside the parser to abandon the parse with a :class:`PressFault`."""
-
-    def __init__(self, fault: PressFault) -> None:
-        super().__init__(f"{fault.reason} (token {fault.position})")
-        self.fault = fault
-
-
-class Mark(NamedTuple):
-    """A place in the message: token offset and tree location (see :class:`PressFault`)."""
-
-    offset: int
-    loc: Loc
-
-
-def _abort(at: Mark, reason: str) -> Abort:
-    return Abort(PressFault(at.offset, at.loc, reason))
-
-
-def node_width(node: Node) -> int:
-    """How many tokens a tree node occupies on the wire."""
-    if isinstance(node, tuple):
-        return 2 + sum(node_width(n) for n in node)
-    if isinstance(node, Text):
-        return len(node.encode("utf-8", "surrogateescape"))
-    return 1
-
-
-def _is_word(node: Node | None) -> bool:
-    return isinstance(node, str) and not isinstance(node, Text)
-
-
-def _peek_word(seq: _Seq, ahead: int = 0) -> str | None:
-    """The next node if it is a mnemonic (not a string, number or group), else None."""
-    node = seq.peek(ahead)
-    return node if isinstance(node, str) and not isinstance(node, Text) else None
-
-
-class _Seq:
-    """A cursor over the nodes of one bracket group (or of the unbracketed top level).
-
-    ``pos`` is the token offset of the next node and ``end`` the offset of
-    the group's closing bracket (rule 2 of PROTOCOL.md 14.2: missing things
-    are reported there); ``loc`` is the group's tree location.
-    """
-
-    __slots__ = ("nodes", "index", "pos", "end", "loc")
-
-    def __init__(self, nodes: Tree, start: int, end: int, loc: Loc = ()) -> None:
-        self.nodes = nodes
-        self.index = 0
-        self.pos = start
-        self.end = end
-        self.loc = loc
-
-    def done(self) -> bool:
-        return self.index >= len(self.nodes)
-
-    def peek(self, ahead: int = 0) -> Node | None:
-        i = self.index + ahead
-        return self.nodes[i] if i < len(self.nodes) else None
-
-    def here(self) -> Mark:
-        """The place of the next node (or of the closing bracket when done)."""
-        if self.index >= len(self.nodes):
-            return self.closing()
-        return Mark(self.pos, (*self.loc, self.index))
-
-    def closing(self) -> Mark:
-        """The place of the group's closing bracket (the end, at the top level)."""
-        return Mark(self.end, (*self.loc, len(self.nodes)))
-
-    def take(self, what: str) -> tuple[Node, Mark]:
-        if self.index >= len(self.nodes):
-            raise _abort(self.closing(), f"{what} missing")
-        node = self.nodes[self.index]
-        at = Mark(self.pos, (*self.loc, self.index))
-        self.index += 1
-        self.pos += node_width(node)
-        return node, at
-
-    def word(self, what: str) -> tuple[str, Mark]:
-        node, at = self.take(what)
-        if not _is_word(node):
-            raise _abort(at, f"expected {what}")
-        assert isinstance(node, str)
-        return node, at
-
-    def keyword(self, expected: str) -> Mark:
-        word, at = self.word(expected)
-        if word != expected:
-            raise _abort(at, f"expected {expected}, found {word}")
-        return at
-
-    def group(self, what: str) -> _Seq:
-        node, at = self.take(what)
-        if not isinstance(node, tuple):
-            raise _abort(at, f"expected ( {what} )")
-        return _Seq(node, at.offset + 1, at.offset + node_width(node) - 1, at.loc)
-
-    def integer(self, what: str, lo: int = -8192) -> int:
-        node, at = self.take(what)
-        if not isinstance(node, int) or node < lo:
-            raise _abort(at, f"expected {what} (a number from {lo})")
-        return node
-
-    def external(self, parse: Callable[[Parser, Tree, int, Loc], T], rep: Representation) -> T:
-        """Read the next node with a parse function of :mod:`protocol.orders`.
-
-        Those functions use :class:`protocol.grammar.Parser`; its furthest
-        failure is translated into this message's token offset and location.
-        """
-        p = Parser(rep)
-        try:
-            value = parse(p, self.nodes, self.index, ())
-        except Fail:
-            raise _abort(Mark(self._offset_of(p.far), (*self.loc, *p.far)), p.reason) from None
-        self.take("")
-        return value
-
-    def _offset_of(self, loc: Loc) -> int:
-        """Token offset of a location relative to this group's nodes."""
-        first = self.pos - sum(node_width(n) for n in self.nodes[: self.index])
-        return first + token_index(self.nodes, loc)
-
-    def finish(self) -> None:
-        if self.index < len(self.nodes):
-            raise _abort(self.here(), "unexpected token")
+from protocol.tree import Text, Tree
 
 
 class Mode(enum.Enum):
@@ -311,24 +155,24 @@ class PressParser:
     def need(self, required: int, at: Mark, what: str) -> None:
         """Fail at ``at`` unless the game level allows ``what`` (which needs ``required``)."""
         if self.level < required:
-            raise _abort(at, f"{what} needs press level {required} (game is level {self.level})")
+            raise abort(at, f"{what} needs press level {required} (game is level {self.level})")
 
     def _category(self, word: str) -> int:
         return self.values.get(word, -1) >> 8
 
-    def power(self, seq: _Seq) -> str:
+    def power(self, seq: Seq) -> str:
         word, at = seq.word("power")
         if self._category(word) != CAT_POWER:
-            raise _abort(at, f"{word} is not a power")
+            raise abort(at, f"{word} is not a power")
         return word
 
-    def power_group(self, seq: _Seq) -> str:
+    def power_group(self, seq: Seq) -> str:
         g = seq.group("power")
         p = self.power(g)
         g.finish()
         return p
 
-    def powers(self, seq: _Seq) -> tuple[str, ...]:
+    def powers(self, seq: Seq) -> tuple[str, ...]:
         """``(power power ...)``: one or more powers."""
         g = seq.group("power list")
         out = [self.power(g)]
@@ -336,28 +180,28 @@ class PressParser:
             out.append(self.power(g))
         return tuple(out)
 
-    def province(self, seq: _Seq, *, centre: bool = False) -> str:
+    def province(self, seq: Seq, *, centre: bool = False) -> str:
         word, at = seq.word("supply centre" if centre else "province")
         value = self.values.get(word, -1)
         if not is_province(value):
-            raise _abort(at, f"{word} is not a province")
+            raise abort(at, f"{word} is not a province")
         if centre and not is_supply_centre(value):
-            raise _abort(at, f"{word} is not a supply centre")
+            raise abort(at, f"{word} is not a supply centre")
         return word
 
-    def location(self, seq: _Seq) -> tuple[str, str | None]:
+    def location(self, seq: Seq) -> tuple[str, str | None]:
         """``province`` or ``(province coast)``."""
         if isinstance(seq.peek(), tuple):
             g = seq.group("province and coast")
             province = self.province(g)
             coast, at = g.word("coast")
             if self._category(coast) != CAT_COAST:
-                raise _abort(at, f"{coast} is not a coast")
+                raise abort(at, f"{coast} is not a coast")
             g.finish()
             return province, coast
         return self.province(seq), None
 
-    def unit(self, seq: _Seq, *, any_type: bool = False) -> Unit:
+    def unit(self, seq: Seq, *, any_type: bool = False) -> Unit:
         """``(unit)`` as in NOW (:func:`protocol.orders.parse_unit`).
 
         With ``any_type`` (OCC, level 40) the unit type may also be UNT, "any
@@ -365,7 +209,7 @@ class PressParser:
         ``power UNT (province coast)``.
         """
         g = seq.peek()
-        if any_type and isinstance(g, tuple) and len(g) > 1 and _is_word(g[1]) and g[1] == "UNT":
+        if any_type and isinstance(g, tuple) and len(g) > 1 and is_word(g[1]) and g[1] == "UNT":
             group = seq.group("unit")
             power = self.power(group)
             group.keyword("UNT")
@@ -374,18 +218,18 @@ class PressParser:
             return Unit(power, "UNT", province, coast)
         return seq.external(parse_unit, self.rep)
 
-    def turn(self, g: _Seq) -> Turn:
+    def turn(self, g: Seq) -> Turn:
         """``season year`` - the contents of a turn group (years are 0..8191)."""
         season, at = g.word("season")
         if self._category(season) != CAT_PHASE:
-            raise _abort(at, f"{season} is not a season")
+            raise abort(at, f"{season} is not a season")
         year = g.integer("year", lo=0)
         g.finish()
         return Turn(season, year)
 
     # --- messages -----------------------------------------------------------
 
-    def message(self, seq: _Seq, mode: Mode = Mode.ANY) -> Message:
+    def message(self, seq: Seq, mode: Mode = Mode.ANY) -> Message:
         """A press message or reply filling ``seq`` (the contents of its group)."""
         first = seq.peek()
         if isinstance(first, Text):
@@ -396,46 +240,46 @@ class PressParser:
         word, at = seq.word(mode.value)
         handler = _MESSAGE_HEADS.get(word)
         if handler is None:
-            raise _abort(at, f"{word} does not start a {mode.value}")
+            raise abort(at, f"{word} does not start a {mode.value}")
         self.need(TOKEN_LEVELS[word], at, word)
         if mode is Mode.PRESS and word in _REPLY_WORDS:
-            raise _abort(at, f"{word} is a reply; a press message is expected here")
+            raise abort(at, f"{word} is a reply; a press message is expected here")
         if mode is Mode.REPLY and word not in _REPLY_WORDS and word not in ("FCT", "THK", "IFF"):
-            raise _abort(at, f"{word} is a press message; a reply is expected here")
+            raise abort(at, f"{word} is a press message; a reply is expected here")
         msg = handler(self, seq, mode)
         seq.finish()
         if mode is Mode.REPLY and not isinstance(msg, Reply):
-            raise _abort(at, f"{word} here must be a reply")
+            raise abort(at, f"{word} here must be a reply")
         return msg
 
-    def message_group(self, seq: _Seq, mode: Mode) -> Message:
+    def message_group(self, seq: Seq, mode: Mode) -> Message:
         return self.message(seq.group(mode.value), mode)
 
-    def press_group(self, seq: _Seq) -> PressMessage:
+    def press_group(self, seq: Seq) -> PressMessage:
         msg = self.message(seq.group("press message"), Mode.PRESS)
         assert isinstance(msg, PressMessage)
         return msg
 
-    def arrangement_group(self, seq: _Seq, in_for: bool = False) -> Arrangement:
+    def arrangement_group(self, seq: Seq, in_for: bool = False) -> Arrangement:
         return self.arrangement(seq.group("arrangement"), in_for)
 
-    def _query_form(self, seq: _Seq, mode: Mode) -> bool:
+    def _query_form(self, seq: Seq, mode: Mode) -> bool:
         """Whether the next group is ``(QRY ...)`` or ``(NOT (QRY ...))`` in a reply position."""
         if mode is Mode.PRESS:
             return False
         g = seq.peek()
         if not isinstance(g, tuple) or not g:
             return False
-        head = _peek_word(_Seq(g, 0, 0))
+        head = peek_word(Seq(g, 0, 0))
         if head == "QRY":
             return True
         inner = g[1] if len(g) > 1 else None
-        return head == "NOT" and isinstance(inner, tuple) and _peek_word(_Seq(inner, 0, 0)) == "QRY"
+        return head == "NOT" and isinstance(inner, tuple) and peek_word(Seq(inner, 0, 0)) == "QRY"
 
-    def _query_reply(self, seq: _Seq) -> tuple[Arrangement, bool]:
+    def _query_reply(self, seq: Seq) -> tuple[Arrangement, bool]:
         """``(QRY (arr))`` or ``(NOT (QRY (arr)))`` - the body of THK/FCT replies (60)."""
         g = seq.group("query")
-        negated = _peek_word(g) == "NOT"
+        negated = peek_word(g) == "NOT"
         if negated:
             g.keyword("NOT")
             inner = g.group("query")
@@ -447,61 +291,61 @@ class PressParser:
         g.finish()
         return arr, negated
 
-    def _prp(self, seq: _Seq, mode: Mode) -> Message:
+    def _prp(self, seq: Seq, mode: Mode) -> Message:
         return Propose(self.arrangement_group(seq))
 
-    def _ins(self, seq: _Seq, mode: Mode) -> Message:
+    def _ins(self, seq: Seq, mode: Mode) -> Message:
         return Insist(self.arrangement_group(seq))
 
-    def _qry(self, seq: _Seq, mode: Mode) -> Message:
+    def _qry(self, seq: Seq, mode: Mode) -> Message:
         return Query(self.arrangement_group(seq))
 
-    def _sug(self, seq: _Seq, mode: Mode) -> Message:
+    def _sug(self, seq: Seq, mode: Mode) -> Message:
         return Suggest(self.arrangement_group(seq))
 
-    def _fct(self, seq: _Seq, mode: Mode) -> Message:
+    def _fct(self, seq: Seq, mode: Mode) -> Message:
         if self._query_form(seq, mode):
             arr, negated = self._query_reply(seq)
             return FactQuery(arr, negated)
         return Fact(self.arrangement_group(seq))
 
-    def _thk(self, seq: _Seq, mode: Mode) -> Message:
+    def _thk(self, seq: Seq, mode: Mode) -> Message:
         if self._query_form(seq, mode):
             arr, negated = self._query_reply(seq)
             return ThinkQuery(arr, negated)
         return Think(self.arrangement_group(seq))
 
-    def _ccl(self, seq: _Seq, mode: Mode) -> Message:
+    def _ccl(self, seq: Seq, mode: Mode) -> Message:
         # DN doc: CCL also cancels one's own YES, so it takes a reply too.
         return Cancel(self.message_group(seq, Mode.ANY))
 
-    def _try(self, seq: _Seq, mode: Mode) -> Message:
+    def _try(self, seq: Seq, mode: Mode) -> Message:
         g = seq.group("token list")
         words = []
         while not g.done():
             word, at = g.word("press token")
             if word not in TRY_VOCABULARY:
-                raise _abort(at, f"{word} is not a press token")
+                raise abort(at, f"{word} is not a press token")
             words.append(word)
         return Try(tuple(words))
 
-    def _wht(self, seq: _Seq, mode: Mode) -> Message:
+    def _wht(self, seq: Seq, mode: Mode) -> Message:
         return WhatShould(self.unit(seq))
 
-    def _how(self, seq: _Seq, mode: Mode) -> Message:
+    def _how(self, seq: Seq, mode: Mode) -> Message:
         g = seq.group("province or power")
         target, at = g.word("province or power")
         value = self.values.get(target, -1)
         if value >> 8 != CAT_POWER and not is_province(value):
-            raise _abort(at, f"{target} is neither a province nor a power")
+            raise abort(at, f"{target} is neither a province nor a power")
         g.finish()
         return HowToAttack(target)
 
-    def _exp(self, seq: _Seq, mode: Mode) -> Message:
+    def _exp(self, seq: Seq, mode: Mode) -> Message:
         turn = self.turn(seq.group("turn"))
         return Explain(turn, self.message_group(seq, Mode.ANY))
 
-    def _iff(self, seq: _Seq, mode: Mode) -> Message:
+    def _iff(self, seq: Seq, mode: Mode) -> Message:
         condition = self.arrangement_group(seq)
         seq.keyword("THN")
         then = self.message_group(seq, mode)
@@ -516,28 +360,28 @@ class PressParser:
         assert otherwise is None or isinstance(otherwise, PressMessage)
         return Conditional(condition, then, otherwise)
 
-    def _frm(self, seq: _Seq, mode: Mode) -> Message:
+    def _frm(self, seq: Seq, mode: Mode) -> Message:
         sender = self.power_group(seq)
         recipients = self.powers(seq)
         return Forwarded(sender, recipients, self.message_group(seq, Mode.ANY))
 
-    def _yes(self, seq: _Seq, mode: Mode) -> Message:
+    def _yes(self, seq: Seq, mode: Mode) -> Message:
         return Accept(self.press_group(seq))
 
-    def _rej(self, seq: _Seq, mode: Mode) -> Message:
+    def _rej(self, seq: Seq, mode: Mode) -> Message:
         return Reject(self.press_group(seq))
 
-    def _bwx(self, seq: _Seq, mode: Mode) -> Message:
+    def _bwx(self, seq: Seq, mode: Mode) -> Message:
         return NoneOfYourBusiness(self.press_group(seq))
 
-    def _huh(self, seq: _Seq, mode: Mode) -> Message:
+    def _huh(self, seq: Seq, mode: Mode) -> Message:
         g = seq.group("press message")
         if g.done():
-            raise _abort(g.closing(), "press message missing")
+            raise abort(g.closing(), "press message missing")
         return NotUnderstood(g.nodes)
 
     def _restricted(
-        self, seq: _Seq, allowed: Mapping[str, int], what: str, mode: Mode = Mode.PRESS
+        self, seq: Seq, allowed: Mapping[str, int], what: str, mode: Mode = Mode.PRESS
     ) -> Message:
         """The group of IDK/SRY/WHY/POB: a message whose first word is in ``allowed``.
 
@@ -545,76 +389,76 @@ class PressParser:
         (IDK (PRP ...) needs 130 although PRP and IDK are lower).
         """
         g = seq.group(what)
-        word = _peek_word(g)
+        word = peek_word(g)
         if word is None or word not in allowed:
-            raise _abort(g.here(), f"expected {what}")
+            raise abort(g.here(), f"expected {what}")
         self.need(allowed[word], g.here(), f"{word} in this reply")
         return self.message(g, mode)
 
-    def _idk(self, seq: _Seq, mode: Mode) -> Message:
+    def _idk(self, seq: Seq, mode: Mode) -> Message:
         msg = self._restricted(seq, _IDK_LEVELS, "QRY, WHT, HOW, EXP, PRP, INS or SUG")
         assert isinstance(
             msg, Query | WhatShould | HowToAttack | Explain | Propose | Insist | Suggest
         )
         return DontKnow(msg)
 
-    def _sry(self, seq: _Seq, mode: Mode) -> Message:
+    def _sry(self, seq: Seq, mode: Mode) -> Message:
         msg = self._restricted(seq, {"EXP": TOKEN_LEVELS["EXP"]}, "EXP")
         assert isinstance(msg, Explain)
         return Sorry(msg)
 
-    def _why(self, seq: _Seq, mode: Mode) -> Message:
+    def _why(self, seq: Seq, mode: Mode) -> Message:
         # WHY (THK (arrangement)) etc.: press messages, never the THK (QRY) reply.
         msg = self._restricted(seq, _WHY_LEVELS, "THK, FCT, SUG, PRP or INS")
         assert isinstance(msg, Think | Fact | Suggest | Propose | Insist)
         return Why(msg)
 
-    def _pob(self, seq: _Seq, mode: Mode) -> Message:
+    def _pob(self, seq: Seq, mode: Mode) -> Message:
         msg = self._restricted(seq, {"WHY": TOKEN_LEVELS["WHY"]}, "WHY", Mode.REPLY)
         assert isinstance(msg, Why)
         return PositionOnBoard(msg)
 
     # --- arrangements -----------------------------------------------------------
 
-    def arrangement(self, seq: _Seq, in_for: bool = False) -> Arrangement:
+    def arrangement(self, seq: Seq, in_for: bool = False) -> Arrangement:
         """An arrangement filling ``seq``; ``in_for``: inside a FOR's arrangement."""
         word, at = seq.word("arrangement")
         handler = _ARRANGEMENT_HEADS.get(word)
         if handler is None:
-            raise _abort(at, f"{word} is not an arrangement")
+            raise abort(at, f"{word} is not an arrangement")
         self.need(TOKEN_LEVELS[word], at, word)
         arr = handler(self, seq, at, in_for)
         seq.finish()
         return arr
 
-    def _pce(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
+    def _pce(self, seq: Seq, at: Mark, in_for: bool) -> Arrangement:
         return Peace(self.powers(seq))
 
-    def _aly(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
+    def _aly(self, seq: Seq, at: Mark, in_for: bool) -> Arrangement:
         allies = self.powers(seq)
         seq.keyword("VSS")
         return Alliance(allies, self.powers(seq))
 
-    def _drw(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
+    def _drw(self, seq: Seq, at: Mark, in_for: bool) -> Arrangement:
         return Draw() if seq.done() else Draw(self.powers(seq))
 
-    def _slo(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
+    def _slo(self, seq: Seq, at: Mark, in_for: bool) -> Arrangement:
         return Solo(self.power_group(seq))
 
-    def _not(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
+    def _not(self, seq: Seq, at: Mark, in_for: bool) -> Arrangement:
         g = seq.group("arrangement")
-        if _peek_word(g) == "NOT":
-            raise _abort(g.here(), "double negative: NOT directly inside NOT")
+        if peek_word(g) == "NOT":
+            raise abort(g.here(), "double negative: NOT directly inside NOT")
         return Not(self.arrangement(g, in_for))
 
-    def _nar(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
+    def _nar(self, seq: Seq, at: Mark, in_for: bool) -> Arrangement:
         return NoArrangement(self.arrangement_group(seq, in_for))
 
-    def _xdo(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
+    def _xdo(self, seq: Seq, at: Mark, in_for: bool) -> Arrangement:
         # The order grammar of PROTOCOL.md 9.1, as SUB uses it.
         return DoOrder(seq.external(parse_order, self.rep))
 
-    def _dmz(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
+    def _dmz(self, seq: Seq, at: Mark, in_for: bool) -> Arrangement:
         powers = self.powers(seq)
         g = seq.group("province list")
         provinces = [self.province(g)]
@@ -622,12 +466,12 @@ class PressParser:
             provinces.append(self.province(g))
         return Dmz(powers, tuple(provinces))
 
-    def _parts(self, seq: _Seq, in_for: bool, least: int) -> tuple[Arrangement, ...]:
+    def _parts(self, seq: Seq, in_for: bool, least: int) -> tuple[Arrangement, ...]:
         parts = []
         while not seq.done():
             parts.append(self.arrangement_group(seq, in_for))
         if len(parts) < least:
-            raise _abort(seq.closing(), f"at least {least} arrangements needed")
+            raise abort(seq.closing(), f"at least {least} arrangements needed")
         return tuple(parts)
 
     def _multipart(self, at: Mark, word: str) -> None:
@@ -635,22 +479,22 @@ class PressParser:
         # appear in the same message, and neither may appear more than once"
         # (DN doc, Level 30).  The second one is the offending token.
         if self.level < NESTED_MULTIPART_LEVEL and self.multipart:
-            raise _abort(
+            raise abort(
                 at,
                 f"a second AND/ORR ({word}) needs press level {NESTED_MULTIPART_LEVEL} "
                 f"(game is level {self.level})",
             )
         self.multipart += 1
 
-    def _and(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
+    def _and(self, seq: Seq, at: Mark, in_for: bool) -> Arrangement:
         self._multipart(at, "AND")
         return And(self._parts(seq, in_for, 2))
 
-    def _orr(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
+    def _orr(self, seq: Seq, at: Mark, in_for: bool) -> Arrangement:
         self._multipart(at, "ORR")
         return Orr(self._parts(seq, in_for, 2))
 
-    def _scd(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
+    def _scd(self, seq: Seq, at: Mark, in_for: bool) -> Arrangement:
         allotments: list[Allotment] = []
         while not seq.done() or not allotments:
             g = seq.group("power and centres")
@@ -661,24 +505,24 @@ class PressParser:
             allotments.append(Allotment(power, tuple(centres)))
         return CentreDistribution(tuple(allotments))
 
-    def _occ(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
+    def _occ(self, seq: Seq, at: Mark, in_for: bool) -> Arrangement:
         units = [self.unit(seq, any_type=True)]
         while not seq.done():
             units.append(self.unit(seq, any_type=True))
         return Occupy(tuple(units))
 
-    def _cho(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
+    def _cho(self, seq: Seq, at: Mark, in_for: bool) -> Arrangement:
         g = seq.group("minimum maximum")
         minimum = g.integer("minimum")
         maximum = g.integer("maximum")
         g.finish()
         return Choose(minimum, maximum, self._parts(seq, in_for, 1))
 
-    def _for(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
+    def _for(self, seq: Seq, at: Mark, in_for: bool) -> Arrangement:
         # DN doc, Level 90: the arrangement of a FOR must not include a
         # further FOR unless it is inside an embedded press message.
         if in_for:
-            raise _abort(at, "FOR inside the arrangement of a FOR")
+            raise abort(at, "FOR inside the arrangement of a FOR")
         g = seq.group("turn")
         end: Turn | None = None
         if isinstance(g.peek(), tuple):
@@ -689,36 +533,36 @@ class PressParser:
             start = self.turn(g)
         return For(start, self.arrangement_group(seq, in_for=True), end)
 
-    def _xoy(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
+    def _xoy(self, seq: Seq, at: Mark, in_for: bool) -> Arrangement:
         debtor = self.power_group(seq)
         return OwesFavour(debtor, self.power_group(seq))
 
-    def _ydo(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
+    def _ydo(self, seq: Seq, at: Mark, in_for: bool) -> Arrangement:
         power = self.power_group(seq)
         units = [self.unit(seq)]
         while not seq.done():
             units.append(self.unit(seq))
         return GiveControl(power, tuple(units))
 
-    def _snd(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
+    def _snd(self, seq: Seq, at: Mark, in_for: bool) -> Arrangement:
         sender = self.power_group(seq)
         recipients = self.powers(seq)
         # An embedded press message: a FOR inside it is allowed again.
         return SendRequest(sender, recipients, self.message_group(seq, Mode.ANY))
 
-    def _fwd(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
+    def _fwd(self, seq: Seq, at: Mark, in_for: bool) -> Arrangement:
         sources = self.powers(seq)
         via = self.power_group(seq)
         return ForwardReceived(sources, via, self.power_group(seq))
 
-    def _bcc(self, seq: _Seq, at: Mark, in_for: bool) -> Arrangement:
+    def _bcc(self, seq: Seq, at: Mark, in_for: bool) -> Arrangement:
         sender = self.power_group(seq)
         recipients = self.powers(seq)
         return ForwardSent(sender, recipients, self.power_group(seq))
 
 
-_MessageHandler = Callable[[PressParser, _Seq, Mode], Message]
-_ArrangementHandler = Callable[[PressParser, _Seq, Mark, bool], Arrangement]
+_MessageHandler = Callable[[PressParser, Seq, Mode], Message]
+_ArrangementHandler = Callable[[PressParser, Seq, Mark, bool], Arrangement]
 
 _MESSAGE_HEADS: Mapping[str, _MessageHandler] = {
     "PRP": PressParser._prp,
@@ -770,7 +614,10 @@ _ARRANGEMENT_HEADS: Mapping[str, _ArrangementHandler] = {
 def parse_message_nodes(
     nodes: Tree, level: int, rep: Representation, start: int = 0, mode: Mode = Mode.ANY
 ) -> Message:
-    """Parse the nodes of one press message at ``level``; :class:`PressFault` on faults.
+    """Parse the nodes of one press message at ``level``.
+
+    Raises :class:`~protocol.press_cursor.Abort` (holding the
+    :class:`~protocol.press_cursor.PressFault`) if they are not one.
 
     ``start`` is the token offset of ``nodes[0]`` within the whole message
     being checked (so the fault position can be used there directly).
@@ -778,22 +625,4 @@ def parse_message_nodes(
     return PressParser(level, rep).message(sequence(nodes, start), mode)
 
 
-def sequence(nodes: Tree, start: int = 0) -> _Seq:
-    """A cursor over ``nodes`` (an unbracketed sequence starting at token ``start``)."""
-    return _Seq(nodes, start, start + sum(node_width(n) for n in nodes))
-
-
-def group_cursor(nodes: Tree, start: int) -> _Seq:
-    """A cursor over the contents of the group whose opening bracket is at ``start``."""
-    return _Seq(nodes, start + 1, start + 1 + sum(node_width(n) for n in nodes))
-
-
-__all__ = [
-    "Mode",
-    "PressFault",
-    "PressParser",
-    "group_cursor",
-    "node_width",
-    "parse_message_nodes",
-    "sequence",
-]
+__all__ = ["Mode", "PressParser", "parse_message_nodes"]
