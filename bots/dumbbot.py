@@ -149,6 +149,7 @@ class _Movement:
     def plan(self) -> list[Order]:
         for unit in sorted(self.units, key=lambda u: -self.best[u]):
             self._decide(unit)
+        self._recruit()
         orders = {u: (o.hold(u) if self.dest[u] == u.node else o.move(u, self.dest[u]))
                   for u in self.units}
         self._supports(orders)
@@ -185,6 +186,52 @@ class _Movement:
         self.dest[unit] = unit.node
         self.claimed.setdefault(unit.province, unit)
         self.deciding.discard(unit)
+
+    def _recruit(self) -> None:
+        """Give every unsupported attack on an occupied enemy province one supporter.
+
+        A lone attack on a unit that holds always bounces.  The supporter is an
+        own unit that can reach the target and either stays put anyway or gives
+        up a less valuable move - unless another own unit is moving into its
+        place, which it would then block.
+        """
+        attacks = []
+        for unit in self.units:
+            target = self.dest[unit]
+            occupant = self.view.unit_in(target[0]) if target != unit.node else None
+            if occupant is not None and occupant.power != self.view.power:
+                attacks.append((self.values.value(unit.kind, target), unit))
+        attacks.sort(key=lambda a: -a[0])
+        for value, attacker in attacks:
+            target = self.dest[attacker][0]
+            if attacker in self.helps.values():
+                continue
+            entering = {self.dest[u][0] for u in self.units if self.dest[u] != u.node}
+            best: tuple[float, BoardUnit] | None = None
+            helped = set(self.helps.values())
+            for unit in self.units:
+                # A unit already giving or getting support keeps its order.
+                if unit is attacker or unit in self.helps or unit in helped:
+                    continue
+                if target not in self.geo.reachable_provinces(unit.kind, unit.node):
+                    continue
+                if self.dest[unit] == unit.node:
+                    cost = 0.0
+                else:
+                    if unit.province in entering:
+                        continue
+                    cost = self.values.value(unit.kind, self.dest[unit])
+                    if cost >= value:
+                        continue
+                if best is None or cost < best[0]:
+                    best = (cost, unit)
+            if best is not None:
+                helper = best[1]
+                if self.dest[helper] != helper.node:
+                    del self.claimed[self.dest[helper][0]]
+                    self.dest[helper] = helper.node
+                    self.claimed[helper.province] = helper
+                self.helps[helper] = attacker
 
     def _contested(self, province: str) -> bool:
         """An enemy unit stands in or can move to `province`."""

@@ -17,14 +17,15 @@ formulation, not a port):
 3. **Spreading.**  Values spread over the unit's own movement graph (armies
    over land, fleets over seas and coasts) for several rounds: each round a
    node takes the mean of itself and its neighbours.  The value of a node is a
-   weighted sum of its round values, so a unit is drawn both to valuable
-   places and towards regions full of them.
-4. **Strength and competition.**  A province next to many of our units is
-   easier to take (+), one next to many units of one enemy is harder (-),
-   unless it is our own centre (then the threat is already in its value).
+   weighted sum of its round values - the first spread round weighs most, so
+   a unit is drawn to places *next to* valuable ones (where it can strike
+   from, or support from) as well as to valuable places themselves, and far
+   away units still feel the slope towards regions full of them.
 
-The numbers are tuning constants in `Weights`; `bench_bots.py` measures the
-result against RandBot and HoldBot.
+The numbers are tuning constants in `Weights`, chosen with `bench_bots.py`
+(which measures DumbBot against RandBots and HoldBots).  Two ideas were
+measured and dropped there: bonuses for provinces next to many own units and
+maluses for provinces next to many enemy units both lowered DumbBot's share.
 """
 
 from __future__ import annotations
@@ -46,18 +47,14 @@ class Weights:
     neutral: float = 60.0
     attack: Mapping[str, float] | None = None
     defence: Mapping[str, float] | None = None
-    rounds: tuple[float, ...] = (1000.0, 400.0, 160.0, 70.0, 30.0, 15.0, 8.0, 4.0, 2.0, 1.0)
-    strength: float = 1.0
-    competition: float = 1.0
-    unit_strength: float = 2000.0
-    unit_competition: float = 3000.0
+    rounds: tuple[float, ...] = (100.0, 1000.0, 30.0, 10.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0)
 
     def attack_weight(self, season: str) -> float:
         table = self.attack or {"SPR": 0.7, "SUM": 0.7, "FAL": 0.6, "AUT": 0.6, "WIN": 0.5}
         return table[season]
 
     def defence_weight(self, season: str) -> float:
-        table = self.defence or {"SPR": 0.3, "SUM": 0.3, "FAL": 0.4, "AUT": 0.4, "WIN": 0.5}
+        table = self.defence or {"SPR": 0.15, "SUM": 0.15, "FAL": 0.3, "AUT": 0.3, "WIN": 0.4}
         return table[season]
 
 
@@ -138,27 +135,8 @@ def valuation(view: BoardView, weights: Weights = DEFAULT_WEIGHTS) -> Valuation:
     geo = view.geography
     base = base_values(view, weights)
     out: dict[str, dict[Node, float]] = {}
-    own_near: dict[str, int] = {}
-    enemy_near: dict[str, dict[str, int]] = {}
-    for unit in view.units:
-        for province in geo.reachable_provinces(unit.kind, unit.node) | {unit.province}:
-            if unit.power == view.power:
-                own_near[province] = own_near.get(province, 0) + 1
-            else:
-                per = enemy_near.setdefault(province, {})
-                per[unit.power] = per.get(unit.power, 0) + 1
     for kind in (ARMY, FLEET):
         nodes = geo.nodes(kind)
         adjacency = {n: geo.neighbours(kind, n) for n in nodes}
-        spread = _spread(nodes, adjacency, {n: base[n[0]] for n in nodes}, weights.rounds)
-        table = {}
-        for n in nodes:
-            mine = own_near.get(n[0], 0)
-            # Competition makes attacks harder; it never discourages defence.
-            theirs = 0 if view.owner(n[0]) == view.power else max(
-                enemy_near.get(n[0], {}).values(), default=0)
-            table[n] = (spread[n]
-                        + weights.unit_strength * weights.strength * mine
-                        - weights.unit_competition * weights.competition * theirs)
-        out[kind] = table
+        out[kind] = _spread(nodes, adjacency, {n: base[n[0]] for n in nodes}, weights.rounds)
     return Valuation(army=out[ARMY], fleet=out[FLEET], base=base)

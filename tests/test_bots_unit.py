@@ -118,16 +118,23 @@ def test_phase_rng_depends_on_seed_power_and_phase_only() -> None:
     assert a != phase_rng(7, "ENG", "FAL", 1901).random()
 
 
+GER_HOL_FRA_BEL = START_SCO.replace("GER BER KIE MUN", "GER BER KIE MUN HOL").replace(
+    "FRA BRE MAR PAR", "FRA BRE MAR PAR BEL").replace("BEL BUL", "BUL").replace(" HOL NWY", " NWY")
+
+
 def test_values_attack_neutrals_and_defend_threatened_centres() -> None:
-    sco = START_SCO.replace("GER BER KIE MUN", "GER BER KIE MUN HOL").replace(
-        "FRA BRE MAR PAR", "FRA BRE MAR PAR BEL").replace("BEL BUL", "BUL").replace("HOL ", "", 1)
-    v = view("GER", sco=sco, now="NOW ( FAL 1901 ) ( GER AMY MUN ) ( FRA AMY BUR ) ( GER FLT KIE )")
-    base = base_values(v)
+    threatened = view("GER", sco=GER_HOL_FRA_BEL,
+                      now="NOW ( FAL 1901 ) ( GER AMY MUN ) ( FRA AMY BUR ) ( GER FLT KIE )")
+    base = base_values(threatened)
     assert base["DEN"] > 0 and base["BEL"] > 0          # neutral and enemy centres
     assert base["MUN"] > 0                               # threatened from BUR
     assert base["BER"] == 0 and base["RUH"] == 0         # safe centre, non-centre
-    values = valuation(v)
-    assert values.value("AMY", ("MUN", None)) > values.value("AMY", ("SIL", None))
+    assert base["BEL"] > base["DEN"] * 0.5
+    safe = view("GER", sco=GER_HOL_FRA_BEL,
+                now="NOW ( FAL 1901 ) ( GER AMY MUN ) ( FRA AMY GAS ) ( GER FLT KIE )")
+    assert base_values(safe)["MUN"] == 0
+    assert (valuation(threatened).value("AMY", ("MUN", None))
+            > valuation(safe).value("AMY", ("MUN", None)))
 
 
 def test_dumbbot_opens_towards_neutral_centres() -> None:
@@ -140,15 +147,19 @@ def test_dumbbot_opens_towards_neutral_centres() -> None:
     assert "( TUR AMY CON ) MTO BUL" in turkey
 
 
-def test_dumbbot_supports_a_contested_move() -> None:
-    # Germany attacks French-held, defended Belgium from Ruhr with Holland beside it.
-    v = view("GER", sco="SCO ( GER BER KIE MUN HOL ) ( FRA BRE MAR PAR BEL )",
-             now="NOW ( SPR 1902 ) ( GER AMY RUH ) ( GER AMY HOL ) ( FRA AMY BEL )"
-                 " ( FRA AMY PIC )")
-    orders = texts(DumbBot().orders(v, random.Random(3)))
-    moves = [o for o in orders if " MTO BEL" in o and "SUP" not in o]
-    supports = [o for o in orders if " SUP " in o and o.endswith("MTO BEL")]
-    assert len(moves) == 1 and len(supports) == 1, orders
+def test_dumbbot_supports_where_its_moves_meet() -> None:
+    # Germany next to French Belgium and Burgundy: its moves meet in BUR.
+    v = view("GER", sco=GER_HOL_FRA_BEL,
+             now="NOW ( SPR 1902 ) ( GER AMY RUH ) ( GER AMY HOL ) ( GER AMY MUN )"
+                 " ( FRA AMY BEL ) ( FRA AMY BUR )")
+    for seed in range(5):
+        orders = texts(DumbBot().orders(v, random.Random(seed)))
+        supports = [o for o in orders if " SUP " in o]
+        assert supports, orders
+        for support in supports:
+            # "( GER AMY RUH ) SUP ( GER AMY MUN ) MTO BUR" matches "( GER AMY MUN ) MTO BUR"
+            supported = support.split(" SUP ", 1)[1]
+            assert supported in orders, (support, orders)
 
 
 def test_dumbbot_retreats_and_builds_by_value() -> None:
