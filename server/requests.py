@@ -46,6 +46,7 @@ from protocol.messages import (
     Yes,
 )
 from protocol.messages import Map as MapMessage
+from server.deadline import whole_seconds
 from server.session import Client, Role
 
 if TYPE_CHECKING:
@@ -253,7 +254,7 @@ def _tme(game: Game, client: Client, message: Tme | Not) -> None:
         if left is None:
             client.send(Rej(message))
         else:
-            game.send_time(client)
+            client.send(Tme(whole_seconds(left)))
         return
     if message.seconds < 0 or not game.settings.has_deadlines \
             or message.seconds > game.settings.longest_limit:

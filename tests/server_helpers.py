@@ -54,10 +54,12 @@ class Closed(Exception):
     """The server closed the connection while a message was expected."""
 
 
-async def start_server(nursery: trio.Nursery, db: Path, **game: object) -> tuple[Server, int]:
-    """Run a server on 127.0.0.1 port 0 with these game settings; returns it and its port."""
-    server = Server(ServerSettings(host="127.0.0.1", port=0, db_path=db,
-                                   game=GameSettings(**game)))  # type: ignore[arg-type]
+async def start_server(nursery: trio.Nursery, db: Path, options: dict[str, object] | None = None,
+                       **game: object) -> tuple[Server, int]:
+    """Run a server on 127.0.0.1 port 0 with these game settings (and server
+    ``options``); returns it and its port."""
+    server = Server(ServerSettings(host="127.0.0.1", port=0, db_path=db,  # type: ignore[arg-type]
+                                   game=GameSettings(**game), **(options or {})))  # type: ignore[arg-type]
     listeners = await nursery.start(server.run)
     return server, int(listeners[0].socket.getsockname()[1])
 
