@@ -235,6 +235,8 @@ class PressParser:
         if isinstance(first, Text):
             _, at = seq.take("press message")
             self.need(FREE_TEXT_LEVEL, at, "free text")
+            if mode is Mode.REPLY:
+                raise abort(at, "free text is a press message; a reply is expected here")
             seq.finish()
             return FreeText(str(first))
         word, at = seq.word(mode.value)
@@ -248,8 +250,6 @@ class PressParser:
             raise abort(at, f"{word} is a press message; a reply is expected here")
         msg = handler(self, seq, mode)
         seq.finish()
-        if mode is Mode.REPLY and not isinstance(msg, Reply):
-            raise abort(at, f"{word} here must be a reply")
         return msg
 
     def message_group(self, seq: Seq, mode: Mode) -> Message:
@@ -264,9 +264,13 @@ class PressParser:
         return self.arrangement(seq.group("arrangement"), in_for)
 
     def _query_form(self, seq: Seq, mode: Mode) -> bool:
-        """Whether the next group is ``(QRY ...)`` or ``(NOT (QRY ...))`` in a reply position."""
-        if mode is Mode.PRESS:
-            return False
+        """Whether FCT/THK is followed by ``(QRY ...)`` or ``(NOT (QRY ...))``, a reply.
+
+        Where only a reply may stand, it must be; where only a press message
+        may, it is never one (then the arrangement parse fails at QRY).
+        """
+        if mode is not Mode.ANY:
+            return mode is Mode.REPLY
         g = seq.peek()
         if not isinstance(g, tuple) or not g:
             return False
@@ -346,6 +350,9 @@ class PressParser:
         return Explain(turn, self.message_group(seq, Mode.ANY))
 
     def _iff(self, seq: Seq, mode: Mode) -> Message:
+        # The THN branch decides: press branches make a press message, reply
+        # branches a reply (Parlance: "statement = IFF (condition) THN
+        # (statement) [ELS (statement)]", "reply = IFF ... THN (reply) ...").
         condition = self.arrangement_group(seq)
         seq.keyword("THN")
         then = self.message_group(seq, mode)

@@ -214,6 +214,8 @@ CONSTRUCTS: list[tuple[int, str, Message]] = [
     (100, "IFF ( PCE ( ENG FRA ) ) THN ( PRP ( DRW ) )", Conditional(PCE_EF, Propose(Draw()))),
     (100, "IFF ( PCE ( ENG FRA ) ) THN ( YES ( PRP ( DRW ) ) ) ELS ( REJ ( PRP ( DRW ) ) )",
      ConditionalReply(PCE_EF, Accept(Propose(Draw())), Reject(Propose(Draw())))),
+    (100, "IFF ( DRW ) THN ( FCT ( QRY ( DRW ) ) ) ELS ( THK ( NOT ( QRY ( SLO ( ENG ) ) ) ) )",
+     ConditionalReply(Draw(), FactQuery(Draw()), ThinkQuery(Solo("ENG"), negated=True))),
     # Level 110: puppets and favours
     (110, "PRP ( XOY ( ENG ) ( FRA ) )", Propose(OwesFavour("ENG", "FRA"))),
     (110, "PRP ( YDO ( ENG ) ( FRA AMY PAR ) ( FRA FLT BRE ) )",
@@ -380,6 +382,12 @@ MALFORMED: list[tuple[str, str]] = [
      "IFF ( DRW ) THN ( PRP ( DRW ) ) ELS ( ERR YES ( PRP ( DRW ) ) )"),  # mixed branches
     ("IFF ( DRW ) THN ( YES ( PRP ( DRW ) ) ) ELS ( PRP ( DRW ) )",
      "IFF ( DRW ) THN ( YES ( PRP ( DRW ) ) ) ELS ( ERR PRP ( DRW ) )"),
+    ("IFF ( DRW ) THN ( YES ( PRP ( DRW ) ) ) ELS ( FCT ( DRW ) )",
+     "IFF ( DRW ) THN ( YES ( PRP ( DRW ) ) ) ELS ( FCT ( ERR DRW ) )"),  # FCT reply = FCT (QRY)
+    ("IFF ( DRW ) THN ( YES ( PRP ( DRW ) ) ) ELS ( THK ( NOT ( DRW ) ) )",
+     "IFF ( DRW ) THN ( YES ( PRP ( DRW ) ) ) ELS ( THK ( NOT ( ERR DRW ) ) )"),
+    ("IFF ( DRW ) THN ( YES ( PRP ( DRW ) ) ) ELS ( 'no' )",
+     "IFF ( DRW ) THN ( YES ( PRP ( DRW ) ) ) ELS ( ERR 'no' )"),
     ("PRP ( SND ( ENG FRA ) ( GER ) ( PRP ( DRW ) ) )", "PRP ( SND ( ENG ERR FRA ) ( GER ) ( PRP ( DRW ) ) )"),
     ("'hi' ( DRW )", "'hi' ERR ( DRW )"),                       # free text is the whole message
     ("PRP ( 'text' )", "PRP ( ERR 'text' )"),
