@@ -100,8 +100,8 @@ from protocol.press_model import (
 )
 from protocol.press_parse import Mode, PressParser, parse_message_nodes
 from protocol.press_tokens import FREE_TEXT_LEVEL, PRESS_LEVELS, TOKEN_LEVELS, trim_try_tokens
-from protocol.tokens import CAT_PHASE, STANDARD, Representation
-from protocol.tree import Tree, from_tree
+from protocol.tokens import CAT_PHASE, CAT_POWER, STANDARD, Representation
+from protocol.tree import Text, Tree, from_tree
 
 #: The level of SND/FRM themselves (PROTOCOL.md 7.2, 16.1).
 PRESS_MIN_LEVEL = TOKEN_LEVELS["PRP"]
@@ -293,6 +293,34 @@ def minimum_level(
     return None
 
 
+# --- powers named --------------------------------------------------------------------
+
+
+def powers_named(
+    value: PressValue | SendPress | ReceivedPress, rep: Representation = STANDARD
+) -> frozenset[str]:
+    """Every power token anywhere in ``value`` (recipients, arrangements, units ...).
+
+    For the relay's OUT answer: per Parlance, a SND naming an eliminated
+    power anywhere inside the press is answered ``OUT (power)`` like one
+    addressed to it (PROTOCOL.md 16.1); eliminated powers "must not be
+    included" in PCE/ALY/DRW/... (16.2).  A HUH's quoted content counts too.
+    """
+    found: set[str] = set()
+    categories = rep.categories
+
+    def walk(nodes: Tree) -> None:
+        for node in nodes:
+            if isinstance(node, tuple):
+                walk(node)
+            elif isinstance(node, str) and not isinstance(node, Text):
+                if categories.get(node) == CAT_POWER:
+                    found.add(node)
+
+    walk(value.nodes())
+    return frozenset(found)
+
+
 # --- TRY trimming ------------------------------------------------------------------
 
 _V = TypeVar("_V")
@@ -399,6 +427,7 @@ __all__ = [
     "parse_press",
     "parse_received",
     "parse_send",
+    "powers_named",
     "render_press",
     "trim_try",
     "try_parse_press",

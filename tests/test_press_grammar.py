@@ -86,6 +86,7 @@ from protocol.press import (
     parse_press,
     parse_received,
     parse_send,
+    powers_named,
     render_press,
     try_parse_press,
 )
@@ -545,3 +546,18 @@ def test_variant_representation_decides_powers_and_provinces() -> None:
     )  # fmt: skip
     # The standard powers mean nothing on this map.
     assert not legal_at(Propose(Peace(("ENG", "FRA"))), 8000, rep)
+
+
+def test_powers_named_anywhere_for_the_out_check() -> None:
+    snd = parse_send(
+        to_tree(
+            parse_text(
+                "SND ( FRA ) ( PRP ( AND ( XDO ( ( GER AMY MUN ) SUP ( AUS AMY BOH ) MTO TYR ) ) "
+                "( ALY ( ENG ) VSS ( TUR ) ) ) )"
+            )
+        )
+    )
+    assert powers_named(snd) == {"FRA", "GER", "AUS", "ENG", "TUR"}
+    assert powers_named(snd.message) == {"GER", "AUS", "ENG", "TUR"}
+    assert powers_named(HowToAttack("MUN")) == frozenset()
+    assert powers_named(NotUnderstood(("ERR", "PRP", ("SLO", ("ITA",))))) == {"ITA"}
