@@ -1,0 +1,49 @@
+"""`daide export GAME`: write a stored game as a DAIDE text log and as JSON."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+NAME = "export"
+HELP = "write a finished or running game as a DAIDE text log and as JSON"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", type=int, metavar="GAME", help="game number (as in the server's log)")
+    parser.add_argument("--db", type=Path, default=Path("daide-server.db"),
+                        help="SQLite database of the server (default ./daide-server.db)")
+    parser.add_argument("--out", type=Path, default=Path("."),
+                        help="directory for game-GAME.daide and game-GAME.json (default .)")
+    parser.add_argument("--stdout", choices=("text", "json"),
+                        help="print one form to standard output instead of writing files")
+
+
+def run(args: argparse.Namespace) -> int:
+    from daide.cli import CommandError
+    from server.export import export_game
+    from server.store import Store, StoreError
+
+    if not args.db.exists():
+        raise CommandError(f"no database at {args.db}")
+    try:
+        store = Store.open(args.db)
+    except Exception as exc:  # sqlite3.DatabaseError and friends: not a server database
+        raise CommandError(f"cannot open {args.db}: {exc}") from exc
+    try:
+        text, data = export_game(store, args.game)
+    except StoreError as exc:
+        raise CommandError(str(exc)) from exc
+    finally:
+        store.close()
+    if args.stdout:
+        sys.stdout.write(text if args.stdout == "text" else data)
+        return 0
+    args.out.mkdir(parents=True, exist_ok=True)
+    text_path = args.out / f"game-{args.game}.daide"
+    json_path = args.out / f"game-{args.game}.json"
+    text_path.write_text(text, encoding="utf-8")
+    json_path.write_text(data, encoding="utf-8")
+    print(f"wrote {text_path} and {json_path}")
+    return 0
