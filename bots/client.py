@@ -16,8 +16,9 @@
    note other than MBV, every ``MIS``, ``REJ``, ``HUH`` and ``PRN`` is a
    *problem*: logged with structlog and kept in `BotClient.problems`;
 5. press is answered the no-press way (`bots.press`);
-6. ``SLO``/``DRW`` end the game; after the ``SMR`` that follows (or on
-   ``OFF`` at any time) the client says goodbye (FM) and returns.
+6. ``SLO``/``DRW`` end the game; on ``OFF`` (which follows the ``SMR``, or
+   comes at any time when the server shuts down) the client says goodbye
+   (FM) and returns - also when no OFF came within `off_wait` of the SMR.
 
 A connection lost while the game runs is re-established: a new connection,
 ``IAM (power) (passcode)`` (retried while the server has not yet noticed the
@@ -29,6 +30,7 @@ received them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -95,6 +97,8 @@ class ClientSettings:
     """Join with OBS instead of NME (no strategy)."""
     draw_from_year: int | None = None
     """Vote for a draw (DRW) in every phase from this year on."""
+    off_wait: float = 2.0
+    """Seconds to wait for the server's OFF after the game's SMR before leaving."""
     gof: bool = False
     """Send GOF after each SUB.  Not needed - GOF is assumed at the start of
     every turn (PROTOCOL.md 8.3) - and racy: when this SUB completes the last
@@ -137,6 +141,7 @@ class BotClient:
         self.reconnections = 0
         self.log = structlog.get_logger("bots").bind(bot=self.settings.name)
         self._off = False
+        self._over = False
         self._map_name: str | None = None
         self._submitted: Turn | None = None
         self._sever = False
@@ -166,9 +171,13 @@ class BotClient:
         try:
             while not self._off:
                 try:
-                    message = await link.transport.receive()
+                    with trio.move_on_after(self.settings.off_wait if self._over else math.inf
+                                            ) as waiting:
+                        message = await link.transport.receive()
                 except ConnectionLost:
                     message = None
+                if waiting.cancelled_caught:
+                    break
                 if message is None:
                     if self.tracker.end is not None:
                         break
@@ -282,8 +291,9 @@ class BotClient:
         elif head == "CCD" or (head == "NOT" and message[1][0] == "CCD"):
             self.log.info("civil disorder", message=self._text(message))
         elif head == "SMR":
-            # The game is over (PROTOCOL.md 8.10): leave, without waiting for OFF.
-            self._off = True
+            # The game is over (PROTOCOL.md 8.10): the server should now send
+            # OFF; wait for it a little, then leave anyway.
+            self._over = True
         elif head == "OFF":
             self._off = True
 

@@ -1,0 +1,89 @@
+"""Bots against the real server over loopback TCP (127.0.0.1, port 0).
+
+* a complete 7-bot game (the demo's code path) finishes and leaves a record;
+* the same seed gives the same game, message for message;
+* a bot that loses its connection mid-game comes back with IAM and the game
+  still finishes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from bots.client import BotClient, ClientSettings
+from bots.demo import play_demo, start_embedded_server
+from bots.dumbbot import DumbBot
+from bots.holdbot import HoldBot
+from bots.randbot import RandBot
+from bots.runner import run_clients
+
+YEARS = 4
+
+
+async def test_a_seven_bot_game_completes_on_the_real_server(tmp_path: Path) -> None:
+    lines: list[str] = []
+    with trio.fail_after(60):
+        result = await play_demo(seed=5, max_years=YEARS, out_dir=tmp_path, echo=lines.append)
+    watcher = result.watcher
+    assert watcher.finished and result.problems == 0
+    assert sorted(result.assignment) == ["AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR"]
+    # Progress lines name the year, the phase and every power's centre count.
+    assert any(line.startswith("  1901  SPR") and "AUS  3" in line and "RUS  4" in line
+               for line in lines)
+    final = watcher.last_turn
+    assert final is not None
+    if watcher.winner is None:
+        assert watcher.draw and final.year == 1900 + YEARS
+    table = watcher.table()
+    assert sum(row.centres for row in table) <= 34 and len(table) == 7
+    record = result.record.read_text(encoding="utf-8").splitlines()
+    assert record[:2] == ["YES ( OBS )", "MAP ( 'STANDARD' )"]
+    assert "HLO ( UNO ) ( 0 ) ( ( LVL 0 ) )" in record
+    assert record[-2].startswith("SMR") and record[-1] == "OFF"
+    summary = json.loads(result.summary.read_text(encoding="utf-8"))
+    assert summary["seed"] == 5 and summary["result"]["text"] == watcher.result_text()
+    assert {row["power"] for row in summary["final"]} == set(result.assignment)
+
+
+async def test_the_same_seed_gives_the_same_game(tmp_path: Path) -> None:
+    records = []
+    for run in ("a", "b"):
+        with trio.fail_after(60):
+            result = await play_demo(seed=11, max_years=3, out_dir=tmp_path / run)
+        records.append(result.record.read_text(encoding="utf-8"))
+    assert records[0] == records[1]
+    assert records[0].count("\nORD ") > 50
+    with trio.fail_after(60):
+        other = await play_demo(seed=12, max_years=3, out_dir=tmp_path / "c")
+    assert other.record.read_text(encoding="utf-8") != records[0]
+
+
+async def test_a_bot_that_loses_its_connection_rejoins_with_iam(tmp_path: Path) -> None:
+    async with trio.open_nursery() as nursery:
+        port = await start_embedded_server(nursery, 1903, tmp_path / "games.db")
+        strategies: list[Any] = [DumbBot(), DumbBot(), RandBot(), RandBot(), HoldBot(),
+                                 DumbBot(), RandBot()]
+        clients = [BotClient(s, ClientSettings(port=port, name=f"{s.name}-{i}", seed=i))
+                   for i, s in enumerate(strategies)]
+        victim = clients[0]
+        severed: list[str] = []
+
+        def on_message(message: tuple[Any, ...]) -> None:
+            if message[0] == "NOW" and message[1] == ("FAL", 1902) and not severed:
+                severed.append("FAL 1902")
+                victim.sever_connection()
+
+        victim.on_message = on_message
+        with trio.fail_after(60):
+            outcomes = await run_clients(clients)
+        nursery.cancel_scope.cancel()
+    assert [o.error for o in outcomes] == [None] * 7
+    assert severed == ["FAL 1902"] and victim.reconnections == 1
+    assert all(c.tracker.end is not None for c in clients)
+    # After rejoining, the bot kept playing: it knows the final position.
+    assert victim.tracker.position is not None
+    assert victim.tracker.position.turn.year >= 1903
