@@ -14,7 +14,10 @@ The public face of the press modules (PROTOCOL.md 16):
   the whole message, ready for ``HUH (SND ... ERR ...)``;
 * :func:`check_level` / :func:`legal_at` / :func:`minimum_level` - "is this
   message legal at level N", with the first offending token's position;
-* :func:`trim_try` - the server's TRY trimming before delivery (16.1);
+* :func:`try_parse_press` - the hook for a caller that parses SND/FRM
+  itself (:mod:`protocol.parse`): the fault carries a tree location;
+* :func:`trim_try` - the server's TRY trimming before delivery (16.1), and
+  :func:`powers_named` for its OUT check;
 * the press-token table and the switchable numbering of the disputed tokens
   live in :mod:`protocol.press_tokens`.
 

@@ -70,6 +70,12 @@ def is_word(node: Node | None) -> bool:
     return isinstance(node, str) and not isinstance(node, Text)
 
 
+def head_word(group: Tree) -> str | None:
+    """The first node of a group if it is a mnemonic, else None."""
+    first = group[0] if group else None
+    return first if isinstance(first, str) and not isinstance(first, Text) else None
+
+
 def peek_word(seq: Seq, ahead: int = 0) -> str | None:
     """The next node if it is a mnemonic (not a string, number or group), else None."""
     node = seq.peek(ahead)
@@ -84,14 +90,26 @@ class Seq:
     are reported there); ``loc`` is the group's tree location.
     """
 
-    __slots__ = ("nodes", "index", "pos", "end", "loc")
+    __slots__ = ("nodes", "index", "pos", "end", "loc", "sizes")
 
-    def __init__(self, nodes: Tree, start: int, end: int, loc: Loc = ()) -> None:
+    def __init__(self, nodes: Tree, start: int, end: int, loc: Loc, sizes: dict[int, int]) -> None:
         self.nodes = nodes
         self.index = 0
         self.pos = start
         self.end = end
         self.loc = loc
+        self.sizes = sizes
+
+    def size(self, node: Node) -> int:
+        """Tokens a node occupies; group sizes are cached per parse (by identity:
+        the tree is alive for the whole parse), so a parse is linear."""
+        if type(node) is tuple:
+            cached = self.sizes.get(id(node))
+            if cached is None:
+                cached = 2 + sum(self.size(n) for n in node)
+                self.sizes[id(node)] = cached
+            return cached
+        return node_size(node)
 
     def done(self) -> bool:
         return self.index >= len(self.nodes)
@@ -116,7 +134,7 @@ class Seq:
         node = self.nodes[self.index]
         at = Mark(self.pos, (*self.loc, self.index))
         self.index += 1
-        self.pos += node_size(node)
+        self.pos += self.size(node)
         return node, at
 
     def word(self, what: str) -> tuple[str, Mark]:
@@ -136,7 +154,7 @@ class Seq:
         node, at = self.take(what)
         if not isinstance(node, tuple):
             raise abort(at, f"expected ( {what} )")
-        return Seq(node, at.offset + 1, at.offset + node_size(node) - 1, at.loc)
+        return Seq(node, at.offset + 1, at.offset + self.size(node) - 1, at.loc, self.sizes)
 
     def integer(self, what: str, lo: int = -8192) -> int:
         node, at = self.take(what)
@@ -160,7 +178,7 @@ class Seq:
 
     def _offset_of(self, loc: Loc) -> int:
         """Token offset of a location relative to this group's nodes."""
-        first = self.pos - sum(node_size(n) for n in self.nodes[: self.index])
+        first = self.pos - sum(self.size(n) for n in self.nodes[: self.index])
         return first + token_index(self.nodes, loc)
 
     def finish(self) -> None:
@@ -170,7 +188,19 @@ class Seq:
 
 def sequence(nodes: Tree, start: int = 0) -> Seq:
     """A cursor over ``nodes`` (an unbracketed sequence starting at token ``start``)."""
-    return Seq(nodes, start, start + sum(node_size(n) for n in nodes))
+    seq = Seq(nodes, start, start, (), {})
+    seq.end = start + sum(seq.size(n) for n in nodes)
+    return seq
 
 
-__all__ = ["Abort", "Mark", "PressFault", "Seq", "abort", "is_word", "peek_word", "sequence"]
+__all__ = [
+    "Abort",
+    "Mark",
+    "PressFault",
+    "Seq",
+    "abort",
+    "head_word",
+    "is_word",
+    "peek_word",
+    "sequence",
+]

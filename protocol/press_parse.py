@@ -39,7 +39,7 @@ import enum
 from collections.abc import Callable, Mapping
 
 from protocol.orders import Turn, Unit, parse_order, parse_unit
-from protocol.press_cursor import Mark, Seq, abort, is_word, peek_word, sequence
+from protocol.press_cursor import Mark, Seq, abort, head_word, is_word, peek_word, sequence
 from protocol.press_model import (
     Accept,
     Alliance,
@@ -274,11 +274,11 @@ class PressParser:
         g = seq.peek()
         if not isinstance(g, tuple) or not g:
             return False
-        head = peek_word(Seq(g, 0, 0))
+        head = head_word(g)
         if head == "QRY":
             return True
         inner = g[1] if len(g) > 1 else None
-        return head == "NOT" and isinstance(inner, tuple) and peek_word(Seq(inner, 0, 0)) == "QRY"
+        return head == "NOT" and isinstance(inner, tuple) and head_word(inner) == "QRY"
 
     def _query_reply(self, seq: Seq) -> tuple[Arrangement, bool]:
         """``(QRY (arr))`` or ``(NOT (QRY (arr)))`` - the body of THK/FCT replies (60)."""
