@@ -56,10 +56,11 @@ class Server:
                 accepting = trio.CancelScope()
 
                 async def accept() -> None:
+                    async def handler(stream: trio.SocketStream) -> None:
+                        await handle_connection(stream, lobby)
+
                     with accepting:
-                        await trio.serve_listeners(
-                            lambda stream: handle_connection(stream, lobby), listeners,
-                            handler_nursery=nursery)
+                        await trio.serve_listeners(handler, listeners, handler_nursery=nursery)
 
                 nursery.start_soon(accept)
                 task_status.started(listeners)

@@ -46,6 +46,7 @@ from protocol.messages import (
     Yes,
 )
 from protocol.messages import Map as MapMessage
+from protocol.orders import Order
 from server.deadline import whole_seconds
 from server.session import Client, Role
 
@@ -153,8 +154,12 @@ def _hlo(game: Game, client: Client, message: Message) -> None:
 def _hst(game: Game, client: Client, message: Hst) -> None:
     if message.turn is None:
         # Bare HST: semantics undocumented; Parlance sends the starting SCO and NOW.
-        for start in game.history[0][2:]:
-            client.send(start)
+        if game.history:
+            client.send(game.history[0].sco)
+            client.send(game.history[0].now)
+        else:
+            client.send(game.engine.sco_message())
+            client.send(game.engine.now_message())
         return
     found = game.phase_history(str(message.turn))
     if found is None:
@@ -172,7 +177,7 @@ def _sub(game: Game, client: Client, message: Sub) -> None:
         # whole message is rejected (PROTOCOL.md 8.3).
         client.send(Rej(message))
         return
-    notes: list[tuple[object, str]] = []
+    notes: list[tuple[Order, str]] = []
     for order in message.orders:
         # AOA (PROTOCOL.md 9.2): every grammatical order is accepted; the
         # adjudicator shows the note it would have had as its ORD result.
@@ -182,7 +187,7 @@ def _sub(game: Game, client: Client, message: Sub) -> None:
         notes.append((order, note))
     game.save_orders(power)          # stored before any THX is sent
     for order, note in notes:
-        client.send(Thx(order, note))  # type: ignore[arg-type]
+        client.send(Thx(order, note))
     _send_missing(game, client, power, bare=False)
 
 

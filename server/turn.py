@@ -13,17 +13,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from protocol.tree import Node
+from protocol.orders import Order, Unit, Waive
 
 #: Seasons whose orders are one per unit (movement, retreat).
 PER_UNIT_SEASONS = frozenset({"SPR", "SUM", "FAL", "AUT"})
 
 
-def unit_of(order: Node) -> Node | None:
-    """The unit an order is for: ``(power type place)`` - None for a waive."""
-    if isinstance(order, tuple) and order and isinstance(order[0], tuple):
-        return order[0]
-    return None
+def unit_of(order: Order) -> Unit | None:
+    """The unit an order is for - None for a waive."""
+    return None if isinstance(order, Waive) else order.unit
 
 
 @dataclass
@@ -31,16 +29,16 @@ class TurnState:
     """Orders, readiness and draw votes of the phase being played."""
 
     season: str
-    orders: dict[str, list[Node]] = field(default_factory=dict)
+    orders: dict[str, list[Order]] = field(default_factory=dict)
     waiting: set[str] = field(default_factory=set)          # sent NOT (GOF)
     draw_all: set[str] = field(default_factory=set)         # bare DRW votes
     draw_sets: dict[str, set[frozenset[str]]] = field(default_factory=dict)  # DRW (powers)
 
-    def of(self, power: str) -> list[Node]:
+    def of(self, power: str) -> list[Order]:
         """The power's accepted orders (a copy)."""
         return list(self.orders.get(power, ()))
 
-    def accept(self, power: str, order: Node) -> None:
+    def accept(self, power: str, order: Order) -> None:
         """Store an accepted order, replacing the unit's earlier one where that applies."""
         held = self.orders.setdefault(power, [])
         unit = unit_of(order)
@@ -48,7 +46,7 @@ class TurnState:
             held[:] = [o for o in held if unit_of(o) != unit]
         held.append(order)
 
-    def cancel(self, power: str, order: Node) -> bool:
+    def cancel(self, power: str, order: Order) -> bool:
         """Remove one accepted order equal to ``order``; False if there is none."""
         held = self.orders.get(power, [])
         if order in held:
@@ -60,7 +58,7 @@ class TurnState:
         """Forget all of the power's orders (NOT (SUB))."""
         self.orders.pop(power, None)
 
-    def load(self, orders: Mapping[str, Iterable[Node]]) -> None:
+    def load(self, orders: Mapping[str, Iterable[Order]]) -> None:
         """Restore accepted orders (after a restart)."""
         for power, held in orders.items():
             self.orders[power] = list(held)

@@ -158,3 +158,24 @@ async def test_solo_in_a_resumed_game(nursery: trio.Nursery, tmp_path: Path,
     await fra.expect("OFF")
     for c in (fra, aus):
         await c.stream.aclose()
+
+
+async def test_house_rule_max_year_ends_after_the_years_last_autumn_phase(
+        nursery: trio.Nursery, tmp_path: Path) -> None:
+    _server, port = await start_server(nursery, tmp_path / "g.db", max_year=1901)
+    clients = await start_game(port)
+    await play_script(clients, "WIN 1901")
+    rus = clients["RUS"]
+    await rus.receive_until("SMR")                 # no winter is played: the game ends
+    log = rus.log
+    end = log.index(END_OF_1901_SCO)
+    assert log[end - 1] == "ORD ( AUT 1901 ) ( ( TUR AMY BUL ) RTO CON ) ( SUC )"
+    assert log[end + 1].startswith("NOW ( WIN 1901 )")
+    assert log[end + 2:end + 4] == ["DRW", (
+        "SMR ( AUT 1901 ) ( AUS ( 'AUS:bot' ) ( '1.0' ) 5 ) ( ENG ( 'ENG:bot' ) ( '1.0' ) 4 )"
+        " ( FRA ( 'FRA:bot' ) ( '1.0' ) 6 ) ( GER ( 'GER:bot' ) ( '1.0' ) 5 )"
+        " ( ITA ( 'ITA:bot' ) ( '1.0' ) 4 ) ( RUS ( 'RUS:bot' ) ( '1.0' ) 6 )"
+        " ( TUR ( 'TUR:bot' ) ( '1.0' ) 3 )")]
+    await clients["RUS"].expect("OFF")
+    for client in clients.values():
+        await client.stream.aclose()

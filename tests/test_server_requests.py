@@ -45,6 +45,9 @@ async def test_orders_thx_mis_and_cancelling(game: dict[str, ScriptClient]) -> N
     await eng.expect("MIS ( ENG FLT EDI ) ( ENG FLT LON ) ( ENG AMY LVP )")
     await eng.send("ORD")
     await eng.expect("REJ ( ORD )")           # nothing processed yet
+    await eng.send("HST")                     # bare HST: the starting SCO and NOW
+    assert (await eng.receive()).startswith("SCO ( AUS BUD TRI VIE )")
+    assert (await eng.receive()).startswith("NOW ( SPR 1901 )")
     for client in game.values():
         await client.close()
 
