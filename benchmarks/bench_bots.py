@@ -10,12 +10,13 @@ the supply centres:
 
 with DumbBot's power rotating over the seven powers.  A fair share is 1/7
 (14 %) of the centres; the reference line is the same measurement for a
-RandBot in DumbBot's seat.  Optionally (``--tcp``) one game is also played
-over loopback TCP on the real server, for the wall-clock cost of the wire.
+RandBot in DumbBot's seat.  Last, one demo game (to 1910) is played over
+loopback TCP on the real server, for the wall-clock cost of the wire.
 """
 
 from __future__ import annotations
 
+import logging
 import sys
 import time
 from collections.abc import Callable
@@ -60,8 +61,7 @@ def main() -> int:
         share, solos, seconds = centre_share(hero, field)
         print(f"  {label:<34} centre share {share * 100:5.1f} %   solos {solos:2d}/"
               f"{GAMES_PER_FIELD}   ({seconds:.1f} s)", flush=True)
-    if "--tcp" in sys.argv:
-        _tcp_game()
+    _tcp_game()
     return 0
 
 
@@ -72,10 +72,15 @@ def _tcp_game() -> None:
     import trio
 
     from bots.demo import play_demo
+    from daide.cmd_demo import start_embedded_server
+    from server.logconfig import configure_logging
+
+    configure_logging(sys.stderr, json=False, level=logging.WARNING)
 
     with tempfile.TemporaryDirectory() as tmp:
         result = trio.run(lambda: play_demo(seed=1, max_years=LAST_YEAR - 1900,
-                                            out_dir=Path(tmp)))
+                                            out_dir=Path(tmp),
+                                            start_server=start_embedded_server))
     print(f"  one demo game over loopback TCP (real server): {result.seconds:.1f} s, "
           f"{result.watcher.result_text()}")
 

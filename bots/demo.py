@@ -1,6 +1,7 @@
 """One complete game of bots on an embedded server: what `daide demo` runs.
 
-The demo starts the real server (`server/`) on a free loopback port, joins an
+The demo starts a server (the real one, `server/`, handed in by
+`daide.cmd_demo`) on a free loopback port, joins an
 observer (which prints the progress and keeps the record) and then the seven
 bots, one after the other.  Determinism over TCP (same ``--seed``, same
 game) rests on three things:
@@ -23,10 +24,9 @@ import hashlib
 import random
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import trio
 
@@ -38,6 +38,10 @@ from bots.runner import run_clients
 DEFAULT_LINEUP = ("dumbbot", "dumbbot", "dumbbot", "randbot", "dumbbot", "randbot", "holdbot")
 DEFAULT_MAX_YEARS = 10
 STANDARD_POWERS = ("AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR")
+
+
+ServerStarter = Callable[[trio.Nursery, int, Path], Awaitable[int]]
+"""Starts a server (nursery, last year, database path) and returns its port."""
 
 
 class DemoError(Exception):
@@ -94,12 +98,13 @@ async def play_demo(
     max_years: int = DEFAULT_MAX_YEARS,
     out_dir: Path = Path("demo-games"),
     echo: Callable[[str], None] | None = None,
-    start_server: Callable[..., Any] | None = None,
+    start_server: ServerStarter,
 ) -> DemoResult:
     """Play the demo game and write its record; see the module docstring.
 
-    `start_server(nursery, max_year, db_path)` must start a server on a free
-    loopback port and return the port; by default the real server is used.
+    `start_server(nursery, max_year, db_path)` starts a server on a free
+    loopback port in `nursery` and returns the port (`daide.cmd_demo` passes
+    the real server's; bots never import the server themselves).
     """
     say = echo or (lambda _line: None)
     started = time.monotonic()
@@ -107,10 +112,9 @@ async def play_demo(
     names = {power: make_strategy(kind).name for power, kind in assignment.items()}
     watcher = GameWatcher(powers=tuple(sorted(assignment)), players=names, echo=echo)
     first_year = 1901
-    starter = start_server or start_embedded_server
     with tempfile.TemporaryDirectory(prefix="daide-demo-") as tmp:
         async with trio.open_nursery() as nursery:
-            port = await starter(nursery, first_year + max_years - 1, Path(tmp) / "demo.db")
+            port = await start_server(nursery, first_year + max_years - 1, Path(tmp) / "demo.db")
             say(f"server listening on 127.0.0.1:{port}; seed {seed}")
             say("players: " + ", ".join(f"{p} {names[p]}" for p in sorted(names)))
             observer = BotClient(None, ClientSettings(port=port, name="demo-observer",
@@ -150,14 +154,3 @@ async def play_demo(
     return DemoResult(gid, seed, assignment, watcher, record, summary,
                       time.monotonic() - started, problems)
 
-
-async def start_embedded_server(nursery: trio.Nursery, max_year: int, db_path: Path) -> int:
-    """Start the real server on 127.0.0.1, port 0, and return the port it got."""
-    from server.app import serve
-
-    from server.settings import GameSettings, ServerSettings
-
-    settings = ServerSettings(host="127.0.0.1", port=0, db_path=db_path,
-                              game=GameSettings(max_year=max_year))
-    listeners = await nursery.start(serve, settings)
-    return int(listeners[0].socket.getsockname()[1])

@@ -37,6 +37,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="where to leave the game record (default demo-games/)")
 
 
+async def start_embedded_server(nursery: trio.Nursery, max_year: int, db_path: Path) -> int:
+    """Start the real server on 127.0.0.1, port 0, in `nursery`; return the port it got.
+
+    The game is drawn after `max_year` (the server's max-year house rule);
+    there are no deadlines, so a phase is processed when all orders are in.
+    """
+    from server.app import serve
+    from server.settings import GameSettings, ServerSettings
+
+    settings = ServerSettings(host="127.0.0.1", port=0, db_path=db_path,
+                              game=GameSettings(max_year=max_year))
+    listeners = await nursery.start(serve, settings)
+    return int(listeners[0].socket.getsockname()[1])
+
+
 def run(args: argparse.Namespace) -> int:
     from server.logconfig import configure_logging
 
@@ -56,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
     echo(f"daide demo: seven bots play one game of Diplomacy (seed {seed})")
     try:
         result = trio.run(lambda: play_demo(seed=seed, lineup=lineup, max_years=args.max_years,
-                                            out_dir=args.out, echo=echo))
+                                            out_dir=args.out, echo=echo,
+                                            start_server=start_embedded_server))
     except DemoError as exc:
         raise CommandError(str(exc)) from exc
     echo("")

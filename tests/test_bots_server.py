@@ -9,17 +9,19 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import trio
 
 from bots.client import BotClient, ClientSettings
-from bots.demo import play_demo, start_embedded_server
+from bots.demo import play_demo
 from bots.dumbbot import DumbBot
 from bots.holdbot import HoldBot
 from bots.randbot import RandBot
 from bots.runner import run_clients
+from daide.cmd_demo import start_embedded_server
 
 YEARS = 4
 
@@ -27,7 +29,8 @@ YEARS = 4
 async def test_a_seven_bot_game_completes_on_the_real_server(tmp_path: Path) -> None:
     lines: list[str] = []
     with trio.fail_after(60):
-        result = await play_demo(seed=5, max_years=YEARS, out_dir=tmp_path, echo=lines.append)
+        result = await play_demo(seed=5, max_years=YEARS, out_dir=tmp_path, echo=lines.append,
+                                   start_server=start_embedded_server)
     watcher = result.watcher
     assert watcher.finished and result.problems == 0
     assert sorted(result.assignment) == ["AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR"]
@@ -53,12 +56,14 @@ async def test_the_same_seed_gives_the_same_game(tmp_path: Path) -> None:
     records = []
     for run in ("a", "b"):
         with trio.fail_after(60):
-            result = await play_demo(seed=11, max_years=3, out_dir=tmp_path / run)
+            result = await play_demo(seed=11, max_years=3, out_dir=tmp_path / run,
+                                     start_server=start_embedded_server)
         records.append(result.record.read_text(encoding="utf-8"))
     assert records[0] == records[1]
     assert records[0].count("\nORD ") > 50
     with trio.fail_after(60):
-        other = await play_demo(seed=12, max_years=3, out_dir=tmp_path / "c")
+        other = await play_demo(seed=12, max_years=3, out_dir=tmp_path / "c",
+                                 start_server=start_embedded_server)
     assert other.record.read_text(encoding="utf-8") != records[0]
 
 
@@ -87,3 +92,30 @@ async def test_a_bot_that_loses_its_connection_rejoins_with_iam(tmp_path: Path) 
     # After rejoining, the bot kept playing: it knows the final position.
     assert victim.tracker.position is not None
     assert victim.tracker.position.turn.year >= 1903
+
+
+async def test_daide_bot_command_plays_a_game(tmp_path: Path) -> None:
+    async with trio.open_nursery() as nursery:
+        port = await start_embedded_server(nursery, 1902, tmp_path / "games.db")
+        with trio.fail_after(60):
+            done = await trio.run_process(
+                [sys.executable, "-m", "daide", "bot", "randbot", "--port", str(port),
+                 "--count", "7", "--seed", "3", "--name", "Rando"],
+                capture_stdout=True, capture_stderr=True, check=False)
+        nursery.cancel_scope.cancel()
+    assert done.returncode == 0, done.stderr.decode()
+    lines = done.stdout.decode().splitlines()
+    assert [line.split(":")[0] for line in lines] == [f"Rando-{i}" for i in range(1, 8)]
+    assert all(line.endswith("0 problem(s)") and ("draw" in line or "solo" in line)
+               for line in lines), lines
+    powers = {line.split("power ")[1].split(",")[0] for line in lines}
+    assert powers == {"AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR"}
+
+
+async def test_daide_bot_reports_an_unreachable_server() -> None:
+    with trio.fail_after(30):
+        done = await trio.run_process(
+            [sys.executable, "-m", "daide", "bot", "holdbot", "--port", "1"],
+            capture_stdout=True, capture_stderr=True, check=False)
+    assert done.returncode == 1
+    assert done.stderr.decode().strip().splitlines()[-1].startswith("daide bot: error: ")
