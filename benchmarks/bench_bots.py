@@ -52,7 +52,7 @@ def centre_share(hero: Callable[[], Strategy], field: Callable[[], Strategy],
 def main() -> int:
     print(f"in-process games through the adjudicator (no TCP), {GAMES_PER_FIELD} per field, "
           f"to the end of {LAST_YEAR} or a solo; fair share = 1/7 = 14.3 %")
-    rows = [
+    rows: list[tuple[str, Callable[[], Strategy], Callable[[], Strategy]]] = [
         ("DumbBot vs 6 RandBot", DumbBot, RandBot),
         ("DumbBot vs 6 HoldBot", DumbBot, HoldBot),
         ("RandBot vs 6 RandBot (reference)", RandBot, RandBot),

@@ -197,10 +197,10 @@ class _Movement:
         """
         attacks = []
         for unit in self.units:
-            target = self.dest[unit]
-            occupant = self.view.unit_in(target[0]) if target != unit.node else None
+            goal = self.dest[unit]
+            occupant = self.view.unit_in(goal[0]) if goal != unit.node else None
             if occupant is not None and occupant.power != self.view.power:
-                attacks.append((self.values.value(unit.kind, target), unit))
+                attacks.append((self.values.value(unit.kind, goal), unit))
         attacks.sort(key=lambda a: -a[0])
         for value, attacker in attacks:
             target = self.dest[attacker][0]

@@ -120,9 +120,9 @@ class RandBot:
             if pick == HOLD:
                 chosen[unit] = o.hold(unit)
             elif pick == MOVE:
-                dest = rng.choice(moves)
-                chosen[unit] = o.move(unit, dest)
-                moving_to[unit] = dest[0]
+                step = rng.choice(moves)
+                chosen[unit] = o.move(unit, step)
+                moving_to[unit] = step[0]
             elif pick == VIA:
                 dest, chain = rng.choice(routes)
                 order_convoy(unit, dest, chain)

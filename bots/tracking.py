@@ -61,7 +61,8 @@ class Position:
     @classmethod
     def from_now(cls, message: Tree) -> Position:
         season, year = message[1]
-        units, dislodged = [], []
+        units: list[BoardUnit] = []
+        dislodged: list[BoardUnit] = []
         for group in message[2:]:
             unit = unit_of(group)
             (dislodged if unit.retreats is not None else units).append(unit)
@@ -144,12 +145,12 @@ class GameTracker:
         elif head == "NOT" and isinstance(message[1], tuple) and message[1][0] == "CCD":
             self.disorder.discard(str(message[1][1][0]))
         elif head == "SLO":
-            turn = self.position.turn if self.position else None
-            self.end = GameEnd(winner=str(message[1][0]), turn=turn)
+            now = self.position.turn if self.position else None
+            self.end = GameEnd(winner=str(message[1][0]), turn=now)
         elif head == "DRW":
-            turn = self.position.turn if self.position else None
+            now = self.position.turn if self.position else None
             powers = tuple(str(p) for p in message[1]) if len(message) > 1 else ()
-            self.end = GameEnd(winner=None, turn=turn, draw_powers=powers)
+            self.end = GameEnd(winner=None, turn=now, draw_powers=powers)
         elif head == "SMR":
             self.summary = message
 

@@ -67,7 +67,7 @@ class TcpTransport:
                     data = await self.stream.receive_some(65536)
                 except _BROKEN as exc:
                     raise ConnectionLost(str(exc)) from exc
-                conn.receive_data(data)
+                conn.receive_data(bytes(data))
                 continue
             if event is CLOSED or isinstance(event, ConnectionClosed):
                 return None
