@@ -76,7 +76,7 @@ def _unit_orders(
     aoa = rules.aoa
     for power in sorted(orders_by_power):
         for order in orders_by_power[power]:
-            note, canon = check_order(m, state, power, order)
+            note, canon = check_order(m, state, power, order, (), rules)
             if isinstance(order, Waive):
                 continue
             prov = order.unit.location.province
@@ -195,7 +195,7 @@ def _adjustment(
     for power in sorted(orders_by_power):
         mine = accepted.setdefault(power, [])
         for order in orders_by_power[power]:
-            note, canon = check_order(m, state, power, order, mine)
+            note, canon = check_order(m, state, power, order, mine, rules)
             if note == MBV:
                 mine.append(canon)
     results, units = resolve_adjustments(m, state, accepted, rules)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from adjudicator.convoys import route_seas
 from adjudicator.values import (
     ADJUSTMENT,
     AMY,
@@ -176,7 +177,7 @@ def unit_orders(m: Map, state: GameState, unit: Unit) -> tuple[Order, ...]:
 
 def _convoys_by(m: Map, state: GameState, fleet: Unit, sea: int, seas: set[int]) -> list[Order]:
     """Convoy orders of the fleet at ``sea``: each (army, destination) pair
-    with a route through ``sea``."""
+    with a simple route through ``sea`` (DATC 4.E.1 d)."""
     reach = m.fleet_reach
     comp = {sea}
     todo = [sea]
@@ -188,15 +189,22 @@ def _convoys_by(m: Map, state: GameState, fleet: Unit, sea: int, seas: set[int])
                 todo.append(q)
     coast: set[int] = set()
     for s in comp:
-        coast.update(q for q in reach[s] if not m.provinces[q].is_sea)
+        coast.update(q for q in reach[s] if q not in m.seas)
     out: list[Order] = []
     provinces = m.provinces
+    memo = state.memo
     for p in sorted(coast):
         army = state.unit_at(provinces[p].mnemonic)
         if army is None or army.kind != AMY:
             continue
         for q in sorted(coast):
-            if q != p:
+            if q == p:
+                continue
+            key = ("route-seas", m, p, q)
+            on_route = memo.get(key)
+            if on_route is None:
+                on_route = memo[key] = route_seas(reach, seas, p, q)
+            if sea in on_route:  # type: ignore[operator]
                 out.append(Convoy(fleet, army, provinces[q].mnemonic))
     return out
 

@@ -38,9 +38,10 @@ plain (non-convoyed) attack are certain and decided before any recursion
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
+from adjudicator.convoys import route_seas
 from adjudicator.results import (
     BNC,
     CUT,
@@ -423,20 +424,34 @@ def resolve_movement(
         if t == _MOVE or matched[i] or (t == _CVY and matched_convoy[i]):
             resolve(i)
 
-    ctx = _Context(
-        units, ORD, P, T, D, S, W, H, CONV, NOROUTE, VOID, RES, ATT, at, matched, R_FLEETS,
-        attack, hold, prevent, given, path,
+    # Final PATH values of the convoyed armies (every decision is made now).
+    path_ok = [False] * n
+    for a in R_FLEETS:
+        path_ok[a] = CONV[a] and path(a)
+    board = _Final(
+        units, ORD, P, T, D, S, W, H, OPP, CONV, NOROUTE, VOID, RES, ATT, SUPS, at, matched,
+        R_FLEETS, path_ok, h2h_only,
     )  # fmt: skip
-    return _report(m, rules, ctx)
+    return _report(m, rules, board)
 
 
-class _Context:
-    """The resolved board, handed from the resolver to the reporting code."""
+def _route_fleets(
+    fleets: list[int], P: list[int], reach: tuple[frozenset[int], ...], src: int, dst: int
+) -> list[int]:
+    """The fleets (of ``fleets``) that lie on a complete simple route src -> dst."""
+    if not fleets:
+        return []
+    seas = {P[c]: c for c in fleets}
+    return sorted(seas[s] for s in route_seas(reach, seas, src, dst))
+
+
+class _Final:
+    """The resolved board: every decision made.  Strengths are recomputed from
+    the final decisions (DATC 5.B.4-5.B.7) to explain results and retreats."""
 
     __slots__ = (
-        "units", "ORD", "P", "T", "D", "S", "W", "H", "CONV", "NOROUTE", "VOID", "RES",
-        "ATT", "at", "matched", "R_FLEETS", "attack", "hold", "prevent", "given", "path",
-        "DISL",
+        "units", "ORD", "P", "T", "D", "S", "W", "H", "OPP", "CONV", "NOROUTE", "VOID",
+        "RES", "ATT", "SUPS", "at", "matched", "R_FLEETS", "path_ok", "h2h_only", "G", "DISL",
     )  # fmt: skip
 
     def __init__(
@@ -449,19 +464,18 @@ class _Context:
         S: list[int],
         W: list[str],
         H: list[int],
+        OPP: list[int],
         CONV: list[bool],
         NOROUTE: list[bool],
         VOID: list[bool],
         RES: list[bool],
         ATT: dict[int, list[int]],
+        SUPS: list[list[int]],
         at: dict[int, int],
         matched: list[bool],
         R_FLEETS: dict[int, list[int]],
-        attack: Callable[[int], int],
-        hold: Callable[[int], int],
-        prevent: Callable[[int], int],
-        given: Callable[[int], int],
-        path: Callable[[int], bool],
+        path_ok: list[bool],
+        h2h_only: bool,
     ) -> None:
         self.units = units
         self.ORD = ORD
@@ -471,65 +485,73 @@ class _Context:
         self.S = S
         self.W = W
         self.H = H
+        self.OPP = OPP
         self.CONV = CONV
         self.NOROUTE = NOROUTE
         self.VOID = VOID
         self.RES = RES
         self.ATT = ATT
+        self.SUPS = SUPS
         self.at = at
         self.matched = matched
         self.R_FLEETS = R_FLEETS
-        self.attack = attack
-        self.hold = hold
-        self.prevent = prevent
-        self.given = given
-        self.path = path
-        self.DISL: list[int] = []
+        self.path_ok = path_ok
+        self.h2h_only = h2h_only
+        n = len(units)
+        G = [0] * n  # supports given to each unit's order
+        for s in range(n):
+            if matched[s] and RES[s]:
+                G[S[s]] += 1
+        self.G = G
+        DISL = [-1] * n  # index of the dislodging unit (DATC 5.B.3)
+        for i in range(n):
+            if T[i] == _MOVE and RES[i]:
+                continue
+            for k in ATT.get(P[i], ()):
+                if RES[k]:
+                    DISL[i] = k
+                    break
+        self.DISL = DISL
+
+    def no_path(self, i: int) -> bool:
+        return self.NOROUTE[i] or (self.CONV[i] and not self.path_ok[i])
+
+    def attack(self, i: int) -> int:
+        if self.no_path(i):
+            return 0
+        T, RES, W = self.T, self.RES, self.W
+        j = self.at.get(self.D[i], -1)
+        if j < 0 or (T[j] == _MOVE and self.H[i] != j and RES[j]):
+            return 1 + self.G[i]
+        wj = W[j]
+        if wj == W[i]:
+            return 0
+        return 1 + sum(1 for s in self.SUPS[i] if RES[s] and W[s] != wj)
+
+    def hold(self, p: int) -> int:
+        j = self.at.get(p, -1)
+        if j < 0:
+            return 0
+        if self.T[j] == _MOVE:
+            return 0 if self.RES[j] else 1
+        return 1 + self.G[j]
+
+    def prevent(self, k: int) -> int:
+        if self.no_path(k):
+            return 0
+        j = self.OPP[k]
+        if j >= 0 and self.RES[j]:
+            if self.H[k] == j if self.h2h_only else not self.RES[k]:
+                return 0
+        return 1 + self.G[k]
 
 
-def _route_fleets(
-    fleets: list[int], P: list[int], reach: tuple[frozenset[int], ...], src: int, dst: int
-) -> list[int]:
-    """The fleets (of ``fleets``) that lie on a complete route src -> dst."""
-    if not fleets:
-        return []
-    seas = {P[c]: c for c in fleets}
-    # seas reachable from the origin, and from the destination
-    fwd = _flood([s for s in seas if src in reach[s]], seas, reach)
-    back = _flood([s for s in seas if dst in reach[s]], seas, reach)
-    on_route = fwd & back
-    return sorted(seas[s] for s in on_route)
-
-
-def _flood(start: list[int], seas: dict[int, int], reach: tuple[frozenset[int], ...]) -> set[int]:
-    seen = set(start)
-    todo = list(start)
-    while todo:
-        s = todo.pop()
-        for q in reach[s]:
-            if q in seas and q not in seen:
-                seen.add(q)
-                todo.append(q)
-    return seen
-
-
-def _report(m: Map, rules: Rulebook, c: _Context) -> MovementOutcome:
+def _report(m: Map, rules: Rulebook, b: _Final) -> MovementOutcome:
     """Turn the decisions into ORD results, the new board and retreat options."""
-    units = c.units
+    units = b.units
     n = len(units)
     provinces = m.provinces
-    P, T, D, S, RES, ATT, ORD = c.P, c.T, c.D, c.S, c.RES, c.ATT, c.ORD
-
-    # who dislodged whom (DATC 5.B.3)
-    DISL = [-1] * n
-    for i in range(n):
-        if T[i] == _MOVE and RES[i]:
-            continue
-        for k in ATT.get(P[i], ()):
-            if RES[k]:
-                DISL[i] = k
-                break
-    c.DISL = DISL
+    P, T, D, S, RES, ORD, DISL = b.P, b.T, b.D, b.S, b.RES, b.ORD, b.DISL
 
     results: list[OrderResult] = []
     append = results.append
@@ -537,8 +559,12 @@ def _report(m: Map, rules: Rulebook, c: _Context) -> MovementOutcome:
         u = units[i]
         o = ORD[i]
         k = DISL[i]
-        dislodged = k >= 0
-        by = DislodgedBy(units[k], provinces[P[k]].mnemonic) if dislodged else None
+        if k >= 0:
+            by: DislodgedBy | None = DislodgedBy(units[k], provinces[P[k]].mnemonic)
+            dislodged = True
+        else:
+            by = None
+            dislodged = False
         t = T[i]
         if o is None:
             if dislodged:
@@ -548,29 +574,28 @@ def _report(m: Map, rules: Rulebook, c: _Context) -> MovementOutcome:
         elif t == _MOVE:
             if RES[i]:
                 append(OrderResult(o, SUC))
-            elif c.NOROUTE[i]:
+            elif b.NOROUTE[i]:
                 append(OrderResult(o, NSO, dislodged, NoRoute(provinces[D[i]].mnemonic), by))
-            elif c.VOID[i]:
-                fleets = tuple(units[f] for f in c.R_FLEETS.get(i, ()))
+            elif b.VOID[i]:
+                fleets = tuple(units[f] for f in b.R_FLEETS.get(i, ()))
                 append(OrderResult(o, NSO, dislodged, Paradox(fleets), by))
-            elif c.CONV[i] and not c.path(i):
-                fleets = tuple(units[f] for f in c.R_FLEETS[i] if DISL[f] >= 0)
+            elif b.CONV[i] and not b.path_ok[i]:
+                fleets = tuple(units[f] for f in b.R_FLEETS[i] if DISL[f] >= 0)
                 append(OrderResult(o, DSR, dislodged, Disrupted(fleets), by))
             else:
-                append(OrderResult(o, BNC, dislodged, _bounce_reason(m, c, i), by))
+                append(OrderResult(o, BNC, dislodged, _bounce_reason(m, b, i), by))
         elif t == _SUPH or t == _SUPM:
-            if not c.matched[i]:
+            if not b.matched[i]:
                 append(OrderResult(o, NSO, dislodged, NotMatched(units[S[i]]), by))
             elif RES[i]:
                 append(OrderResult(o, SUC))
             else:
-                append(OrderResult(o, CUT, dislodged, _cutter(m, rules, c, i), by))
+                append(OrderResult(o, CUT, dislodged, _cutter(m, rules, b, i), by))
         elif t == _CVY:
             army = S[i]
-            ok = isinstance(ORD[army], ConvoyMove) and D[army] == D[i]
             if dislodged:
                 append(OrderResult(o, None, True, by, by))
-            elif ok:
+            elif type(ORD[army]) is ConvoyMove and D[army] == D[i]:
                 append(OrderResult(o, SUC))
             else:
                 append(OrderResult(o, NSO, False, NotMatched(units[army])))
@@ -582,13 +607,15 @@ def _report(m: Map, rules: Rulebook, c: _Context) -> MovementOutcome:
     # -- the new board and the retreat options (DATC 5.B.11) ------------------
     new_units: list[Unit] = []
     occupied: set[int] = set()
+    any_dislodged = False
     for i in range(n):
         if DISL[i] >= 0:
+            any_dislodged = True
             continue
         if T[i] == _MOVE and RES[i]:
             o = ORD[i]
             u = units[i]
-            if isinstance(o, Move):
+            if type(o) is Move:
                 new_units.append(Unit(u.power, u.kind, o.dest))
             else:
                 assert isinstance(o, ConvoyMove)
@@ -598,82 +625,87 @@ def _report(m: Map, rules: Rulebook, c: _Context) -> MovementOutcome:
             new_units.append(units[i])
             occupied.add(P[i])
     new_units.sort(key=_province_key)
+    if not any_dislodged:
+        return MovementOutcome(tuple(results), tuple(new_units), ())
 
     dislodged_list: list[Dislodged] = []
     to_convoy_origin = rules.retreat_to_convoy_origin
-    prevent = c.prevent
+    ATT = b.ATT
     for i in range(n):
         k = DISL[i]
         if k < 0:
             continue
         u = units[i]
         origin = P[k]
-        allow_origin = c.CONV[k] and to_convoy_origin  # DATC 4.A.5 b
-
-        def open_to(q: int, origin: int = origin, allow_origin: bool = allow_origin) -> bool:
-            if q in occupied or (q == origin and not allow_origin):
-                return False
-            # a standoff left the province empty: no retreat there
-            return all(prevent(x) == 0 for x in ATT.get(q, ()))
-
+        allow_origin = b.CONV[k] and to_convoy_origin  # DATC 4.A.5 b
+        closed = set(occupied)
+        if not allow_origin:
+            closed.add(origin)
         options: list[Location] = []
         if u.kind == AMY:
             for q in sorted(m.army_adj[P[i]]):
-                if open_to(q):
+                if q not in closed and not _standoff(b, ATT.get(q)):
                     options.append(Location(provinces[q].mnemonic))
         else:
             loc = m.loc_ids[(P[i], u.location.coast)]
             for dest in sorted(m.fleet_adj[loc]):
                 q = m.loc_province[dest]
-                if open_to(q):
+                if q not in closed and not _standoff(b, ATT.get(q)):
                     options.append(Location(provinces[q].mnemonic, m.loc_coast[dest]))
         dislodged_list.append(Dislodged(u, tuple(options), provinces[origin].mnemonic))
 
     return MovementOutcome(tuple(results), tuple(new_units), tuple(dislodged_list))
 
 
+def _standoff(b: _Final, attackers: list[int] | None) -> bool:
+    """A unit tried to enter (with some prevent strength) and the province
+    stayed empty: no retreat there (DATC 5.B.11)."""
+    return attackers is not None and any(b.prevent(x) > 0 for x in attackers)
+
+
 def _province_key(u: Unit) -> str:
     return u.location.province
 
 
-def _bounce_reason(m: Map, c: _Context, i: int) -> Reason:
+def _bounce_reason(m: Map, b: _Final, i: int) -> Reason:
     """Why move ``i`` failed: who held, defended or stood it off."""
-    units = c.units
-    d = c.D[i]
+    units = b.units
+    d = b.D[i]
     name = m.provinces[d].mnemonic
-    a = c.attack(i)
-    j = c.at.get(d, -1)
-    if a == 0 and j >= 0 and c.W[j] == c.W[i]:
+    a = b.attack(i)
+    j = b.at.get(d, -1)
+    if a == 0 and j >= 0 and b.W[j] == b.W[i]:
         return OwnUnit(name, units[j])
     against: list[Unit] = []
-    h = c.H[i]
+    h = b.H[i]
     if h >= 0:
-        if a <= 1 + c.given(h):
+        if a <= 1 + b.G[h]:
             against.append(units[h])
-    elif j >= 0 and a <= c.hold(d):
+    elif j >= 0 and a <= b.hold(d):
         against.append(units[j])
-    for k in c.ATT[d]:
-        if k != i and a <= c.prevent(k):
+    attackers = b.ATT[d]
+    for k in attackers:
+        if k != i and a <= b.prevent(k):
             against.append(units[k])
-    entered = any(c.RES[k] for k in c.ATT[d])
-    return Bounced(name, tuple(against), not entered)
+    standoff = len(attackers) > 1 and not any(b.RES[k] for k in attackers)
+    return Bounced(name, tuple(against), standoff)
 
 
-def _cutter(m: Map, rules: Rulebook, c: _Context, s: int) -> Reason:
+def _cutter(m: Map, rules: Rulebook, b: _Final, s: int) -> Reason:
     """Which unit cut support ``s`` (its dislodger first)."""
-    P = c.P
-    k = c.DISL[s]
+    P = b.P
+    k = b.DISL[s]
     if k >= 0:
-        return CutBy(c.units[k], m.provinces[P[k]].mnemonic, True)
-    for k in c.ATT.get(P[s], ()):
-        if c.W[k] == c.W[s]:
+        return CutBy(b.units[k], m.provinces[P[k]].mnemonic, True)
+    for k in b.ATT.get(P[s], ()):
+        if b.W[k] == b.W[s]:
             continue
-        from_target = c.T[s] == _SUPM and P[k] == c.D[s]
-        if from_target and not (c.CONV[k] and rules.convoy_from_target_cuts):
+        from_target = b.T[s] == _SUPM and P[k] == b.D[s]
+        if from_target and not (b.CONV[k] and rules.convoy_from_target_cuts):
             continue
-        if c.CONV[k] and not c.path(k):
+        if b.no_path(k):
             continue
-        return CutBy(c.units[k], m.provinces[P[k]].mnemonic, False)
+        return CutBy(b.units[k], m.provinces[P[k]].mnemonic, False)
     raise AssertionError("a cut support without a cutting unit")
 
 

@@ -28,7 +28,8 @@ RET = "RET"
 class Bounced:
     """A move failed at ``province``: ``against`` are the units whose strength
     was at least the mover's (the defender or holder there, and/or the other
-    units that tried to enter).  ``standoff`` is True when no unit entered."""
+    units that tried to enter).  ``standoff`` is True when several units tried
+    to enter and none did."""
 
     province: str
     against: tuple[Unit, ...]

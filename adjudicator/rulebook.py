@@ -61,7 +61,9 @@ _V24: dict[str, str] = {
 #: DATC v3.0 (2023 rulebook): no land fallback for an explicit convoy to an
 #: adjacent province (6.G.8, 6.G.20: choice e of v2.4 = explicit adjacent
 #: convoying), the 2023 civil-disorder removal rule, orders judged one by one.
-_V30: dict[str, str] = dict(_V24, **{"4.A.3": "e", "4.D.8": "2023", "4.E.2": "a"})
+#: Legality (4.E.1) as defined by v3.0: a convoy order whose fleet no possible
+#: route needs is illegal too (6.G.19); named "2023" here.
+_V30: dict[str, str] = dict(_V24, **{"4.A.3": "e", "4.D.8": "2023", "4.E.1": "2023", "4.E.2": "a"})
 
 #: Choices the engine can play, per issue (anything else is refused).
 SUPPORTED: Mapping[str, frozenset[str]] = MappingProxyType(
@@ -74,6 +76,7 @@ SUPPORTED: Mapping[str, frozenset[str]] = MappingProxyType(
         "4.A.6": frozenset({"a", "b"}),
         "4.A.7": frozenset({"a", "b"}),
         "4.D.8": frozenset({"d", "2023"}),
+        "4.E.1": frozenset({"d", "2023"}),
         "4.E.2": frozenset({"a", "d"}),
     }
 )
@@ -168,6 +171,13 @@ class Rulebook:
     def dislodged_prevents_unless_head_to_head(self) -> bool:
         """4.A.7 b: only a head-to-head loss takes away a dislodged unit's prevent strength."""
         return self.choices["4.A.7"] == "b"
+
+    @property
+    def convoy_must_be_on_route(self) -> bool:
+        """4.E.1 as in v3.0 (6.G.19): a CVY whose fleet lies on no possible
+        simple route is illegal (v2.4: the fleet's group of fleet-held seas
+        must join the army and the destination)."""
+        return self.choices["4.E.1"] == "2023"
 
     @property
     def civil_disorder_rule(self) -> str:

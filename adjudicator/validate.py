@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from adjudicator.convoys import route_seas
+from adjudicator.rulebook import DEFAULT, Rulebook
 from adjudicator.values import (
     ADJUSTMENT,
     AMY,
@@ -81,6 +83,7 @@ def validate(
     power: str,
     order: Order,
     accepted: Sequence[Order] = (),
+    rules: Rulebook = DEFAULT,
 ) -> str:
     """The THX note of ``order`` submitted by ``power``: ``'MBV'`` or the fault.
 
@@ -89,7 +92,7 @@ def validate(
     NMB / NMR counts).  AOA games accept every order with MBV regardless
     (PROTOCOL.md 9.2); use this function to find the note their ORD shows.
     """
-    return check_order(m, state, power, order, accepted)[0]
+    return check_order(m, state, power, order, accepted, rules)[0]
 
 
 def check_order(
@@ -98,13 +101,14 @@ def check_order(
     power: str,
     order: Order,
     accepted: Sequence[Order] = (),
+    rules: Rulebook = DEFAULT,
 ) -> tuple[str, Order]:
     """``(note, canonical order)``; see :func:`validate`."""
     kind = _PHASE_OF.get(type(order))
     if kind is None or kind != state.phase.kind:
         return NRS, order
     if kind == MOVEMENT:
-        return _check_movement(m, state, power, order)
+        return _check_movement(m, state, power, order, rules)
     if isinstance(order, Waive):
         if order.power != power:
             return NYU, order
@@ -170,7 +174,9 @@ def reach(m: Map, unit: Unit) -> frozenset[int]:
     return m.fleet_reach[m.loc_ids[(p, loc.coast)]]
 
 
-def _check_movement(m: Map, state: GameState, power: str, order: Order) -> tuple[str, Order]:
+def _check_movement(
+    m: Map, state: GameState, power: str, order: Order, rules: Rulebook
+) -> tuple[str, Order]:
     """Movement-phase orders: the hot path of every turn, kept flat."""
     if isinstance(order, Waive):
         return NRS, order
@@ -191,7 +197,7 @@ def _check_movement(m: Map, state: GameState, power: str, order: Order) -> tuple
         for prov in _provinces_named(order):
             if prov not in ids:
                 return NSP, order
-    actual = state.unit_at(unit.location.province)
+    actual = state.by_province.get(unit.location.province)
     if actual is not unit and actual != unit:
         if actual is None or not _same_but_coast(actual, unit):
             return NSU, order
@@ -204,7 +210,7 @@ def _check_movement(m: Map, state: GameState, power: str, order: Order) -> tuple
     src = ids[unit.location.province]
     if type(order) is SupportHold:
         sup = order.supported
-        if sup is not (target := state.unit_at(sup.location.province)) and target != sup:
+        if sup is not (target := state.by_province.get(sup.location.province)) and target != sup:
             return NSU, order
         tp = ids[sup.location.province]
         if tp == src or tp not in reach(m, unit):
@@ -212,7 +218,7 @@ def _check_movement(m: Map, state: GameState, power: str, order: Order) -> tuple
         return MBV, order
     if type(order) is SupportMove:
         sup = order.supported
-        if sup is not (target := state.unit_at(sup.location.province)) and target != sup:
+        if sup is not (target := state.by_province.get(sup.location.province)) and target != sup:
             return NSU, order
         dst = ids[order.dest]
         tsrc = ids[sup.location.province]
@@ -237,7 +243,7 @@ def _check_movement(m: Map, state: GameState, power: str, order: Order) -> tuple
             return NSU, order
         asrc = ids[army.location.province]
         dst = ids[order.dest]
-        if dst == asrc or not _convoy_through(m, state, asrc, dst, src):
+        if dst == asrc or not _convoy_through(m, state, asrc, dst, src, rules):
             return FAR, order
         return MBV, order
     if type(order) is ConvoyMove:
@@ -377,13 +383,29 @@ def convoy_possible(
     return False
 
 
-def _convoy_through(m: Map, state: GameState, src: int, dst: int, sea: int) -> bool:
-    """Is there a possible route from ``src`` to ``dst`` that uses ``sea``
-    (which holds the convoying fleet)?"""
-    if m.provinces[src].is_sea or m.provinces[dst].is_sea:
+def _convoy_through(
+    m: Map, state: GameState, src: int, dst: int, sea: int, rules: Rulebook
+) -> bool:
+    """Can the fleet at ``sea`` take part in convoying ``src`` -> ``dst``?
+
+    DATC v2.4 (4.E.1 d): its group of connected fleet-held seas must touch
+    both ends.  v3.0 (6.G.19): it must lie on a possible simple route.
+    """
+    seas = m.seas
+    if src in seas or dst in seas:
         return False
-    shores = _fleet_groups(m, state).get(sea)
-    return shores is not None and src in shores and dst in shores
+    groups = _fleet_groups(m, state)
+    shores = groups.get(sea)
+    if shores is None or src not in shores or dst not in shores:
+        return False
+    if not rules.convoy_must_be_on_route:
+        return True
+    key = ("route-seas", m, src, dst)
+    on_route = state.memo.get(key)
+    if on_route is None:
+        on_route = route_seas(m.fleet_reach, groups, src, dst)
+        state.memo[key] = on_route
+    return sea in on_route  # type: ignore[operator]
 
 
 # -- retreat phase -----------------------------------------------------------------

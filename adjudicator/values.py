@@ -48,19 +48,20 @@ _SEASON_ORDER = ("SPR", "SUM", "FAL", "AUT", "WIN")
 
 @dataclass(frozen=True, slots=True)
 class Phase:
-    """A game phase: season mnemonic and year (``Phase('SPR', 1901)``)."""
+    """A game phase: season mnemonic and year (``Phase('SPR', 1901)``).
+
+    ``kind`` is ``'movement'``, ``'retreat'`` or ``'adjustment'``.
+    """
 
     season: str
     year: int
+    kind: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self.season not in SEASON_KIND:
+        kind = SEASON_KIND.get(self.season)
+        if kind is None:
             raise ValueError(f"unknown season {self.season!r}")
-
-    @property
-    def kind(self) -> str:
-        """``'movement'``, ``'retreat'`` or ``'adjustment'``."""
-        return SEASON_KIND[self.season]
+        object.__setattr__(self, "kind", kind)
 
     @property
     def index(self) -> int:
@@ -275,7 +276,8 @@ class GameState:
     units: tuple[Unit, ...]
     ownership: Mapping[str, str] = field(default_factory=dict, hash=False)
     dislodged: tuple[Dislodged, ...] = ()
-    _index: dict[str, Unit] = field(
+    #: province -> the (not dislodged) unit there; derived from ``units``
+    by_province: dict[str, Unit] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
     )
     #: derived facts cached by the rules code (e.g. fleets at sea); never part
@@ -287,13 +289,13 @@ class GameState:
     def __post_init__(self) -> None:
         if not isinstance(self.ownership, MappingProxyType):
             object.__setattr__(self, "ownership", MappingProxyType(dict(self.ownership)))
-        index = self._index
+        index = self.by_province
         for u in self.units:
             index[u.location.province] = u
 
     def unit_at(self, province: str) -> Unit | None:
         """The (not dislodged) unit in ``province``, if any."""
-        return self._index.get(province)
+        return self.by_province.get(province)
 
     def dislodged_at(self, province: str) -> Dislodged | None:
         """The dislodged unit in ``province``, if any."""
