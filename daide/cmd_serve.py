@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import signal
+import sqlite3
 from pathlib import Path
 
 NAME = "serve"
@@ -77,9 +78,20 @@ def run(args: argparse.Namespace) -> int:
             nursery.cancel_scope.cancel()
 
     try:
-        trio.run(main)
+        try:
+            trio.run(main)
+        except BaseExceptionGroup as group:
+            raise _only(group) from None
     except OSError as exc:
         raise CommandError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from exc
-    except StoreError as exc:
-        raise CommandError(str(exc)) from exc
+    except (StoreError, sqlite3.DatabaseError) as exc:
+        raise CommandError(f"database {args.db}: {exc}") from exc
     return 0
+
+
+def _only(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The one exception inside nested single-exception groups (trio nurseries)."""
+    exc: BaseException = group
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return exc

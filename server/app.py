@@ -44,10 +44,16 @@ class Server:
                   = trio.TASK_STATUS_IGNORED) -> None:
         settings = self.settings
         variant = load_variant(settings.game.variant)
-        store = Store.open(settings.db_path)
+        listeners = await trio.open_tcp_listeners(settings.port, host=settings.host)
         try:
-            listeners = await trio.open_tcp_listeners(settings.port, host=settings.host)
+            store = Store.open(settings.db_path)
+        except BaseException:
+            for listener in listeners:
+                await listener.aclose()
+            raise
+        try:
             host, port = listeners[0].socket.getsockname()[:2]
+            # The first log line names the address (with --port 0, the port chosen).
             log.info("listening", host=host, port=port, db=str(settings.db_path),
                      variant=variant.name.lower())
             async with trio.open_nursery() as nursery:
