@@ -81,10 +81,10 @@ def adjudicate_block(game: Setting, block: Block) -> list[str]:
         elif word == "SUB":
             subs.append((line, Submission(line.text)))
         elif word == "AS":
-            power, _, sub = rest.strip().partition(" ")
-            if not power or not sub.strip().startswith("SUB"):
+            power, _, message = rest.strip().partition(" ")
+            if not power or not message.strip().startswith("SUB"):
                 raise _BlockError(line.number, "AS needs a power and a SUB: AS GER SUB ( ... )")
-            subs.append((line, Submission(sub.strip(), power.upper())))
+            subs.append((line, Submission(message.strip(), power.upper())))
         else:
             raise _BlockError(line.number, f"expected SCO, NOW or SUB, got {word}")
     first = block.lines[0].number

@@ -291,16 +291,17 @@ def parse_cases(text: str, source: str) -> list[AnyCase]:
                                        f"line {line.number}: {word} outside a case"))
             skipping = True
             continue
+        current = builder
         try:
             if word == "END":
                 if rest:
                     raise _LayoutError(line.number, "END stands alone on its line")
-                cases.append(builder.finish(line.number))
+                cases.append(current.finish(line.number))
                 builder = None
             else:
-                builder.add(line)
+                current.add(line)
         except _LayoutError as exc:
-            cases.append(MalformedCase(builder.case_id, source, builder.line,
+            cases.append(MalformedCase(current.case_id, source, current.line,
                                        f"line {exc.line}: {exc.reason}"))
             builder = None
             skipping = True
