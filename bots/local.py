@@ -31,15 +31,17 @@ from bots.geography import geography_of
 from bots.strategy import Strategy, phase_rng
 from maps import Map
 from protocol.convert import order_from_node, order_to_adj
+from protocol.tokens import STANDARD, Representation
 
 
-def order_from_tree(tree: tuple[Any, ...]) -> Order:
+def order_from_tree(tree: tuple[Any, ...], rep: Representation = STANDARD) -> Order:
     """A DAIDE order tree as an adjudicator order, through the protocol seam.
 
     The grammar is checked on the way (`protocol.convert.order_from_node`
-    raises GrammarError), as the server's SUB parsing would.
+    raises GrammarError), as the server's SUB parsing would; `rep` is the
+    map's token representation (a variant's own powers and provinces).
     """
-    return order_to_adj(order_from_node(tree))
+    return order_to_adj(order_from_node(tree, rep))
 
 
 def _board_unit(unit: Unit, retreats: Sequence[Location] | None = None) -> BoardUnit:
@@ -95,11 +97,12 @@ class LocalGame:
 
 
 def submit(game_map: Map, state: GameState, power: str, trees: Sequence[tuple[Any, ...]],
-           rejections: list[Rejection] | None = None) -> list[Order]:
+           rejections: list[Rejection] | None = None, rep: Representation = STANDARD
+           ) -> list[Order]:
     """Validate a power's order trees one by one; keep the MBV ones (as the server does)."""
     accepted: list[Order] = []
     for tree in trees:
-        order = order_from_tree(tree)
+        order = order_from_tree(tree, rep)
         note = validate(game_map, state, power, order, accepted)
         if note == MBV:
             accepted.append(order)
@@ -115,11 +118,13 @@ def play_game(
     seed: int = 0,
     max_year: int | None = None,
     on_phase: Callable[[GameState], None] | None = None,
+    rep: Representation = STANDARD,
 ) -> LocalGame:
     """Play one game to a solo or to the end of `max_year` (its last autumn phase).
 
     `players` maps each power to its strategy; the seed of power *p* is
-    ``seed`` (the phase generator already mixes in the power and the phase).
+    ``seed`` (the phase generator already mixes in the power and the phase);
+    `rep` is the token representation of a variant map (its RM / .rem file).
     """
     state = initial_state(game_map)
     rejections: list[Rejection] = []
@@ -134,7 +139,7 @@ def play_game(
                 view = view_of(game_map, state, power)
                 rng = phase_rng(seed, power, state.phase.season, state.phase.year)
                 trees = [_tree(o) for o in players[power].orders(view, rng)]
-                orders[power] = submit(game_map, state, power, trees, rejections)
+                orders[power] = submit(game_map, state, power, trees, rejections, rep)
         result = advance(game_map, state, orders)
         phases += 1
         state = result.state

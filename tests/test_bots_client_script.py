@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
+from structlog.testing import capture_logs
 
 from bots.client import BotClient, ClientSettings, ConnectionLost
 from bots.holdbot import HoldBot
@@ -92,9 +93,10 @@ async def test_client_joins_plays_and_reports_problems() -> None:
     })
     client = BotClient(HoldBot(), ClientSettings(name="HoldBot", gof=True),
                        connect=server.connect)
-    async with trio.open_nursery() as nursery:
-        joined = await nursery.start(client.run)
-        assert joined is client and client.joined
+    with capture_logs() as logs:
+        async with trio.open_nursery() as nursery:
+            joined = await nursery.start(client.run)
+            assert joined is client and client.joined
     assert server.sent == [[
         "NME ( 'HoldBot' ) ( '1.0' )",
         "MDF",
@@ -107,6 +109,10 @@ async def test_client_joins_plays_and_reports_problems() -> None:
     assert [(p.kind, p.turn) for p in client.problems] == [
         ("rejected-order", "SPR 1901"), ("missing-orders", "SPR 1901")]
     assert "NSU" in client.problems[0].detail
+    # Every problem is also a structlog event, never silently ignored.
+    logged = [(e["kind"], e["detail"]) for e in logs if e["event"] == "problem"]
+    assert logged == [(p.kind, p.detail) for p in client.problems]
+    assert all(e["bot"] == "HoldBot" for e in logs if e["event"] == "problem")
     assert client.tracker.end is not None and client.tracker.end.winner == "FRA"
 
 

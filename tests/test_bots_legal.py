@@ -13,6 +13,7 @@ Two sources of positions:
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -21,7 +22,8 @@ from bots.dumbbot import DumbBot
 from bots.local import owes_orders, play_game, submit, view_of
 from bots.randbot import RandBot
 from bots.strategy import Strategy
-from maps import Map, standard_map
+from maps import Map, load_variant, standard_map
+from protocol.tokens import Representation
 
 MAP = standard_map()
 SEASONS = ("SPR", "SUM", "FAL", "AUT", "WIN")
@@ -98,3 +100,20 @@ def test_orders_are_legal_in_played_games(lineup: str) -> None:
         assert game.rejections == []
         phases += game.phases
     assert phases > 150
+
+
+VARIANTS = ["pure", "fleet_rome", "shift_around", "chromatic", "modern", "AFRICAN2", "WORLD3"]
+
+
+@pytest.mark.parametrize("stem", VARIANTS)
+def test_bots_play_variant_maps_legally(stem: str, shared_dir: Path) -> None:
+    """Bots plan on any map (here the variant archive's own MDF/NOW/SCO and tokens)."""
+    directory = shared_dir / "daide" / "variants"
+    variant = load_variant(directory, stem)
+    rem = next(p for p in directory.iterdir() if p.name.lower() == f"{stem.lower()}.rem")
+    rep = Representation.from_rem(rem.read_text(encoding="latin-1"))
+    first = variant.start_phase[1]
+    for seed, strategy in enumerate((RandBot, DumbBot)):
+        players = {p: strategy() for p in variant.powers}
+        game = play_game(variant, players, seed=seed, max_year=first + 3, rep=rep)
+        assert game.rejections == [] and game.phases >= 8
