@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import structlog
 
 from daide.cli import main
 from server.settings import GameSettings
@@ -16,6 +18,13 @@ SCO = ("SCO ( AUS BUD TRI VIE ) ( ENG EDI LON LVP ) ( FRA BRE MAR PAR ) ( GER BE
        " ( ITA NAP ROM VEN ) ( RUS MOS SEV STP WAR ) ( TUR ANK CON SMY )"
        " ( UNO BEL BUL DEN GRE HOL NWY POR RUM SER SPA SWE TUN )")
 NOW = "NOW ( SPR 1901 ) ( ENG FLT LON )"
+
+
+@pytest.fixture(autouse=True)
+def _restore_logging() -> Iterator[None]:
+    """`daide serve` configures structlog for the process: undo it for the next tests."""
+    yield
+    structlog.reset_defaults()
 
 
 @pytest.mark.parametrize(("args", "message"), [
