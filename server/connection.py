@@ -59,7 +59,7 @@ async def handle_connection(stream: trio.SocketStream, lobby: Lobby) -> None:
         pass
     machine = Machine(Sender.SERVER, lobby.variant.rep, level=settings.game.level)
     send_channel, receive_channel = trio.open_memory_channel[Outgoing](settings.outbound_queue)
-    client = Client(peer_name(stream), send_channel)
+    client = Client(peer_name(stream), send_channel, level=settings.game.level)
     with structlog.contextvars.bound_contextvars(conn=client.id, peer=client.peer):
         log.info("connection_opened")
         lobby.connected(client)
@@ -106,6 +106,7 @@ async def _pump(stream: trio.SocketStream, machine: Machine, client: Client,
     the connection ends.  Returns False when the connection ended.
     """
     while True:
+        machine.level = client.level      # the level of the client's game (PROTOCOL.md 7.2)
         event = machine.next_event()
         if event is NEED_DATA:
             data = await stream.receive_some(READ_SIZE)

@@ -222,13 +222,21 @@ class Game:
             while self.handle.status != "finished":
                 with trio.move_on_at(self._wakeup()):
                     event = await self.inbox.receive()
-                    self._handle(event)
-                self._tick()
+                    self._guarded(self._handle, event)
+                self._guarded(self._tick)
         except trio.EndOfChannel:
             pass
         finally:
             if self.handle.status != "finished":
                 self._shutdown()
+
+    def _guarded(self, step: Callable[..., None], *args: object) -> None:
+        """Run one step; a bug costs the event that triggered it, never the server."""
+        try:
+            step(*args)
+        except Exception:
+            self.log.exception("game_step_failed", step=step.__name__,
+                               event=type(args[0]).__name__ if args else None)
 
     def _wakeup(self) -> float:
         if not self.running:
@@ -309,7 +317,7 @@ class Game:
         client.name = getattr(message, "name", "")
         client.version = getattr(message, "version", "")
         client.role = Role.JOINING
-        client.game = self.handle
+        client.game, client.level = self.handle, self.settings.level
         self.joining.append(client)
         client.send(Yes(message))
         client.send(Map(self.variant.name))
@@ -318,7 +326,7 @@ class Game:
 
     def _on_observe(self, client: Client, message: Message) -> None:
         client.role = Role.WATCHING
-        client.game = self.handle
+        client.game, client.level = self.handle, self.settings.level
         self.observers.append(client)
         client.send(Yes(message))
         client.send(Map(self.variant.name))
@@ -354,6 +362,7 @@ class Game:
         self.players[power] = client
         self.away_since.pop(power, None)
         client.role, client.power, client.game = Role.PLAYER, power, self.handle
+        client.level = self.settings.level
         client.name, client.version = seat.client_name, seat.client_version
         client.send(Yes(message))
         # PROTOCOL.md 13.2: NOT (CCD) to everybody, the returning client included.

@@ -107,6 +107,10 @@ class Lobby:
         with structlog.contextvars.bound_contextvars(game=game.handle.id):
             try:
                 await game.run()
+            except Exception:
+                # Never reached by bad input (the actor guards every step); a
+                # failure here ends this game only.
+                log.exception("game_failed")
             finally:
                 self.games.pop(game.handle.id, None)
                 if not self.games:

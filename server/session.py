@@ -71,6 +71,7 @@ class Client:
     name: str = ""
     version: str = ""
     iam_failures: int = 0
+    level: int | None = None          # press level its messages are parsed at (its game's)
     closed: bool = False
     close_reason: str = ""
     cancel_scope: trio.CancelScope | None = None

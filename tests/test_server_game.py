@@ -111,10 +111,10 @@ async def test_scripted_game_to_an_agreed_draw(nursery: trio.Nursery, tmp_path: 
     store.close()
 
 
-def near_solo(db: Path) -> dict[str, int]:
+def near_solo(db: Path, settings: GameSettings | None = None) -> dict[str, int]:
     """A stored running game: France holds 17 centres, army in Tyrolia next to Vienna."""
     store = Store.open(db)
-    game = store.create_game(GameSettings())
+    game = store.create_game(settings or GameSettings())
     seats = [Seat(p, 100 + i, f"{p}-bot", "2.0") for i, p in enumerate(POWERS)]
     store.start_game(
         game, seats, "FAL 1905",
@@ -179,3 +179,29 @@ async def test_house_rule_max_year_ends_after_the_years_last_autumn_phase(
     await clients["RUS"].expect("OFF")
     for client in clients.values():
         await client.stream.aclose()
+
+
+async def test_press_relay_at_level_10(nursery: trio.Nursery, tmp_path: Path) -> None:
+    codes = near_solo(tmp_path / "g.db", GameSettings(level=10))
+    _server, port = await start_server(nursery, tmp_path / "g.db")
+    joined = {}
+    for power in ("FRA", "AUS"):
+        client = await ScriptClient.connect(port, power)
+        await client.send(f"IAM ( {power} ) ( {codes[power]} )")
+        await client.receive_until("NOT ( CCD")
+        joined[power] = client
+    fra, aus = joined["FRA"], joined["AUS"]
+    await fra.expect("NOT ( CCD ( AUS ) )")
+    await aus.send("SND ( FRA ) ( PRP ( PCE ( AUS FRA ) ) )")
+    await aus.expect("YES ( SND ( FRA ) ( PRP ( PCE ( AUS FRA ) ) ) )")
+    await fra.expect("FRM ( AUS ) ( FRA ) ( PRP ( PCE ( AUS FRA ) ) )")
+    await aus.send("SND ( ITA ) ( PRP ( PCE ( AUS ITA ) ) )")
+    await aus.expect("CCD ( ITA )")                  # ITA is in civil disorder (16.1)
+    await aus.send("SND ( ENG ) ( PRP ( DRW ) )")
+    await aus.expect("OUT ( ENG )")                  # ENG is eliminated
+    await aus.send("SND ( AUS FRA ) ( PRP ( DRW ) )")
+    await aus.expect("REJ ( SND ( AUS FRA ) ( PRP ( DRW ) ) )")   # the sender among recipients
+    await aus.send("SND ( SPR 1901 ) ( FRA ) ( PRP ( DRW ) )")
+    await aus.expect("REJ ( SND ( SPR 1901 ) ( FRA ) ( PRP ( DRW ) ) )")  # not the current turn
+    for client in (fra, aus):
+        await client.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 
@@ -60,6 +61,7 @@ async def test_im_gets_an_empty_rm_and_dm_may_follow_at_once(port: int) -> None:
     (build_frame(InitialMessage()) * 2, 0x06),                   # a second IM
     (bytes.fromhex("01000000"), 0x0D),                           # an RM from the client
     (bytes.fromhex("09000000"), 0x08),                           # unknown message type
+    (build_frame(InitialMessage()) + bytes.fromhex("0200000348 0A00".replace(" ", "")), 0x09),
 ])
 async def test_framing_faults_get_their_em_and_a_close(port: int, data: bytes, code: int) -> None:
     got = await raw(port, data)
@@ -199,5 +201,48 @@ async def test_iam_before_start_and_with_a_wrong_passcode_is_rejected(port: int)
     # Three wrong passcodes: the connection is closed (brute-force limit).
     assert await c.expect_closed() in ("FM", "EOF")
     await c.stream.aclose()
+    for client in clients.values():
+        await client.close()
+
+
+async def test_garbage_never_hurts_the_server_or_other_clients(port: int) -> None:
+    rng = random.Random(7)
+    for _ in range(20):
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        try:
+            await stream.send_all(build_frame(InitialMessage()) + rng.randbytes(rng.randrange(1, 300)))
+            with trio.move_on_after(1):
+                while await stream.receive_some(4096):
+                    pass
+        except trio.BrokenResourceError:
+            pass
+        await stream.aclose()
+    clients = await start_game(port)
+    await clients["ENG"].send("NOW")
+    assert (await clients["ENG"].receive()).startswith("NOW ( SPR 1901 )")
+    for client in clients.values():
+        await client.close()
+
+
+async def test_passcode_guessing_is_limited_per_address(nursery: trio.Nursery, tmp_path: Path) -> None:
+    _server, port = await start_server(nursery, tmp_path / "g.db",
+                                       options={"iam_failures_per_address": 4})
+    clients = await start_game(port)
+    eng = clients.pop("ENG")
+    code = eng.passcode
+    assert code is not None
+    await eng.drop()
+    wrong = code % 8191 + 1
+    for _ in range(2):                  # two connections, two wrong guesses each
+        guesser = await ScriptClient.connect(port)
+        for _ in range(2):
+            await guesser.send(f"IAM ( ENG ) ( {wrong} )")
+            await guesser.expect(f"REJ ( IAM ( ENG ) ( {wrong} ) )")
+        await guesser.close()
+    # The address has used up its guesses: even the right passcode is refused now.
+    late = await ScriptClient.connect(port)
+    await late.send(f"IAM ( ENG ) ( {code} )")
+    await late.expect(f"REJ ( IAM ( ENG ) ( {code} ) )")
+    await late.close()
     for client in clients.values():
         await client.close()
