@@ -120,12 +120,6 @@ class Problem:
 
 
 @dataclass
-class _Link:
-    transport: Transport
-    rejoining: bool = False
-
-
-@dataclass
 class BotClient:
     """One DAIDE client playing `strategy` (None for an observer); see the module doc."""
 
@@ -138,7 +132,8 @@ class BotClient:
     def __post_init__(self) -> None:
         self.tracker = GameTracker()
         self.problems: list[Problem] = []
-        self.reconnections = 0
+        self.rejoins = 0
+        """How many times the client came back with an accepted IAM."""
         self.log = structlog.get_logger("bots").bind(bot=self.settings.name)
         self._off = False
         self._over = False
@@ -166,14 +161,14 @@ class BotClient:
         With `nursery.start`, returns to the starter once the map is accepted.
         """
         self._joined = task_status.started
-        link = _Link(await self._open())
+        link = await self._open()
         await self._join(link)
         try:
             while not self._off:
                 try:
                     with trio.move_on_after(self.settings.off_wait if self._over else math.inf
                                             ) as waiting:
-                        message = await link.transport.receive()
+                        message = await link.receive()
                 except ConnectionLost:
                     message = None
                 if waiting.cancelled_caught:
@@ -185,16 +180,16 @@ class BotClient:
                     continue
                 try:
                     await self._handle(link, message)
-                except ConnectionLost:
-                    link = await self._reconnect(link, "connection lost while sending")
+                except ConnectionLost as exc:
+                    link = await self._reconnect(link, str(exc) or "connection lost")
                     continue
                 if self._sever and not self._off:
                     self._sever = False
-                    await link.transport.abort()
+                    await link.abort()
                     link = await self._reconnect(link, "connection severed on request")
         finally:
             with trio.CancelScope(shield=True):
-                await link.transport.aclose()
+                await link.aclose()
         return self.tracker
 
     # -- connection ---------------------------------------------------------------
@@ -207,42 +202,40 @@ class BotClient:
             connect = open_transport
         return await connect(self.settings.host, self.settings.port)
 
-    async def _send(self, link: _Link, message: Tree) -> None:
+    async def _send(self, link: Transport, message: Tree) -> None:
         self.log.debug("sent", message=self._text(message))
-        await link.transport.send(message)
+        await link.send(message)
 
-    async def _join(self, link: _Link) -> None:
+    async def _join(self, link: Transport) -> None:
         s = self.settings
         if self.tracker.started and not s.observer:
             assert self.tracker.power is not None and self.tracker.passcode is not None
-            link.rejoining = True
             await self._send(link, ("IAM", (self.tracker.power,), (self.tracker.passcode,)))
         elif s.observer:
             await self._send(link, ("OBS",))
         else:
             await self._send(link, ("NME", (Text(s.name),), (Text(s.version),)))
 
-    async def _reconnect(self, old: _Link, why: str) -> _Link:
+    async def _reconnect(self, old: Transport, why: str) -> Transport:
         with trio.CancelScope(shield=True):
-            await old.transport.abort()
+            await old.abort()
         self.log.warning("reconnecting", reason=why, turn=self._turn_text())
         delay = self.settings.reconnect_delay
         for attempt in range(1, self.settings.reconnect_attempts + 1):
             await trio.sleep(delay)
             delay = min(delay * 2, 2.0)
             try:
-                link = _Link(await self._open())
+                link = await self._open()
                 await self._join(link)
             except (OSError, ConnectionLost) as exc:
                 self.log.info("reconnect failed", attempt=attempt, error=str(exc))
                 continue
-            self.reconnections += 1
             return link
         raise ClientError(f"could not reconnect to {self.settings.host}:{self.settings.port}")
 
     # -- messages -----------------------------------------------------------------
 
-    async def _handle(self, link: _Link, message: Tree) -> None:
+    async def _handle(self, link: Transport, message: Tree) -> None:
         self.log.debug("received", message=self._text(message))
         if self.on_message is not None:
             self.on_message(message)
@@ -297,21 +290,21 @@ class BotClient:
         elif head == "OFF":
             self._off = True
 
-    async def _on_yes(self, link: _Link, inner: Tree) -> None:
+    async def _on_yes(self, link: Transport, inner: Tree) -> None:
         if inner[0] == "IAM":
-            link.rejoining = False
+            self.rejoins += 1
             self.log.info("rejoined", power=self.tracker.power)
             self._mark_joined()
             # PROTOCOL.md 13.2: nothing is repeated after IAM; ask for the state.
             await self._send(link, ("SCO",))
             await self._send(link, ("NOW",))
 
-    async def _on_rej(self, link: _Link, message: Tree) -> None:
+    async def _on_rej(self, link: Transport, message: Tree) -> None:
         inner = message[1]
         what = inner[0] if isinstance(inner, tuple) and inner else None
         if what == "IAM":
             # The server may not have noticed our old connection's loss yet.
-            raise ConnectionLost("IAM refused, will retry")
+            raise ConnectionLost("IAM refused (the server may not have seen the loss yet)")
         if what == "NME":
             raise ClientError(f"server refused to let {self.settings.name} join: "
                               f"{self._text(message)}")
@@ -319,7 +312,7 @@ class BotClient:
             raise ClientError("server refused the observer")
         self._problem("rejected", self._text(message))
 
-    async def _submit(self, link: _Link) -> None:
+    async def _submit(self, link: Transport) -> None:
         assert self.strategy is not None and self.tracker.position is not None
         view = self.tracker.view()
         turn = self.tracker.position.turn

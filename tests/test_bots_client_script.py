@@ -139,7 +139,7 @@ async def test_client_rejoins_with_iam_after_losing_the_connection() -> None:
     client.on_message = on_message
     with trio.fail_after(5):
         await client.run()
-    assert server.connections == 2 and client.reconnections == 1
+    assert server.connections == 2 and client.rejoins == 1
     first, second = server.sent
     assert first[-1] == (
         "SUB ( SPR 1901 ) ( ( ENG FLT EDI ) HLD ) ( ( ENG FLT LON ) HLD ) ( ( ENG AMY LVP ) HLD )")

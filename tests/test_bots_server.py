@@ -87,7 +87,7 @@ async def test_a_bot_that_loses_its_connection_rejoins_with_iam(tmp_path: Path) 
             outcomes = await run_clients(clients)
         nursery.cancel_scope.cancel()
     assert [o.error for o in outcomes] == [None] * 7
-    assert severed == ["FAL 1902"] and victim.reconnections == 1
+    assert severed == ["FAL 1902"] and victim.rejoins == 1
     assert all(c.tracker.end is not None for c in clients)
     # After rejoining, the bot kept playing: it knows the final position.
     assert victim.tracker.position is not None
