@@ -5,14 +5,17 @@ of the separate benchmark interpreter ``bench-env/bin/python``; it must not
 import anything of this project (the project is not installed there, and
 ``diplomacy`` is never a dependency of the product).
 
-Input (stdin): one JSON document, a list of positions::
+Input (stdin): one JSON document per line, each a list of positions (the
+benchmark sends the positions in chunks, interleaved with its own timing,
+so that a change of machine load hits both sides alike)::
 
     [{"phase": "S1901M",
       "units": {"FRANCE": ["A PAR", "F BRE"], ...},
       "orders": {"FRANCE": ["A PAR - BUR", "F BRE S A PAR - BUR"], ...}},
      ...]
 
-Output (stdout): one JSON document, a list with one entry per position::
+Output (stdout): one JSON line per input line, a list with one entry per
+position::
 
     {"seconds": 0.00042, "units": {"FRANCE": ["A BUR", "*F BRE"], ...}}
 
@@ -47,8 +50,11 @@ def run_position(position: dict) -> dict:  # type: ignore[type-arg]
 
 
 def main() -> int:
-    positions = json.load(sys.stdin)
-    json.dump([run_position(p) for p in positions], sys.stdout)
+    for line in sys.stdin:
+        if line.strip():
+            positions = json.loads(line)
+            sys.stdout.write(json.dumps([run_position(p) for p in positions]) + "\n")
+            sys.stdout.flush()
     return 0
 
 
