@@ -40,7 +40,6 @@ from __future__ import annotations
 import math
 import secrets
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 
 import structlog
 import trio
@@ -55,7 +54,6 @@ from protocol.messages import (
     Not,
     Now,
     Off,
-    Ord,
     Rej,
     Sco,
     Slo,
@@ -73,6 +71,17 @@ from protocol.tree import from_tree
 from server.deadline import PhaseClock, TimeRequests, whole_seconds
 from server.endings import Ending, HouseRules, YearTable, elimination_years
 from server.engine import Engine, Outcome, Variant
+from server.events import (
+    Announce,
+    Event,
+    GameHandle,
+    Join,
+    Left,
+    Observe,
+    Rejoin,
+    Request,
+)
+from server.history import History, Phase
 from server.requests import answer
 from server.session import Client, Role
 from server.settings import GameSettings
@@ -80,99 +89,6 @@ from server.store import GameRecord, Seat, Store
 from server.turn import TurnState
 
 log = structlog.get_logger("server.game")
-
-INBOX_SIZE = 128
-
-
-# --- events on the inbox --------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Join:
-    """An NME the lobby sent to this (forming) game."""
-
-    client: Client
-    message: Message
-
-
-@dataclass(frozen=True)
-class Observe:
-    """An OBS the lobby sent to this game."""
-
-    client: Client
-    message: Message
-
-
-@dataclass(frozen=True)
-class Rejoin:
-    """An IAM whose power and passcode match a seat of this game."""
-
-    client: Client
-    message: Message
-    power: str
-
-
-@dataclass(frozen=True)
-class Request:
-    """Any other message from a client of this game, with its tokens as received."""
-
-    client: Client
-    message: Message
-    tokens: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class Announce:
-    """A message for every joined client (ADM from a client outside the game)."""
-
-    message: Message
-
-
-@dataclass(frozen=True)
-class Left:
-    """The client's connection is gone."""
-
-    client: Client
-
-
-Event = Join | Observe | Rejoin | Request | Announce | Left
-
-
-@dataclass(eq=False)
-class GameHandle:
-    """What the lobby knows of a game: its inbox and how full it is.
-
-    ``claimed`` counts NMEs sent to a forming game (the lobby increments it,
-    the game decrements it when a joining client leaves), so the lobby can
-    choose the game that is filling without asking the actor.  ``passcodes``
-    lets the lobby route an IAM to the game it belongs to.
-    """
-
-    id: int
-    seats: int
-    inbox: trio.MemorySendChannel[Event]
-    claimed: int = 0
-    status: str = "forming"
-    passcodes: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def open_seats(self) -> int:
-        return self.seats - self.claimed if self.status == "forming" else 0
-
-
-@dataclass(frozen=True)
-class Phase:
-    """A processed phase as clients may ask for it again (HST, ORD)."""
-
-    turn: str
-    messages: tuple[Message, ...]
-    sco: Sco
-    now: Now
-
-    @property
-    def results(self) -> list[Message]:
-        return [m for m in self.messages if isinstance(m, Ord)]
-
 
 class Game:
     """One game's state and rules of play; see the module docstring."""
@@ -201,7 +117,7 @@ class Game:
         self.accepted: list[Client] = []                  # NME'd and map accepted
         self.observers: list[Client] = []                 # OBS'd (joined or not yet)
         self.seats: dict[str, Seat] = {}
-        self.history: list[Phase] = []
+        self.history = History()
         self.year_tables: list[YearTable] = []            # ownership after each year-end
         self.end_messages: tuple[Message, ...] = ()
         self.suspended = False
@@ -410,7 +326,7 @@ class Game:
                               self._text(sco), self._text(now))
         self.handle.status = "running"
         self.handle.passcodes = {p: s.passcode for p, s in self.seats.items()}
-        self.history = [Phase("", (sco, now), sco, now)]
+        self.history = History([Phase("", (sco, now), sco, now)])
         self.year_tables = [(self.engine.turn.year - 1, owners(sco))]
         self.log.info("game_started", powers={p: s.client_name for p, s in self.seats.items()})
         for power, player in self.players.items():
@@ -633,22 +549,6 @@ class Game:
         """Persist the power's accepted orders before they are acknowledged."""
         self.store.save_orders(self.handle.id, power, str(self.engine.turn),
                                [self._order_text(o) for o in self.turn.of(power)])
-
-    def last_results(self) -> list[Message]:
-        """ORDs of the last movement phase and the phases after it (bare ORD, 8.2)."""
-        out: list[Message] = []
-        for phase in reversed(self.history[1:]):
-            out[:0] = phase.results
-            if phase.turn.split()[0] in ("SPR", "FAL"):
-                break
-        return out
-
-    def phase_history(self, turn: str) -> list[Message] | None:
-        """HST (turn): the phase's ORDs, then SCO and NOW after it; None if no such phase."""
-        for phase in self.history[1:]:
-            if phase.turn == turn:
-                return [*phase.results, phase.sco, phase.now]
-        return None
 
 
 def owners(sco: Sco) -> dict[str, str]:

@@ -49,11 +49,10 @@ from protocol.messages import (
 )
 from protocol.messages import Map as MapMessage
 from server.engine import Variant
-from server.game import (
+from server.events import (
     INBOX_SIZE,
     Announce,
     Event,
-    Game,
     GameHandle,
     Join,
     Left,
@@ -61,6 +60,7 @@ from server.game import (
     Rejoin,
     Request,
 )
+from server.game import Game
 from server.session import Client
 from server.settings import GameSettings, ServerSettings
 from server.store import GameRecord, Store

@@ -104,7 +104,7 @@ def answer(game: Game, client: Client, message: Message, tokens: tuple[int, ...]
         case Not(Gof()):
             _not_gof(game, client, message)
         case OrdRequest():
-            results = game.last_results() if game.running else []
+            results = game.history.last_results() if game.running else []
             if not results:
                 client.send(Rej(message))
             for result in results:
@@ -161,7 +161,7 @@ def _hst(game: Game, client: Client, message: Hst) -> None:
             client.send(game.engine.sco_message())
             client.send(game.engine.now_message())
         return
-    found = game.phase_history(str(message.turn))
+    found = game.history.of_turn(str(message.turn))
     if found is None:
         client.send(Rej(message))
         return

@@ -25,7 +25,7 @@ import trio
 from protocol.messages import Message
 
 if TYPE_CHECKING:
-    from server.game import GameHandle
+    from server.events import GameHandle
 
 log = structlog.get_logger("server.session")
 
