@@ -1,0 +1,182 @@
+"""Run a whole tournament: the plan, the server, K games at a time, resume.
+
+`run_tournament` is the entry point (``daide tournament``, the tests):
+
+1. the plan (`tournament.design.schedule`) is made from the config's seed;
+2. the tournament is looked up in the database by its identity
+   (`TournamentConfig.identity`) - found, it continues: only the games not
+   yet finished are played (see `tournament.store` for why a game cut off
+   half way is replayed from its start); not found, it is created with its
+   whole plan;
+3. without ``--server`` the real server (`server.app.Server`) is started on
+   a free loopback port with the same database, the year limit as its
+   ``max_year`` house rule and a short ``disorder_grace``, and stopped
+   gracefully at the end; with ``--server HOST:PORT`` the games are played
+   there and the tournament applies the year limit itself;
+4. ``parallel`` workers take games from the plan; each game joins under
+   one shared lock (`tournament.play`) and then plays alongside the others;
+   each result is stored as soon as its game ends.
+
+Progress is reported through ``on_progress`` with a `Progress` value after
+every change (a game starting, a new turn, a game ending).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import structlog
+import trio
+
+from server.app import Server
+from server.settings import GameSettings, ServerSettings
+from tournament.config import TournamentConfig
+from tournament.design import GamePlan, schedule
+from tournament.play import GameContext, GameFailed, play_game
+from tournament.store import TournamentStore
+
+log = structlog.get_logger("tournament")
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A snapshot for the progress bar."""
+
+    total: int
+    done: int
+    """Games finished (in this run or before it)."""
+    failed: int
+    """Games that could not be played in this run."""
+    running: Mapping[int, str]
+    """Game number -> its current turn (``"joining"`` before the start)."""
+    elapsed: float
+    bot_failures: int
+
+
+@dataclass(frozen=True)
+class TournamentRun:
+    """What one call of `run_tournament` did."""
+
+    tournament_id: int
+    db_path: Path
+    played: int
+    """Games played to an end in this run."""
+    failed: int
+    complete: bool
+    """Every game of the plan is finished."""
+    resumed: bool
+    """The tournament existed before this run."""
+
+
+async def start_embedded_server(nursery: trio.Nursery, config: TournamentConfig
+                                ) -> tuple[str, int, Server]:
+    """Start `server.app.Server` on 127.0.0.1 with a free port; returns (host, port, server)."""
+    settings = ServerSettings(host="127.0.0.1", port=0, db_path=config.db_path,
+                              game=GameSettings(max_year=config.max_year),
+                              disorder_grace=config.disorder_grace, shutdown_grace=2.0)
+    server = Server(settings)
+    listeners = await nursery.start(server.run)
+    return "127.0.0.1", int(listeners[0].socket.getsockname()[1]), server
+
+
+async def run_tournament(config: TournamentConfig, *,
+                         on_progress: Callable[[Progress], None] | None = None
+                         ) -> TournamentRun:
+    """Play (or continue) the tournament ``config`` describes; see the module doc."""
+    config.out.mkdir(parents=True, exist_ok=True)
+    config.db_path.parent.mkdir(parents=True, exist_ok=True)
+    plans = schedule([b.name for b in config.bots], config.games, config.seed, config.powers)
+    store = TournamentStore.open(config.db_path)
+    try:
+        identity = config.identity()
+        found = store.find(identity)
+        tid = found if found is not None else store.create(identity, plans)
+        stored = store.games(tid)
+        todo = [g.plan for g in stored if g.status != "finished"]
+        done_before = len(stored) - len(todo)
+        log.info("tournament", id=tid, games=len(stored), to_play=len(todo),
+                 resumed=found is not None)
+        played, failed = await _play_all(config, store, tid, todo, done_before, on_progress)
+        complete = all(g.status == "finished" for g in store.games(tid))
+        if complete:
+            store.mark_complete(tid)
+        return TournamentRun(tid, config.db_path, played, failed, complete, found is not None)
+    finally:
+        store.close()
+
+
+async def _play_all(config: TournamentConfig, store: TournamentStore, tid: int,
+                    todo: list[GamePlan], done_before: int,
+                    on_progress: Callable[[Progress], None] | None) -> tuple[int, int]:
+    if not todo:
+        return 0, 0
+    began = time.monotonic()
+    running: dict[int, str] = {}
+    counts = {"done": done_before, "failed": 0, "played": 0, "bot_failures": 0}
+
+    def report() -> None:
+        if on_progress is not None:
+            on_progress(Progress(len(todo) + done_before, counts["done"], counts["failed"],
+                                 dict(sorted(running.items())), time.monotonic() - began,
+                                 counts["bot_failures"]))
+
+    async with trio.open_nursery() as nursery:
+        server: Server | None = None
+        if config.server is None:
+            host, port, server = await start_embedded_server(nursery, config)
+        else:
+            host, port = config.server
+        ctx = GameContext(host=host, port=port, config=config, join_lock=trio.Lock(),
+                          tag=f"T{tid}", enforce_year_limit=config.server is not None,
+                          log_dir=config.out / "logs", find_server_game=store.server_game)
+        send, receive = trio.open_memory_channel[GamePlan](math.inf)
+        for plan in todo:
+            send.send_nowait(plan)
+        send.close()
+
+        async def worker(plans: trio.MemoryReceiveChannel[GamePlan]) -> None:
+            async with plans:
+                async for plan in plans:
+                    await play_one(plan)
+
+        async def play_one(plan: GamePlan) -> None:
+            attempt = store.begin_game(tid, plan.number)
+            running[plan.number] = "joining"
+            report()
+
+            def on_turn(turn: str) -> None:
+                running[plan.number] = turn
+                report()
+
+            started = time.monotonic()
+            try:
+                outcome = await play_game(plan, attempt, ctx, on_turn)
+            except GameFailed as exc:
+                log.error("game_failed", game=plan.number, error=str(exc))
+                store.fail_game(tid, plan.number, str(exc), time.monotonic() - started)
+                counts["failed"] += 1
+            else:
+                store.add_failures(tid, plan.number, attempt, outcome.failures)
+                store.finish_game(
+                    tid, plan.number, ending=outcome.ending, end_turn=outcome.end_turn,
+                    winner=outcome.winner, seats=outcome.seat_results(plan),
+                    history=outcome.history, server_game_id=outcome.server_game_id,
+                    seconds=outcome.seconds)
+                counts["done"] += 1
+                counts["played"] += 1
+                counts["bot_failures"] += len(outcome.failures)
+            finally:
+                running.pop(plan.number, None)
+            report()
+
+        async with trio.open_nursery() as workers:
+            for _ in range(min(config.parallel, len(todo))):
+                workers.start_soon(worker, receive.clone())
+        receive.close()
+        if server is not None:
+            server.stop()
+    return counts["played"], counts["failed"]
