@@ -240,3 +240,14 @@ def test_the_command_answers_a_block_before_the_input_ends() -> None:
         proc.stdin.close()
         assert proc.wait(timeout=30) == 0
         proc.stdout.close()
+
+
+def test_blocks_are_split_on_empty_lines_only() -> None:
+    from daide.blocks import read_blocks
+
+    text = "# head\nSCO a\n# only a comment: no separator\nNOW b\n\n\n  \nSUB c  # tail\n"
+    blocks = list(read_blocks(io.StringIO(text)))
+    assert [(b.number, [(ln.number, ln.text) for ln in b.lines]) for b in blocks] == [
+        (1, [(2, "SCO a"), (4, "NOW b")]),
+        (2, [(8, "SUB c")]),
+    ]
