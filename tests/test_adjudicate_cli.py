@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from daide.blocks import read_blocks
 from daide.cli import main
 from daide.cmd_adjudicate import adjudicate_stream
 from daide.phase_runner import rulebook, setting
@@ -243,8 +244,6 @@ def test_the_command_answers_a_block_before_the_input_ends() -> None:
 
 
 def test_blocks_are_split_on_empty_lines_only() -> None:
-    from daide.blocks import read_blocks
-
     text = "# head\nSCO a\n# only a comment: no separator\nNOW b\n\n\n  \nSUB c  # tail\n"
     blocks = list(read_blocks(io.StringIO(text)))
     assert [(b.number, [(ln.number, ln.text) for ln in b.lines]) for b in blocks] == [
