@@ -63,7 +63,9 @@ _V24: dict[str, str] = {
 #: convoying), the 2023 civil-disorder removal rule, orders judged one by one.
 #: Legality (4.E.1) as defined by v3.0: a convoy order whose fleet no possible
 #: route needs is illegal too (6.G.19); named "2023" here.
-_V30: dict[str, str] = dict(_V24, **{"4.A.3": "e", "4.D.8": "2023", "4.E.1": "2023", "4.E.2": "a"})
+_V30: dict[str, str] = dict(
+    _V24, **{"4.A.3": "e", "4.A.6": "a", "4.D.8": "2023", "4.E.1": "2023", "4.E.2": "a"}
+)
 
 #: Choices the engine can play, per issue (anything else is refused).
 SUPPORTED: Mapping[str, frozenset[str]] = MappingProxyType(

@@ -103,12 +103,24 @@ def check_order(
     accepted: Sequence[Order] = (),
     rules: Rulebook = DEFAULT,
 ) -> tuple[str, Order]:
-    """``(note, canonical order)``; see :func:`validate`."""
+    """``(note, canonical order)``; see :func:`validate`.
+
+    Movement-phase results are cached on the state (keyed by the order
+    object's identity), so the server's THX check and :func:`advance`'s own
+    check of the same order objects cost one computation.
+    """
     kind = _PHASE_OF.get(type(order))
     if kind is None or kind != state.phase.kind:
         return NRS, order
     if kind == MOVEMENT:
-        return _check_movement(m, state, power, order, rules)
+        memo = state.memo
+        key = (power, id(order))
+        hit = memo.get(key)
+        if hit is not None and hit[0] is order and hit[1] is rules and hit[2] is m:  # type: ignore[index]
+            return hit[3]  # type: ignore[index, no-any-return]
+        checked = _check_movement(m, state, power, order, rules)
+        memo[key] = (order, rules, m, checked)
+        return checked
     if isinstance(order, Waive):
         if order.power != power:
             return NYU, order
