@@ -85,8 +85,8 @@ class GameWatcher:
             for group in message[2:]:
                 power, name = str(group[0]), str(group[1][0])
                 self.players = {**self.players, power: self.players.get(power, name)}
-                if len(group) > 5:
-                    self.eliminated[power] = int(group[5])
+                if len(group) > 4:       # ( power ('name') ('version') centres year )
+                    self.eliminated[power] = int(group[4])
 
     @property
     def finished(self) -> bool:
@@ -118,7 +118,9 @@ class GameWatcher:
                 units[unit.power] = units.get(unit.power, 0) + 1
         rows = [FinalRow(p, self.players.get(p, "?"), self.counts.get(p, 0), units.get(p, 0),
                          self.eliminated.get(p)) for p in self.powers]
-        return sorted(rows, key=lambda r: (-r.centres, -r.units, r.power))
+        # Most centres first; among the eliminated, the last to fall first.
+        return sorted(rows, key=lambda r: (-r.centres, -r.units,
+                                           -(r.eliminated or 10**6), r.power))
 
     def table_lines(self) -> list[str]:
         out = [f"  {'power':<6}{'bot':<12}{'centres':>8}{'units':>7}  eliminated"]
