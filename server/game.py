@@ -22,9 +22,10 @@ Civil disorder (PROTOCOL.md 13): a player's lost connection broadcasts
 disband, waive, removals by the rulebook) when the phase is processed.
 Who is waited for:
 
-* a connected power that owes orders, until its set is complete and it has
-  no NOT (GOF) outstanding (GOF is never required: PROTOCOL.md 19.4);
-* a disconnected power only through the deadline: in a phase *with* a
+* a power that owes orders, until its set is complete and it has no NOT
+  (GOF) outstanding (GOF is never required: PROTOCOL.md 19.4) - complete
+  orders count even if the power's client has gone since;
+* a disconnected power without complete orders only through the deadline: in a phase *with* a
   deadline the game waits for it (with DSD the clock even stops while it is
   away); in a phase *without* a deadline it is waited for at most
   ``disorder_grace`` seconds from the moment it went away (time to come
@@ -415,8 +416,13 @@ class Game:
         if not self._attended():
             return True
         if self.settings.dsd:
-            return any(self.players.get(p) is None for p in self.engine.owing())
+            # 13.1: "if the disconnected power still owed orders".
+            return any(self._lacking(p) for p in self.engine.owing() if self.players.get(p) is None)
         return False
+
+    def _lacking(self, power: str) -> bool:
+        """The power has no complete set of orders, or asked to wait (NOT (GOF))."""
+        return power in self.turn.waiting or self.engine.missing(power, self.turn.of(power)) is not None
 
     def _maybe_pause_clock(self) -> None:
         if self.clock.running and self._must_pause():
@@ -442,12 +448,12 @@ class Game:
         if not self._attended():
             return False
         for power in self.engine.owing():
-            if self.players.get(power) is None:
-                if self.clock.has_deadline or self._in_grace(power):
-                    return False
-                continue        # no deadline, grace over: not waited for any more
-            if power in self.turn.waiting or self.engine.missing(power, self.turn.of(power)):
+            if not self._lacking(power):
+                continue        # complete orders count, whether its client is here or not
+            if self.players.get(power) is not None:
                 return False
+            if self.clock.has_deadline or self._in_grace(power):
+                return False    # away: waited for until the deadline, or during its grace
         return True
 
     def _in_grace(self, power: str) -> bool:

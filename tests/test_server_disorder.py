@@ -83,6 +83,28 @@ class TestDeadlines:
         for client in clients.values():
             await client.close()
 
+    async def test_orders_given_before_leaving_count(
+            self, nursery: trio.Nursery, tmp_path: Path,
+            clock: trio.testing.MockClock) -> None:
+        _server, port = await start_server(nursery, tmp_path / "g.db", mtl=600, dsd=True)
+        clients = await start_game(port)
+        now = clients["ENG"].log[-1]
+        ger = clients.pop("GER")
+        await ger.send("SUB ( ( GER AMY BER ) MTO SIL ) ( ( GER AMY MUN ) HLD ) ( ( GER FLT KIE ) HLD )")
+        await ger.receive_until(lambda t: t.startswith("THX ( ( GER FLT KIE )"))
+        await ger.drop()
+        # GER owes nothing more: no DSD pause, and nobody waits for it.
+        await others_expect(clients, "", "TME ( 600 )", "CCD ( GER )")
+        started = trio.current_time()
+        for power, client in clients.items():
+            await client.send(holds(now, power))
+        for client in clients.values():
+            seen = await client.receive_until("NOW")
+        assert trio.current_time() - started < 1
+        assert "ORD ( SPR 1901 ) ( ( GER AMY BER ) MTO SIL ) ( SUC )" in seen
+        for client in clients.values():
+            await client.close()
+
     async def test_a_game_nobody_plays_is_suspended_not_played(
             self, nursery: trio.Nursery, tmp_path: Path,
             clock: trio.testing.MockClock) -> None:
