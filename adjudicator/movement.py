@@ -193,7 +193,7 @@ def resolve_movement(
                 c: [seas[q] for q in reach[P[c]] if q in seas and seas[q] != c] for c in route
             }
 
-    SUPS: list[list[int]] = [[] for _ in range(n)]
+    SUPS: dict[int, list[int]] = {}  # unit -> the matching supports of its order
     ATT: dict[int, list[int]] = {}
     H = [-1] * n  # head-to-head opponent
     OPP = [-1] * n  # unit moving the opposite way (head-to-head or by convoy)
@@ -217,12 +217,12 @@ def resolve_movement(
         elif t == _SUPH:
             j = S[i]
             if T[j] != _MOVE:
-                SUPS[j].append(i)
+                SUPS.setdefault(j, []).append(i)
                 matched[i] = True
         elif t == _SUPM:
             j = S[i]
             if T[j] == _MOVE and D[j] == D[i]:
-                SUPS[j].append(i)
+                SUPS.setdefault(j, []).append(i)
                 matched[i] = True
 
     # Pre-decide supports cut by a plain attack (DATC 5.E): certain cuts.
@@ -343,7 +343,7 @@ def resolve_movement(
 
     def given(i: int) -> int:
         n_given = 0
-        for s in SUPS[i]:
+        for s in SUPS.get(i, ()):
             if resolve(s):
                 n_given += 1
         return n_given
@@ -356,7 +356,7 @@ def resolve_movement(
         if wj == W[i]:
             return 0
         strength = 1
-        for s in SUPS[i]:
+        for s in SUPS.get(i, ()):
             if W[s] != wj and resolve(s):
                 strength += 1
         return strength
@@ -470,7 +470,7 @@ class _Final:
         VOID: list[bool],
         RES: list[bool],
         ATT: dict[int, list[int]],
-        SUPS: list[list[int]],
+        SUPS: dict[int, list[int]],
         at: dict[int, int],
         matched: list[bool],
         R_FLEETS: dict[int, list[int]],
@@ -526,7 +526,7 @@ class _Final:
         wj = W[j]
         if wj == W[i]:
             return 0
-        return 1 + sum(1 for s in self.SUPS[i] if RES[s] and W[s] != wj)
+        return 1 + sum(1 for s in self.SUPS.get(i, ()) if RES[s] and W[s] != wj)
 
     def hold(self, p: int) -> int:
         j = self.at.get(p, -1)

@@ -9,6 +9,7 @@ dislodged a unit and from where, why a convoy had no route.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from adjudicator.values import GameState, Order, Phase, Unit
@@ -144,6 +145,23 @@ class OrderResult:
     dislodged: bool = False
     reason: Reason | None = None
     dislodged_by: DislodgedBy | None = None
+
+    # Written out (the generated one looks object.__setattr__ up per field):
+    # a movement phase builds one of these per unit, on the hot path.
+    def __init__(
+        self,
+        order: Order,
+        outcome: str | None,
+        dislodged: bool = False,
+        reason: Reason | None = None,
+        dislodged_by: DislodgedBy | None = None,
+        _set: Callable[[object, str, object], None] = object.__setattr__,
+    ) -> None:
+        _set(self, "order", order)
+        _set(self, "outcome", outcome)
+        _set(self, "dislodged", dislodged)
+        _set(self, "reason", reason)
+        _set(self, "dislodged_by", dislodged_by)
 
     @property
     def tokens(self) -> tuple[str, ...]:
