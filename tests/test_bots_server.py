@@ -19,9 +19,12 @@ from bots.client import BotClient, ClientSettings
 from bots.demo import play_demo
 from bots.dumbbot import DumbBot
 from bots.holdbot import HoldBot
+from bots.local import play_game
 from bots.randbot import RandBot
+from bots.registry import make_strategy
 from bots.runner import run_clients
 from daide.cmd_demo import start_embedded_server
+from maps import standard_map
 
 YEARS = 4
 
@@ -119,3 +122,19 @@ async def test_daide_bot_reports_an_unreachable_server() -> None:
             capture_stdout=True, capture_stderr=True, check=False)
     assert done.returncode == 1
     assert done.stderr.decode().strip().splitlines()[-1].startswith("daide bot: error: ")
+
+
+async def test_in_process_games_match_games_over_tcp(tmp_path: Path) -> None:
+    """The benchmark's in-process games are the very games the server would play."""
+    with trio.fail_after(60):
+        result = await play_demo(seed=5, max_years=4, out_dir=tmp_path,
+                                 start_server=start_embedded_server)
+    game = play_game(standard_map(), {p: make_strategy(k) for p, k in result.assignment.items()},
+                     seed=5, max_year=1904)
+    assert game.centre_counts() == {p: n for p, n in result.watcher.counts.items() if n}
+    position = result.watcher.position
+    assert position is not None
+    over_tcp = sorted((u.power, u.kind, u.node) for u in position.units)
+    in_process = sorted((u.power, u.kind, (u.location.province, u.location.coast))
+                        for u in game.state.units)
+    assert over_tcp == in_process
