@@ -2,8 +2,9 @@
 
 Plays 100 short games (to the end of 1910, or a solo) in process, straight
 through the adjudicator (`bots.local`: the same validation and phase
-generators as over TCP, without the sockets), and prints DumbBot's share of
-the supply centres:
+generators as over TCP, without the sockets - tests/test_bots_server.py
+checks that such a game equals the same game played on the server), and
+prints DumbBot's share of the supply centres:
 
 * 50 games of one DumbBot against six RandBots,
 * 50 games of one DumbBot against six HoldBots,
