@@ -127,3 +127,20 @@ async def test_two_games_side_by_side_do_not_touch(nursery: trio.Nursery, tmp_pa
     for client in [*first.values(), *second.values(), back]:
         if client is not second["GER"]:
             await client.close()
+
+
+async def test_player_commands_before_the_start_are_rejected(nursery: trio.Nursery,
+                                                             tmp_path: Path) -> None:
+    _server, port = await start_server(nursery, tmp_path / "g.db")
+    c = await ScriptClient.connect(port, "early")
+    await c.join()
+    for request in ("MIS", "GOF", "NOT ( GOF )", "DRW", "NOT ( DRW )", "ORD", "HLO",
+                    "NOT ( SUB )", "TME"):
+        await c.send(request)
+        await c.expect(f"REJ ( {request} )")
+    # HUH and PRN from a client are never answered; YES (SVE) is ignored.
+    await c.send("HUH ( ERR NOW )")
+    await c.send("YES ( SVE ( 'game' ) )")
+    await c.send("NOW")
+    assert (await c.receive()).startswith("NOW ( SPR 1901 )")
+    await c.close()
