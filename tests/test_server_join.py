@@ -62,6 +62,7 @@ async def test_im_gets_an_empty_rm_and_dm_may_follow_at_once(port: int) -> None:
     (bytes.fromhex("01000000"), 0x0D),                           # an RM from the client
     (bytes.fromhex("09000000"), 0x08),                           # unknown message type
     (build_frame(InitialMessage()) + bytes.fromhex("0200000348 0A00".replace(" ", "")), 0x09),
+    (build_frame(InitialMessage()) + bytes.fromhex("02000002 5800".replace(" ", "")), 0x0E),
 ])
 async def test_framing_faults_get_their_em_and_a_close(port: int, data: bytes, code: int) -> None:
     got = await raw(port, data)
