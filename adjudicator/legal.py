@@ -78,16 +78,21 @@ def _tables(m: Map) -> _Tables:
     return t
 
 
-def _fleet_seas(m: Map, state: GameState) -> set[int]:
-    ids = m.ids
-    return {
-        ids[u.location.province]
-        for u in state.units
-        if u.kind == FLT and m.provinces[ids[u.location.province]].is_sea
-    }
+def _fleet_seas(m: Map, state: GameState) -> frozenset[int]:
+    """Seas holding a fleet (cached on the state)."""
+    key = ("legal-fleet-seas", m)
+    got = state.memo.get(key)
+    if got is None:
+        ids = m.ids
+        seas = m.seas
+        got = frozenset(
+            p for u in state.units if u.kind == FLT and (p := ids[u.location.province]) in seas
+        )
+        state.memo[key] = got
+    return got  # type: ignore[return-value]
 
 
-def _convoy_routes(m: Map, seas: set[int], src: int) -> dict[int, tuple[int, ...]]:
+def _convoy_routes(m: Map, seas: frozenset[int], src: int) -> dict[int, tuple[int, ...]]:
     """Destinations an army at ``src`` can reach through ``seas``, each with a
     shortest chain of seas (BFS; ties broken by province id)."""
     reach = m.fleet_reach
@@ -106,10 +111,10 @@ def _convoy_routes(m: Map, seas: set[int], src: int) -> dict[int, tuple[int, ...
                 parent[q] = s
                 order.append(q)
     routes: dict[int, tuple[int, ...]] = {}
-    provinces = m.provinces
+    all_seas = m.seas
     for s in order:
         for q in sorted(reach[s]):
-            if q == src or q in routes or provinces[q].is_sea:
+            if q == src or q in routes or q in all_seas:
                 continue
             chain = [s]
             while parent[chain[-1]] != -1:
@@ -118,12 +123,47 @@ def _convoy_routes(m: Map, seas: set[int], src: int) -> dict[int, tuple[int, ...
     return routes
 
 
+def _army_routes(m: Map, state: GameState, src: int) -> dict[int, tuple[int, ...]]:
+    """:func:`_convoy_routes` through every fleet at sea, cached per army."""
+    key = ("legal-routes", m, src)
+    got = state.memo.get(key)
+    if got is None:
+        got = _convoy_routes(m, _fleet_seas(m, state), src)
+        state.memo[key] = got
+    return got  # type: ignore[return-value]
+
+
+def _convoyable_to(m: Map, state: GameState, exclude: int) -> dict[int, list[int]]:
+    """Destination -> provinces of the armies that a convoy could carry there
+    without the fleet at ``exclude`` (-1: every fleet).  Cached on the state."""
+    key = ("legal-convoyable", m, exclude)
+    got = state.memo.get(key)
+    if got is not None:
+        return got  # type: ignore[return-value]
+    seas = _fleet_seas(m, state)
+    if exclude in seas:
+        seas = seas - {exclude}
+    out: dict[int, list[int]] = {}
+    ids = m.ids
+    if seas:
+        for v in state.units:
+            p = ids[v.location.province]
+            if v.kind != AMY or not m.fleet_locs[p]:
+                continue
+            routes = _convoy_routes(m, seas, p) if exclude >= 0 else _army_routes(m, state, p)
+            for q in routes:
+                out.setdefault(q, []).append(p)
+    state.memo[key] = out
+    return out
+
+
 def unit_orders(m: Map, state: GameState, unit: Unit) -> tuple[Order, ...]:
     """Every legal movement-phase order of ``unit`` (hold first)."""
     t = _tables(m)
     ids = m.ids
     provinces = m.provinces
     src = ids[unit.location.province]
+    by_province = state.by_province
     out: list[Order] = [Hold(unit)]
     if unit.kind == AMY:
         reach = m.army_adj[src]
@@ -132,50 +172,46 @@ def unit_orders(m: Map, state: GameState, unit: Unit) -> tuple[Order, ...]:
         loc = m.loc_ids[(src, unit.location.coast)]
         reach = m.fleet_reach[loc]
         out.extend(Move(unit, dest) for dest in t.fleet_moves[loc])
+    targets = sorted(reach)
     # support to hold
-    for q in sorted(reach):
-        other = state.unit_at(provinces[q].mnemonic)
+    for q in targets:
+        other = by_province.get(provinces[q].mnemonic)
         if other is not None:
             out.append(SupportHold(unit, other))
-    # support to move: units that can reach a province this unit can reach
-    seas = _fleet_seas(m, state)
-    seas.discard(src)  # a fleet cannot convoy and support at once (DATC 6.D.31)
-    convoy_cache: dict[int, dict[int, tuple[int, ...]]] = {}
-    for q in sorted(reach):
+    # support to move: units that can reach a province this unit can reach;
+    # an army also by convoy, but not through this fleet (DATC 6.D.31)
+    convoyable = _convoyable_to(m, state, src if src in m.seas else -1)
+    for q in targets:
         qname = provinces[q].mnemonic
         movers: dict[int, Unit] = {}
         for p in t.army_into[q]:
-            v = state.unit_at(provinces[p].mnemonic)
+            v = by_province.get(provinces[p].mnemonic)
             if v is not None and v.kind == AMY and p != src:
                 movers[p] = v
         for loc_id in t.fleet_into[q]:
             p = m.loc_province[loc_id]
-            v = state.unit_at(provinces[p].mnemonic)
+            v = by_province.get(provinces[p].mnemonic)
             if v is not None and v.kind == FLT and p != src and v.location == t.loc[loc_id]:
                 movers[p] = v
-        if provinces[q].kind is not ProvinceKind.INLAND and seas:
-            for v in state.units:
-                p = ids[v.location.province]
-                if v.kind != AMY or p == src or p == q or p in movers or not m.fleet_locs[p]:
-                    continue
-                routes = convoy_cache.get(p)
-                if routes is None:
-                    routes = convoy_cache[p] = _convoy_routes(m, seas, p)
-                if q in routes:
+        for p in convoyable.get(q, ()):
+            if p != src and p not in movers:
+                v = by_province.get(provinces[p].mnemonic)
+                if v is not None:
                     movers[p] = v
         for p in sorted(movers):
             out.append(SupportMove(unit, movers[p], qname))
-    all_seas = _fleet_seas(m, state)
     if unit.kind == AMY and m.fleet_locs[src]:
-        for q, chain in sorted(_convoy_routes(m, all_seas, src).items()):
+        for q, chain in sorted(_army_routes(m, state, src).items()):
             via = tuple(provinces[s].mnemonic for s in chain)
             out.append(ConvoyMove(unit, provinces[q].mnemonic, via))
-    elif unit.kind == FLT and provinces[src].is_sea:
-        out.extend(_convoys_by(m, state, unit, src, all_seas))
+    elif unit.kind == FLT and src in m.seas:
+        out.extend(_convoys_by(m, state, unit, src, _fleet_seas(m, state)))
     return tuple(out)
 
 
-def _convoys_by(m: Map, state: GameState, fleet: Unit, sea: int, seas: set[int]) -> list[Order]:
+def _convoys_by(
+    m: Map, state: GameState, fleet: Unit, sea: int, seas: frozenset[int]
+) -> list[Order]:
     """Convoy orders of the fleet at ``sea``: each (army, destination) pair
     with a simple route through ``sea`` (DATC 4.E.1 d)."""
     reach = m.fleet_reach
