@@ -48,11 +48,6 @@ class Variant:
     def powers(self) -> tuple[str, ...]:
         return self.map.powers
 
-    @property
-    def sends_full_rm(self) -> bool:
-        """Standard map: empty RM (PROTOCOL.md 19.3); a variant: the full list."""
-        return not self.rep.is_standard
-
     def start(self, rulebook: Rulebook = DEFAULT) -> Engine:
         """The starting position."""
         return Engine(self, initial_state(self.map), rulebook)

@@ -77,6 +77,7 @@ class Lobby:
         self.store = store
         self.variant = variant
         self.nursery = nursery
+        self.start = variant.start()      # what clients outside any game are shown
         self.games: dict[int, GameHandle] = {}
         self.clients: set[Client] = set()
         self._failures: dict[str, deque[float]] = {}
@@ -222,7 +223,7 @@ class Lobby:
     def _answer_anonymous(self, client: Client, message: Message,
                           tokens: tuple[int, ...]) -> None:
         """A client outside any game: replies only (PROTOCOL.md 5)."""
-        start = self.variant.start()
+        start = self.start
         match message:
             case MapRequest():
                 client.send(MapMessage(self.variant.name))

@@ -329,4 +329,4 @@ def _snd(game: Game, client: Client, message: Snd) -> None:
             target.send(delivery)
 
 
-__all__ = ["answer", "Iam", "Nme", "Obs"]
+__all__ = ["answer"]

@@ -10,7 +10,6 @@ again at the start of every phase (PROTOCOL.md 8.3).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from protocol.orders import Order, Unit, Waive
@@ -57,11 +56,6 @@ class TurnState:
     def clear(self, power: str) -> None:
         """Forget all of the power's orders (NOT (SUB))."""
         self.orders.pop(power, None)
-
-    def load(self, orders: Mapping[str, Iterable[Order]]) -> None:
-        """Restore accepted orders (after a restart)."""
-        for power, held in orders.items():
-            self.orders[power] = list(held)
 
     # --- draws ---------------------------------------------------------------
 
