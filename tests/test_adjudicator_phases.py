@@ -185,3 +185,31 @@ def test_rulebook_presets_and_overrides() -> None:
         A.DATC_2_4.with_choice("4.A.2", "a")
     with pytest.raises(ValueError):
         A.Rulebook.preset("datc-9")
+
+
+@pytest.mark.parametrize(
+    ("owned", "units", "removed"),
+    [
+        # DATC v3.0 6.J.6: both fleets 3 from Munich over land and sea; alphabetical.
+        ({"MUN": "RUS"}, ("RUS FLT GOB", "RUS FLT NTH"), "RUS FLT GOB"),
+        # DATC v3.0 6.J.8: the fleet in the Baltic is 2 from Warsaw, the army 3.
+        ({"WAR": "RUS"}, ("RUS AMY TYR", "RUS FLT BAL"), "RUS AMY TYR"),
+        # DATC v3.0 6.J.10: Greece reaches Naples over the Ionian Sea in 2.
+        ({"NAP": "ITA"}, ("ITA AMY GRE", "ITA AMY PIE"), "ITA AMY PIE"),
+    ],
+)
+def test_civil_disorder_2023_cases(
+    owned: dict[str, str], units: tuple[str, ...], removed: str
+) -> None:
+    s = state(*units, phase="WIN 1901", ownership=owned)
+    r = run(s, rules=A.DATC_3_0)
+    assert [x.order for x in r.results] == [A.Remove(unit(removed))]
+
+
+def test_adjudicator_does_not_pull_in_the_protocol_package() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, adjudicator; print(any(m.startswith('protocol') for m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
