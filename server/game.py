@@ -31,9 +31,13 @@ Who is waited for:
   ``disorder_grace`` seconds from the moment it went away (time to come
   back with IAM), then no more, so a game without deadlines cannot hang on
   a vanished player;
-* when *no* player is connected the game is suspended - clock stopped,
-  nothing processed, a ``game_suspended`` log line - until a player comes
-  back with IAM.  Every game resumed after a restart starts like this.
+* when no power still in the game has its client connected, the game is
+  suspended - clock stopped, nothing processed, a ``game_suspended`` log
+  line - until a player comes back with IAM.  Every game resumed after a
+  restart starts like this.
+
+Phases are processed one per pass of the loop, with a checkpoint between
+them, so a run of phases nobody waits for never starves other tasks.
 """
 
 from __future__ import annotations
@@ -158,6 +162,8 @@ class Game:
     def _wakeup(self) -> float:
         if not self.running:
             return math.inf
+        if self._due():
+            return -math.inf    # another phase to process: do it after a checkpoint
         wakeup = min(self.clock.deadline, self.time_requests.next_time(self.clock))
         if not self.clock.has_deadline:
             # No deadline: the grace of powers in civil disorder ends at some point.
@@ -173,8 +179,11 @@ class Game:
         for client, seconds in self.time_requests.due(self.clock):
             assert isinstance(client, Client)
             client.send(Tme(seconds))
-        while self.running and (self._ready() or (self.clock.expired() and self._attended())):
-            self._process()
+        if self._due():
+            self._process()     # one phase per tick: other tasks run in between
+
+    def _due(self) -> bool:
+        return self.running and (self._ready() or (self.clock.expired() and self._attended()))
 
     def _shutdown(self) -> None:
         """Server shutdown: OFF to every client (PROTOCOL.md 4.4); the state is already stored."""
@@ -203,7 +212,9 @@ class Game:
             client.send(message)
 
     def _attended(self) -> bool:
-        return any(c is not None for c in self.players.values())
+        """Some power still in the game has its client connected."""
+        survivors = self.engine.survivors()
+        return any(c is not None and p in survivors for p, c in self.players.items())
 
     # --- events ----------------------------------------------------------------------
 
