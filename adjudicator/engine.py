@@ -158,32 +158,35 @@ def _end_of_year(
     """After the fall moves / retreats: update ownership, detect a solo, and
     go to the winter if anybody has builds or removals (PROTOCOL.md 8.2)."""
     ownership = dict(state.ownership)
-    centres = m.supply_centres
     provinces = m.provinces
+    ids = m.ids
+    units_per_power: dict[str, int] = {}
     for u in units:
-        p = m.ids[u.location.province]
-        if provinces[p].supply_centre:
-            ownership[u.location.province] = u.power
-    ordered = {
-        provinces[c].mnemonic: ownership[provinces[c].mnemonic]
-        for c in centres
-        if provinces[c].mnemonic in ownership
-    }
-    winner = _solo(m, ordered)
-    winter = GameState(Phase("WIN", phase.year), units, ordered)
-    if any(winter.adjustment(p) != 0 for p in m.powers):
+        name = u.location.province
+        if provinces[ids[name]].supply_centre:
+            ownership[name] = u.power
+        units_per_power[u.power] = units_per_power.get(u.power, 0) + 1
+    ordered: dict[str, str] = {}
+    centres_per_power: dict[str, int] = {}
+    for c in m.supply_centres:
+        name = provinces[c].mnemonic
+        owner = ownership.get(name)
+        if owner is not None:
+            ordered[name] = owner
+            centres_per_power[owner] = centres_per_power.get(owner, 0) + 1
+    winner = _solo(m, centres_per_power)
+    if centres_per_power != units_per_power:  # somebody builds or removes
+        winter = GameState(Phase("WIN", phase.year), units, ordered)
         return _finish(state, phase, results, winter, True, winner)
     spring = GameState(Phase("SPR", phase.year + 1), units, ordered)
     return _finish(state, phase, results, spring, True, winner)
 
 
-def _solo(m: Map, ownership: Mapping[str, str]) -> str | None:
-    counts: dict[str, int] = {}
-    for p in ownership.values():
-        counts[p] = counts.get(p, 0) + 1
+def _solo(m: Map, centres_per_power: Mapping[str, int]) -> str | None:
+    """The power owning more than half of the centres, if any."""
     need = m.victory_centres
     for power in m.powers:
-        if counts.get(power, 0) >= need:
+        if centres_per_power.get(power, 0) >= need:
             return power
     return None
 
@@ -219,7 +222,11 @@ def _finish(
     ownership_updated: bool,
     winner: str | None,
 ) -> PhaseResult:
-    gone = _present(old) - _present(new_state)
+    # Only an adjustment or an ownership update can eliminate a power (a
+    # dislodged unit stays in play until its retreat phase).
+    gone: set[str] = set()
+    if ownership_updated or old.phase.kind != MOVEMENT:
+        gone = _present(old) - _present(new_state)
     return PhaseResult(
         phase=phase,
         results=results,

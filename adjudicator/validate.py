@@ -114,12 +114,19 @@ def check_order(
         return NRS, order
     if kind == MOVEMENT:
         memo = state.memo
-        key = (power, id(order))
-        hit = memo.get(key)
-        if hit is not None and hit[0] is order and hit[1] is rules and hit[2] is m:  # type: ignore[index]
-            return hit[3]  # type: ignore[index, no-any-return]
+        key = id(order)
+        hit: tuple[Order, str, Rulebook, Map, tuple[str, Order]] | None
+        hit = memo.get(key)  # type: ignore[assignment]
+        if (
+            hit is not None
+            and hit[0] is order
+            and hit[1] == power
+            and hit[2] is rules
+            and hit[3] is m
+        ):
+            return hit[4]
         checked = _check_movement(m, state, power, order, rules)
-        memo[key] = (order, rules, m, checked)
+        memo[key] = (order, power, rules, m, checked)
         return checked
     if isinstance(order, Waive):
         if order.power != power:
