@@ -34,7 +34,6 @@ from adjudicator.values import (
     ADJUSTMENT,
     MOVEMENT,
     GameState,
-    Hold,
     Order,
     Phase,
     Unit,
@@ -237,9 +236,4 @@ def _finish(
     )
 
 
-def default_orders(state: GameState, power: str) -> tuple[Order, ...]:
-    """Explicit default orders for ``power`` in a movement phase (all hold)."""
-    return tuple(Hold(u) for u in state.units if u.power == power)
-
-
-__all__ = ["OrdersByPower", "advance", "default_orders"]
+__all__ = ["OrdersByPower", "advance"]

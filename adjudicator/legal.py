@@ -8,7 +8,6 @@ computed once per map and shared.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from adjudicator.convoys import route_seas
@@ -297,11 +296,4 @@ def legal_orders(m: Map, state: GameState, power: str) -> dict[Unit, tuple[Order
     return {u: (Remove(u),) for u in state.units if u.power == power}
 
 
-def orders_for(
-    units: Sequence[Unit], choose: Sequence[int], options: dict[Unit, tuple[Order, ...]]
-) -> list[Order]:
-    """Pick ``options[unit][choose[i]]`` for each unit (a helper for random bots)."""
-    return [options[u][k % len(options[u])] for u, k in zip(units, choose, strict=True)]
-
-
-__all__ = ["adjustment_orders", "legal_orders", "orders_for", "retreat_orders", "unit_orders"]
+__all__ = ["adjustment_orders", "legal_orders", "retreat_orders", "unit_orders"]
