@@ -1,0 +1,62 @@
+"""The layer boundaries of ARCHITECTURE.md, checked by scanning imports.
+
+protocol/ is sans-IO (no trio, structlog, server, bots; only protocol/convert.py
+may see the adjudicator), adjudicator/ is pure (stdlib and maps/ only),
+construct lives in protocol/frames.py alone, and bots never import the server.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# package -> top-level modules it must never import
+FORBIDDEN = {
+    "protocol": {"trio", "structlog", "server", "bots", "adjudicator", "daide", "tournament"},
+    "adjudicator": {"trio", "structlog", "server", "bots", "protocol", "construct", "daide",
+                    "tournament"},
+    "maps": {"trio", "structlog", "server", "bots", "adjudicator", "daide", "tournament"},
+    "bots": {"server", "daide"},
+    "server": {"bots", "daide", "tournament"},
+}
+# The one seam module of ARCHITECTURE.md that converts DAIDE <-> adjudicator values.
+ALLOWED = {("protocol/convert.py", "adjudicator")}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def _modules(package: str) -> list[Path]:
+    return sorted((ROOT / package).rglob("*.py"))
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_layer_imports(package: str) -> None:
+    violations = []
+    for path in _modules(package):
+        rel = path.relative_to(ROOT).as_posix()
+        for name in sorted(_imports(path) & FORBIDDEN[package]):
+            if (rel, name) not in ALLOWED:
+                violations.append(f"{rel} imports {name}")
+    assert violations == []
+
+
+def test_construct_lives_in_one_module() -> None:
+    users = []
+    for package in ("protocol", "adjudicator", "maps", "server", "bots", "daide"):
+        for path in _modules(package):
+            if "construct" in _imports(path):
+                users.append(path.relative_to(ROOT).as_posix())
+    assert users == ["protocol/frames.py"]
