@@ -275,8 +275,10 @@ class _Game:
                 for event in (proxy.accepted, seat.exited):
                     race.start_soon(_set_then_cancel, event, race.cancel_scope)
         if not proxy.accepted.is_set():
-            seat.fail("join", "did not join" + (
-                "" if seat.exited.is_set() else f" within {c.config.join_timeout:g} s"))
+            why = seat.failure.detail if seat.failure is not None else (
+                f"did not join within {c.config.join_timeout:g} s")
+            seat.failure = None
+            seat.fail("join", why)
             proxy.shut()
         seat.name = proxy.name or ""
 

@@ -147,7 +147,7 @@ def bot_summaries(games: Sequence[ScoredGame], bots: Sequence[str], system: Scor
         out.append(BotSummary(bot, len(clusters), seats_total,
                               ratio_interval(clusters, rng, resamples, level),
                               solos, draws, losses, centres / seats_total))
-    return sorted(out, key=lambda s: (-s.score.mean, s.bot))
+    return sorted(out, key=lambda s: (-round(s.score.mean, 9), s.bot))
 
 
 def per_power(games: Sequence[ScoredGame], system: ScoringSystem

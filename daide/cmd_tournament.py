@@ -1,0 +1,142 @@
+"""`daide tournament`: play many no-press games between bots and rank them.
+
+    daide tournament --bots dumbbot,randbot,holdbot --games N
+                     [--scoring sos|draw-size|dptg|points] [--seed S]
+                     [--parallel K] [--server HOST:PORT] [--out DIR]
+                     [--external NAME=COMMAND ...] [--year-limit Y]
+                     [--time-limit S] [--move-timeout S] [--report-only]
+
+Bots are the sample bots (played in process, over TCP) and external DAIDE
+programs: ``--external albert='albert.exe -s{host} -p{port}'`` then
+``--bots albert,dumbbot``.  Without ``--server`` an embedded server runs on
+a free loopback port with the database ``DIR/tournament.db``.  The report
+(``report.md``, ``games.csv``, ``bots.csv``, ``scores.svg``,
+``centres-game-N.svg``) is written to DIR; the log of the server, the bots
+and the tournament to ``DIR/tournament.log``; the output of external
+programs to ``DIR/logs/``.
+
+Interrupt with Ctrl-C at any time: running the same command again
+continues the tournament where it stopped (see `tournament.store`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from daide.cli import CommandError
+
+NAME = "tournament"
+HELP = "play a gunboat tournament between bots and report which is better"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from tournament.scoring import SYSTEMS
+
+    parser.add_argument("--bots", required=True,
+                        help="comma-separated contestants: sample bots (holdbot, randbot, "
+                             "dumbbot) and names defined with --external")
+    parser.add_argument("--external", action="append", default=[], metavar="NAME=COMMAND",
+                        help="an external DAIDE program; {host} and {port} (and {seed}) in "
+                             "COMMAND are replaced by the address to connect to")
+    parser.add_argument("--games", type=int, required=True, help="number of games")
+    parser.add_argument("--scoring", choices=list(SYSTEMS), default="sos",
+                        help="scoring system of the ranking (default sos; the report shows "
+                             "every system's means)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the seating and the bots (default 0)")
+    parser.add_argument("--parallel", type=int, default=2, metavar="K",
+                        help="games played at once (default 2)")
+    parser.add_argument("--server", metavar="HOST:PORT",
+                        help="play on this server instead of an embedded one")
+    parser.add_argument("--out", type=Path, default=Path("tournament"),
+                        help="directory of the report and database (default ./tournament)")
+    parser.add_argument("--db", type=Path, default=None,
+                        help="SQLite database (default DIR/tournament.db; with --server, give "
+                             "the server's database to link its game records)")
+    parser.add_argument("--year-limit", type=int, default=10, metavar="YEARS",
+                        help="years played before a draw among the survivors (default 10)")
+    parser.add_argument("--time-limit", type=float, default=600.0, metavar="S",
+                        help="wall-clock seconds per game (default 600)")
+    parser.add_argument("--move-timeout", type=float, default=30.0, metavar="S",
+                        help="seconds an external bot may owe orders before it is cut off as "
+                             "hung (default 30)")
+    parser.add_argument("--join-timeout", type=float, default=30.0, metavar="S",
+                        help="seconds an external bot may take to join (default 30)")
+    parser.add_argument("--disorder-grace", type=float, default=5.0, metavar="S",
+                        help="embedded server: wait for a disconnected power (default 5)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="play nothing; write the report of the games already played")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def build_config(args: argparse.Namespace) -> object:
+    """The `TournamentConfig` of the command line (CommandError for bad values)."""
+    from tournament.config import ConfigError, TournamentConfig, parse_bots, parse_server
+
+    try:
+        return TournamentConfig(
+            bots=parse_bots(args.bots, args.external), games=args.games, seed=args.seed,
+            scoring=args.scoring, parallel=args.parallel, year_limit=args.year_limit,
+            time_limit=args.time_limit, move_timeout=args.move_timeout,
+            join_timeout=args.join_timeout, disorder_grace=args.disorder_grace,
+            server=parse_server(args.server) if args.server else None, out=args.out,
+            db=args.db)
+    except ConfigError as exc:
+        raise CommandError(str(exc)) from exc
+
+
+def run(args: argparse.Namespace) -> int:
+    import trio
+
+    from server.logconfig import configure_logging
+    from tournament.config import TournamentConfig
+    from tournament.progress import ProgressBar
+    from tournament.report import write_report
+    from tournament.runner import run_tournament
+    from tournament.store import TournamentStore, TournamentStoreError
+
+    config = build_config(args)
+    assert isinstance(config, TournamentConfig)
+    try:
+        config.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CommandError(f"cannot create {config.out}: {exc}") from exc
+    interrupted = False
+    with (config.out / "tournament.log").open("a", encoding="utf-8") as log_file:
+        configure_logging(log_file, json=True, level=logging.INFO)
+        if not args.report_only:
+            bar = None if args.no_progress else ProgressBar(sys.stderr)
+            try:
+                outcome = trio.run(lambda: run_tournament(config, on_progress=bar))
+            except KeyboardInterrupt:
+                interrupted = True
+            except TournamentStoreError as exc:
+                raise CommandError(str(exc)) from exc
+            except OSError as exc:
+                raise CommandError(f"cannot play: {exc}") from exc
+            finally:
+                if bar is not None:
+                    bar.close()
+            if not interrupted:
+                print(f"played {outcome.played} game(s)"
+                      + (", continuing an interrupted tournament" if outcome.resumed else "")
+                      + (f"; {outcome.failed} could not be played" if outcome.failed else ""))
+        store = TournamentStore.open(config.db_path)
+        try:
+            tid = store.find(config.identity())
+            if tid is None:
+                raise CommandError(f"no such tournament in {config.db_path}")
+            report = write_report(config, store, tid)
+        finally:
+            store.close()
+    ranking = report.text.split("## Ranking", 1)[1].split("\n## ", 1)[0]
+    print("## Ranking" + ranking.rstrip())
+    print(f"\nreport: {report.markdown} (games.csv, bots.csv, {report.scores_svg.name}"
+          + (f", {report.sample_svg.name}" if report.sample_svg else "") + ")")
+    if interrupted:
+        print("interrupted: run the same command again to continue", file=sys.stderr)
+        return 130
+    return 0

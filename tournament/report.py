@@ -1,0 +1,290 @@
+"""The report in the output directory: Markdown, CSV and SVG.
+
+`write_report` reads the finished games from the database (so a report can
+be made again at any time, with any scoring system) and writes:
+
+* ``report.md`` - ranking under the chosen system (mean per seat, 95 %
+  bootstrap interval, solos/draws/losses, mean centres) and a verdict, the
+  means under every system, the per-power breakdown, head-to-head, the
+  seating balance actually achieved, every game, every bot failure;
+* ``games.csv`` - one row per seat of every finished game, with its score
+  under every system (recomputable by anyone from the same columns);
+* ``bots.csv`` - one row per bot and system: mean and interval;
+* ``scores.svg`` - the ranking as bars with error bars;
+* ``centres-game-N.svg`` - centre counts over time for a sample game (the
+  first solo if there is one, else the game whose leader ended highest).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tournament.config import TournamentConfig
+from tournament.design import balance, seat_counts
+from tournament.plots import centre_chart, score_chart
+from tournament.scoring import SYSTEMS, GameResult, ScoringSystem
+from tournament.stats import (
+    BotSummary,
+    HeadToHead,
+    ScoredGame,
+    bot_summaries,
+    head_to_head,
+    per_power,
+)
+from tournament.store import Failure, StoredGame, TournamentStore
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """What `write_report` wrote, and the ranking it found."""
+
+    markdown: Path
+    games_csv: Path
+    bots_csv: Path
+    scores_svg: Path
+    sample_svg: Path | None
+    ranking: tuple[BotSummary, ...]
+    games: int
+    text: str
+
+
+def scored_games(stored: Sequence[StoredGame]) -> list[ScoredGame]:
+    """The finished games as `ScoredGame` values (unfinished ones are left out)."""
+    out = []
+    for game in stored:
+        if game.status != "finished":
+            continue
+        result = GameResult.of({s.power: s.centres for s in game.seats},
+                               {s.power for s in game.seats if s.survived}, game.winner)
+        out.append(ScoredGame(game.number, tuple((s.power, s.bot) for s in game.seats), result))
+    return out
+
+
+def sample_game(stored: Sequence[StoredGame]) -> StoredGame | None:
+    """The game drawn in the centre chart (see the module docstring)."""
+    finished = [g for g in stored if g.status == "finished" and g.history]
+    if not finished:
+        return None
+    solos = [g for g in finished if g.winner]
+    if solos:
+        return solos[0]
+    return max(finished, key=lambda g: (max(s.centres for s in g.seats), -g.number))
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.1f}"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[object]],
+           align: Sequence[str] | None = None) -> list[str]:
+    marks = align or ["---"] * len(header)
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join(marks) + "|"]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return out
+
+
+def verdict(ranking: Sequence[BotSummary], pairs: Sequence[HeadToHead]) -> str:
+    """One sentence: who is best, and against whom that is significant."""
+    if not ranking:
+        return "No game has finished yet."
+    best = ranking[0]
+    if len(ranking) == 1:
+        return f"Only **{best.bot}** played."
+    beaten, unclear = [], []
+    for other in ranking[1:]:
+        pair = next((p for p in pairs if {p.first, p.second} == {best.bot, other.bot}), None)
+        if pair is None:
+            unclear.append(other.bot)
+            continue
+        if pair.first == best.bot:
+            significant = pair.difference.low > 0
+        else:
+            significant = pair.difference.high < 0
+        (beaten if significant else unclear).append(other.bot)
+    text = f"**{best.bot}** has the best mean score ({_fmt(best.score.mean)})."
+    if beaten:
+        text += (" It is better than " + ", ".join(f"**{b}**" for b in beaten)
+                 + " with 95 % confidence (the interval of the head-to-head difference"
+                 " excludes 0).")
+    if unclear:
+        text += (" The games played cannot separate it from " + ", ".join(unclear)
+                 + " (the interval of the difference includes 0).")
+    return text
+
+
+def write_report(config: TournamentConfig, store: TournamentStore, tid: int) -> ReportFiles:
+    """Write every report file into ``config.out`` (see the module docstring)."""
+    out = config.out
+    out.mkdir(parents=True, exist_ok=True)
+    stored = store.games(tid)
+    games = scored_games(stored)
+    bots = [b.name for b in config.bots]
+    system = SYSTEMS[config.scoring]
+    ranking = bot_summaries(games, bots, system, seed=config.seed)
+    ranked_bots = [s.bot for s in ranking] + [b for b in bots if b not in
+                                              {s.bot for s in ranking}]
+    pairs = head_to_head(games, ranked_bots, system, seed=config.seed)
+    failures = store.failures(tid)
+
+    scores_svg = out / "scores.svg"
+    scores_svg.write_text(score_chart(ranking, title=f"Mean score per bot: {system.title}",
+                                      unit=system.title), encoding="utf-8")
+    sample = sample_game(stored)
+    sample_svg = None
+    if sample is not None:
+        sample_svg = out / f"centres-game-{sample.number}.svg"
+        players = {s.power: s.bot for s in sample.seats}
+        result = f"solo {sample.winner}" if sample.winner else (sample.ending or "")
+        sample_svg.write_text(centre_chart(
+            sample.history, players,
+            title=f"Game {sample.number}: supply centres ({result}, {sample.end_turn})"),
+            encoding="utf-8")
+    games_csv = out / "games.csv"
+    games_csv.write_text(_games_csv(stored, games), encoding="utf-8")
+    bots_csv = out / "bots.csv"
+    bots_csv.write_text(_bots_csv(games, bots, config.seed), encoding="utf-8")
+
+    text = "\n".join(_markdown(config, stored, games, ranking, pairs, failures, system,
+                               sample, sample_svg, scores_svg)) + "\n"
+    markdown = out / "report.md"
+    markdown.write_text(text, encoding="utf-8")
+    return ReportFiles(markdown, games_csv, bots_csv, scores_svg, sample_svg, tuple(ranking),
+                       len(games), text)
+
+
+def _games_csv(stored: Sequence[StoredGame], games: Sequence[ScoredGame]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["game", "seed", "ending", "end_turn", "winner", "power", "bot", "centres",
+                     "units", "survived", *SYSTEMS])
+    by_number = {g.number: g for g in stored}
+    for game in games:
+        row = by_number[game.number]
+        scores = {key: s.score(game.result) for key, s in SYSTEMS.items()}
+        for seat in row.seats:
+            writer.writerow([game.number, row.seed, row.ending, row.end_turn, row.winner or "",
+                             seat.power, seat.bot, seat.centres, seat.units, int(seat.survived),
+                             *(f"{scores[k][seat.power]:.4f}" for k in SYSTEMS)])
+    return buffer.getvalue()
+
+
+def _bots_csv(games: Sequence[ScoredGame], bots: Sequence[str], seed: int) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["system", "bot", "games", "seats", "mean", "ci_low", "ci_high", "solos",
+                     "draws", "losses", "mean_centres"])
+    for key, system in SYSTEMS.items():
+        for s in bot_summaries(games, bots, system, seed=seed):
+            writer.writerow([key, s.bot, s.games, s.seats, f"{s.score.mean:.4f}",
+                             f"{s.score.low:.4f}", f"{s.score.high:.4f}", s.solos, s.draws,
+                             s.losses, f"{s.mean_centres:.4f}"])
+    return buffer.getvalue()
+
+
+def _markdown(config: TournamentConfig, stored: Sequence[StoredGame],
+              games: Sequence[ScoredGame], ranking: Sequence[BotSummary],
+              pairs: Sequence[HeadToHead], failures: Sequence[tuple[int, Failure]],
+              system: ScoringSystem, sample: StoredGame | None, sample_svg: Path | None,
+              scores_svg: Path) -> list[str]:
+    bots = [b.name for b in config.bots]
+    powers = list(config.powers)
+    finished = [g for g in stored if g.status == "finished"]
+    endings: dict[str, int] = {}
+    for g in finished:
+        endings[g.ending or "?"] = endings.get(g.ending or "?", 0) + 1
+    plans = [g.plan for g in stored]
+    spread = balance(plans, bots, powers)
+    lines = [
+        "# Tournament report",
+        "",
+        f"- bots: {', '.join(_bot_label(config, b) for b in bots)}",
+        f"- games: {len(finished)} finished of {len(stored)} planned"
+        + (f" ({sum(1 for g in stored if g.status == 'failed')} failed)"
+           if any(g.status == "failed" for g in stored) else ""),
+        f"- seed {config.seed}; year limit {config.year_limit} (games end after "
+        f"{config.max_year} at the latest); time limit {config.time_limit:g} s per game",
+        "- endings: " + (", ".join(f"{k} {v}" for k, v in sorted(endings.items())) or "none"),
+        f"- scoring: **{system.title}** (`--scoring {system.key}`); intervals are 95 % "
+        "bootstrap intervals over games",
+        f"- seating: each (bot, power) count within {spread['pair']} of every other, seat "
+        f"totals within {spread['seats']}",
+        "",
+        f"## Ranking: {system.title}",
+        "",
+    ]
+    lines += _table(
+        ["rank", "bot", "games", "seats", "mean", "95 % interval", "solos", "draws", "losses",
+         "mean centres"],
+        [[i + 1, s.bot, s.games, s.seats, _fmt(s.score.mean),
+          f"{_fmt(s.score.low)} .. {_fmt(s.score.high)}", s.solos, s.draws, s.losses,
+          f"{s.mean_centres:.2f}"] for i, s in enumerate(ranking)],
+        ["--:", "---", "--:", "--:", "--:", ":-:", "--:", "--:", "--:", "--:"])
+    lines += ["", verdict(ranking, pairs), "", f"![mean score per bot]({scores_svg.name})", ""]
+
+    lines += ["## Every scoring system (mean per seat)", ""]
+    means = {key: {s.bot: s.score.mean for s in bot_summaries(games, bots, sys_,
+                                                              seed=config.seed, resamples=0)}
+             for key, sys_ in SYSTEMS.items()}
+    lines += _table(["bot", *(s.title for s in SYSTEMS.values())],
+                    [[s.bot, *(_fmt(means[k].get(s.bot, 0.0)) for k in SYSTEMS)]
+                     for s in ranking], ["---", *(["--:"] * len(SYSTEMS))])
+
+    lines += ["", f"## Per power: {system.title} (mean, seats)", ""]
+    breakdown = per_power(games, system)
+    rows = []
+    for s in ranking:
+        cells = []
+        for power in powers:
+            n, mean = breakdown.get((s.bot, power), (0, 0.0))
+            cells.append(f"{_fmt(mean)} ({n})" if n else "-")
+        rows.append([s.bot, *cells, _fmt(s.score.mean)])
+    lines += _table(["bot", *powers, "all"], rows, ["---", *(["--:"] * (len(powers) + 1))])
+
+    lines += ["", f"## Head to head: {system.title}", "",
+              "Per game both bots played: the mean score of the first bot's seats against "
+              "the second's.", ""]
+    lines += _table(
+        ["first", "second", "games", "first better", "equal", "second better",
+         "mean difference", "95 % interval"],
+        [[p.first, p.second, p.games, p.first_better, p.equal, p.second_better,
+          _fmt(p.difference.mean), f"{_fmt(p.difference.low)} .. {_fmt(p.difference.high)}"]
+         for p in pairs],
+        ["---", "---", "--:", "--:", "--:", "--:", "--:", ":-:"])
+
+    lines += ["", "## Seating (games per bot and power)", ""]
+    counts = seat_counts(plans)
+    lines += _table(["bot", *powers, "seats"],
+                    [[b, *(counts[(b, p)] for p in powers),
+                      sum(counts[(b, p)] for p in powers)] for b in bots],
+                    ["---", *(["--:"] * (len(powers) + 1))])
+
+    lines += ["", "## Games", ""]
+    lines += _table(
+        ["game", "seed", "status", "ending", "end", "centres (power bot count)", "server game"],
+        [[g.number, g.seed, g.status, g.ending or "-", g.end_turn or "-",
+          " ".join(f"{s.power}:{s.bot}:{s.centres}" + ("*" if g.winner == s.power else "")
+                   for s in g.seats) if g.status == "finished" else (g.note or "-"),
+          g.server_game_id if g.server_game_id is not None else "-"] for g in stored],
+        ["--:", "--:", "---", "---", "---", "---", "--:"])
+    lines += ["", "`*` marks the solo winner."]
+
+    lines += ["", "## Bot failures", ""]
+    if failures:
+        lines += _table(["game", "power", "bot", "kind", "detail"],
+                        [[n, f.power, f.bot, f.kind, f.detail.replace("|", "/")]
+                         for n, f in failures])
+    else:
+        lines.append("None: every bot played every game to its end.")
+    if sample is not None and sample_svg is not None:
+        lines += ["", f"## Sample game: {sample.number}", "",
+                  f"![supply centres of game {sample.number}]({sample_svg.name})"]
+    return lines
+
+
+def _bot_label(config: TournamentConfig, name: str) -> str:
+    entry = config.entry(name)
+    return f"{name} (in process)" if entry.strategy else f"{name} (`{entry.command}`)"
