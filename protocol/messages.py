@@ -12,21 +12,27 @@ Rendering is lossless for everything a client sends, so a server's
 ``YES (...)``/``REJ (...)`` built from the parsed message echoes the received
 tokens exactly (PROTOCOL.md 7.1).
 
-Press bodies of SND/FRM are carried as opaque trees: ``press`` holds the
-contents of the bracketed press message, e.g. ``('PRP', ('PCE', ('ENG',
-'FRA')))``; a later layer gives them types.  PRN and HUH carry raw tokens,
+Press bodies of SND/FRM are carried twice: ``press`` holds the contents of
+the bracketed press message as received, e.g. ``('PRP', ('PCE', ('ENG',
+'FRA')))`` (what YES/REJ/HUH echo), and ``typed`` the same message as a
+:mod:`protocol.press` value (``Propose(Peace(('ENG', 'FRA')))``) when it
+follows the press grammar (PROTOCOL.md 16).  ``typed`` takes no part in
+equality: it is a reading of ``press``, never more.  Build one from a typed
+value with :meth:`Snd.of` / :meth:`Frm.of`.  PRN and HUH carry raw tokens,
 since what they echo may be unbalanced or hold unknown tokens.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from protocol.errors import EncodeError, GrammarError, ProtocolError
 from protocol.mapdef import CentreGroup, MapDefinition
 from protocol.orders import Order, OrderResult, Turn, UnitPosition
+from protocol.press import Message as PressBody
+from protocol.press import ReceivedPress, SendPress
 from protocol.text import format_tree, render_text
 from protocol.tokens import BRA, ERR, KET, STANDARD, Representation
 from protocol.tree import Node, Text, Tree, from_tree, to_tree, tokens_to_bytes
@@ -425,17 +431,34 @@ class Lod(Message):
         return ("LOD", _s(self.name))
 
 
-# --- press relay (16.1; bodies opaque here) --------------------------------------
+# --- press relay (16.1) -------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
 class Snd(Message):
-    """``SND [(turn)] (power power ...) (press)`` - a player sends press."""
+    """``SND [(turn)] (power power ...) (press)`` - a player sends press.
+
+    ``press`` is the press message's tree as received; ``typed`` its
+    :mod:`protocol.press` reading (None when it was parsed without a level
+    and does not follow the press grammar - see :func:`protocol.parse.parse_message`).
+    """
 
     COMMAND: ClassVar[str] = "SND"
     recipients: tuple[str, ...]
     press: Press
     turn: Turn | None = None
+    typed: PressBody | None = field(default=None, compare=False)
+
+    @classmethod
+    def of(cls, value: SendPress) -> Snd:
+        """The SND carrying a typed press value."""
+        return cls(tuple(value.recipients), value.message.nodes(), value.turn, value.message)
+
+    def send_press(self) -> SendPress | None:
+        """The typed ``SND``, or None if the press was not read as press."""
+        if self.typed is None:
+            return None
+        return SendPress(self.recipients, self.typed, self.turn)
 
     def to_tree(self) -> Tree:
         head: tuple[Node, ...] = ("SND",) if self.turn is None else ("SND", self.turn.to_node())
@@ -444,12 +467,27 @@ class Snd(Message):
 
 @dataclass(frozen=True, slots=True)
 class Frm(Message):
-    """``FRM (sender) (power power ...) (press)`` - press delivered by the server."""
+    """``FRM (sender) (power power ...) (press)`` - press delivered by the server.
+
+    ``press`` and ``typed`` as in :class:`Snd`.
+    """
 
     COMMAND: ClassVar[str] = "FRM"
     sender: str
     recipients: tuple[str, ...]
     press: Press
+    typed: PressBody | None = field(default=None, compare=False)
+
+    @classmethod
+    def of(cls, value: ReceivedPress) -> Frm:
+        """The FRM carrying a typed press value."""
+        return cls(value.sender, tuple(value.recipients), value.message.nodes(), value.message)
+
+    def received_press(self) -> ReceivedPress | None:
+        """The typed ``FRM``, or None if the press was not read as press."""
+        if self.typed is None:
+            return None
+        return ReceivedPress(self.sender, self.recipients, self.typed)
 
     def to_tree(self) -> Tree:
         return ("FRM", (self.sender,), self.recipients, self.press)

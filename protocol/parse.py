@@ -12,6 +12,16 @@
    press level) -> :class:`~protocol.errors.GrammarError` with the ERR
    position chosen by the furthest-failure rule of 14.2.
 
+Press (the last group of ``SND``/``FRM``) is read with the press grammar of
+:mod:`protocol.press`.  With a ``level`` (the server reading a client of a
+game) it must be legal at that level: a construct above it is a
+:class:`~protocol.errors.GrammarError` with ERR before its first token
+(PROTOCOL.md 16.1, 16.6), located inside the whole message.  Without a level
+(a client reading the server, tools, tests) press is read leniently: a press
+message that follows the grammar at any level gets its typed value
+(``Snd.typed`` / ``Frm.typed``), anything else bracketed stays an opaque
+tree, as PROTOCOL.md 14.2 asks receivers to cope.
+
 Direction matters: ``MAP ('x')`` is a server message, a client sends a bare
 ``MAP``; ``WHT (YES)`` is no client command at all.  :func:`error_reply`
 turns either error into the PRN/HUH to send (or None when none may be sent).
@@ -59,6 +69,7 @@ from protocol.messages import (
     Ord,
     OrdRequest,
     Out,
+    Press,
     Prn,
     Rej,
     Sco,
@@ -81,6 +92,9 @@ from protocol.orders import (
     parse_turn,
     parse_unit_position,
 )
+from protocol.press import Message as PressBody
+from protocol.press import PressFault, try_parse_press
+from protocol.press_tokens import FREE_TEXT_LEVEL
 from protocol.tokens import BRA, KET, STANDARD, Representation
 from protocol.tree import Node, to_tree
 from protocol.variant import parse_variant
@@ -98,6 +112,17 @@ class Role(enum.Enum):
 
 Seq = tuple[Node, ...]
 _Rule = Callable[[Parser, Seq, Loc], Message]
+
+
+class MessageParser(Parser):
+    """A :class:`~protocol.grammar.Parser` that keeps the representation, which
+    the press grammar needs to tell powers from provinces on variant maps."""
+
+    __slots__ = ("rep",)
+
+    def __init__(self, rep: Representation, level: int | None = None) -> None:
+        super().__init__(rep, level)
+        self.rep = rep
 
 
 def parse_message(
@@ -120,7 +145,7 @@ def parse_message(
         if tokens[0] == HUH_TOKEN:
             return Huh(tokens[2:-1])
     tree = to_tree(tokens, rep)
-    p = Parser(rep, level if sender is Role.CLIENT else None)
+    p = MessageParser(rep, level if sender is Role.CLIENT else None)
     try:
         return _message(p, tree, (), _CLIENT if sender is Role.CLIENT else _SERVER)
     except Fail:
@@ -181,12 +206,24 @@ def _powers(p: Parser, seq: Seq, i: int, loc: Loc) -> tuple[str, ...]:
     return p.many(g, 0, loc + (i,), p.power)
 
 
-def _press(p: Parser, seq: Seq, i: int, loc: Loc) -> Seq:
-    """An opaque bracketed press message (a later layer gives it a grammar)."""
+def _press(p: Parser, seq: Seq, i: int, loc: Loc) -> tuple[Press, PressBody | None]:
+    """The bracketed press message at ``i``: its tree and its typed reading.
+
+    With a level, press must be legal at it: a fault is a failure at its
+    place in the whole message (ERR before the first offending token,
+    PROTOCOL.md 16.1).  Without one, a press message the grammar does not
+    accept stays an opaque tree (typed None); see the module docstring.
+    """
     g = p.group(seq, i, loc, "press message")
     if not g:
         p.fail(loc + (i, 0), "empty press message")
-    return g
+    rep = p.rep if isinstance(p, MessageParser) else STANDARD
+    found = try_parse_press(g, FREE_TEXT_LEVEL if p.level is None else p.level, rep)
+    if isinstance(found, PressFault):
+        if p.level is not None:
+            p.fail(loc + (i, *found.loc), found.reason)
+        return g, None
+    return g, found
 
 
 # --- client -> server -------------------------------------------------------------
@@ -274,15 +311,15 @@ def _snd(p: Parser, seq: Seq, loc: Loc) -> Message:
     def with_turn() -> Message:
         turn = parse_turn(p, seq, 1, loc)
         recipients = _powers(p, seq, 2, loc)
-        press = _press(p, seq, 3, loc)
+        press, typed = _press(p, seq, 3, loc)
         p.end(seq, 4, loc)
-        return Snd(recipients, press, turn)
+        return Snd(recipients, press, turn, typed)
 
     def without_turn() -> Message:
         recipients = _powers(p, seq, 1, loc)
-        press = _press(p, seq, 2, loc)
+        press, typed = _press(p, seq, 2, loc)
         p.end(seq, 3, loc)
-        return Snd(recipients, press)
+        return Snd(recipients, press, None, typed)
 
     return p.first(with_turn, without_turn)
 
@@ -408,9 +445,9 @@ def _named(cls: Callable[[str], Message], what: str) -> _Rule:
 def _frm(p: Parser, seq: Seq, loc: Loc) -> Message:
     sender = _power_group(p, seq, 1, loc)
     recipients = _powers(p, seq, 2, loc)
-    press = _press(p, seq, 3, loc)
+    press, typed = _press(p, seq, 3, loc)
     p.end(seq, 4, loc)
-    return Frm(sender, recipients, press)
+    return Frm(sender, recipients, press, typed)
 
 
 # --- the tables: which message a sender may open with which command -------------
