@@ -28,6 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        ("npr", "no press during retreats"),
                        ("npb", "no press during builds")):
         parser.add_argument(f"--{flag}", action="store_true", help=text)
+    parser.add_argument("--press-numbering", choices=("daide", "parlance", "mila"), default="daide",
+                        help="wire values of FCT/FOR/FWD/CCL/NAR (PROTOCOL.md 6.7; default daide)")
     parser.add_argument("--db", type=Path, default=Path("daide-server.db"),
                         help="SQLite database (default ./daide-server.db)")
     rules = parser.add_argument_group("house rules (off by default)")
@@ -57,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
             variant=args.variant, level=args.level, mtl=args.mtl, rtl=args.rtl, btl=args.btl,
             ptl=args.ptl, dsd=args.dsd, aoa=args.aoa, pda=args.pda, npr=args.npr,
             npb=args.npb, idle_years_draw=args.idle_years, max_year=args.max_year,
-            stop_unchanged=args.stop_unchanged)
+            stop_unchanged=args.stop_unchanged, press_numbering=args.press_numbering)
         settings = ServerSettings(host=args.host, port=args.port, db_path=args.db, game=game)
         load_variant(game.variant)
     except (SettingsError, VariantError) as exc:

@@ -66,8 +66,13 @@ class GameSettings:
     idle_years_draw: int | None = None
     max_year: int | None = None
     stop_unchanged: bool = False
+    #: Wire values of the five disputed press tokens (PROTOCOL.md 6.7):
+    #: ``daide`` (tokens.tsv), ``parlance`` or ``mila`` - `protocol.press_tokens.PressNumbering`.
+    press_numbering: str = "daide"
 
     def __post_init__(self) -> None:
+        if self.press_numbering not in ("daide", "parlance", "mila"):
+            raise SettingsError(f"press numbering {self.press_numbering!r}: daide, parlance or mila")
         if self.level not in VALID_LEVELS:
             raise SettingsError(f"level {self.level} is not a DAIDE press level (0, 10 ... 130, 8000)")
         for name in ("mtl", "rtl", "btl", "ptl"):
