@@ -282,3 +282,23 @@ def test_progress_line() -> None:
     line = progress_line(Progress(14, 7, 0, {8: "SPR 1905", 9: "joining"}, 12.4, 1), width=10)
     assert line == ("[#####-----]  7/14 done  2 running: g8 SPR 1905, g9 joining  "
                     "1 bot failure(s)  12 s")
+
+
+async def test_relay_blames_the_bot_only_when_its_writes_are_blocked(
+        autojump_clock: object) -> None:
+    from trio.testing import memory_stream_pair
+
+    from tournament.proxy import _Link
+
+    proxy = SeatProxy("127.0.0.1", 1, power="ENG", tag="t", move_timeout=2)
+    up_ours, up_server = memory_stream_pair()
+    down_ours, _down_bot = memory_stream_pair()
+    link = _Link(up_ours, down_ours)  # type: ignore[arg-type]
+    proxy._link = link
+    # The server never answers and nothing is stuck: not the bot's fault.
+    assert await proxy._probe() is None
+    sent = await up_server.receive_some()
+    assert decode_dm(sent, proxy.rep) == ("MIS",)
+    # The answer cannot reach us because the bot does not read: hung.
+    link.delivering = True
+    assert await proxy._probe() == "the bot does not read what the server sends"

@@ -19,10 +19,12 @@ Hang detection: when a turn has lasted ``move_timeout`` seconds, the relay
 asks the server on the bot's behalf for ``MIS`` (PROTOCOL.md 8.5) and keeps
 the answer to itself.  A bare ``MIS`` means the bot has done its part (the
 game is waiting for someone else); a ``MIS`` that lists units - or no
-answer at all, which means the bot does not even read what it is sent -
-means the bot is hung: the relay cuts both connections, the server puts
-the power in civil disorder (``CCD``) and the game goes on without it
-(`server.game`, "Who is waited for").
+answer because the relay's writes to the bot are blocked, i.e. the bot does
+not even read what it is sent - means the bot is hung: the relay cuts both
+connections, the server puts the power in civil disorder (``CCD``) and the
+game goes on without it (`server.game`, "Who is waited for").  No answer
+while nothing is blocked is the server's silence, not the bot's fault: it
+is logged and left to the game's time limit.
 
 The relay accepts more than one connection in a row, so a bot that loses
 its connection may come back with ``IAM`` (PROTOCOL.md 13.2).
@@ -100,6 +102,8 @@ class _Link:
     upstream: trio.SocketStream
     downstream: trio.abc.Stream
     up_lock: trio.Lock = field(default_factory=trio.Lock)
+    delivering: bool = False
+    """True while a write to the bot is under way (it blocks when the bot stops reading)."""
 
 
 class SeatProxy:
@@ -216,7 +220,9 @@ class SeatProxy:
                     break
                 kept = [raw for raw in splitter.feed(data) if self._from_server(raw)]
                 if kept:
+                    link.delivering = True
                     await link.downstream.send_all(b"".join(kept))
+                    link.delivering = False
         except _BROKEN:
             pass
         scope.cancel()
@@ -311,4 +317,11 @@ class SeatProxy:
             if answer is None or len(answer) == 1:
                 return None
             return tree_to_text(answer, self.rep)
-        return "the bot does not read what the server sends"
+        self._probe_pending = False
+        if link.delivering:
+            # The answer is stuck behind messages the bot does not read.
+            return "the bot does not read what the server sends"
+        # Nothing is stuck on our side: the server itself did not answer, which
+        # is no fault of the bot's.  Say so, and let the game's time limit act.
+        self.log.warning("server_did_not_answer_mis", turn=self._turn)
+        return None
