@@ -87,6 +87,7 @@ from server.events import (
     Request,
 )
 from server.history import History, Phase
+from server.press import PressRelay
 from server.requests import answer
 from server.session import Client, Role
 from server.settings import GameSettings
@@ -116,6 +117,7 @@ class Game:
         self.engine = variant.start(DEFAULT.with_aoa(settings.aoa))
         self.clock = PhaseClock(trio.current_time)
         self.time_requests = TimeRequests()
+        self.press = PressRelay(trio.current_time)        # SND answers, rate limit (16.1)
         self.turn = TurnState(self.engine.season)
         self.players: dict[str, Client | None] = {}      # power -> client (None = CD)
         self.joining: list[Client] = []                   # NME'd, map not yet accepted

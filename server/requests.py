@@ -5,7 +5,8 @@ message of a client that joined its game; grammar errors were already
 answered (PRN/HUH) by the connection.  Here the *role* decides (PROTOCOL.md
 7.2): a message the sender's role may not send is answered with HUH and ERR
 before its first token - the reference server's ``HUH ( ERR DRW )`` to an
-observer.  The rest is the catalogue of YES/REJ forms of section 8.13.
+observer.  The rest is the catalogue of YES/REJ forms of section 8.13;
+press (SND) goes to the game's relay, `server.press`.
 """
 
 from __future__ import annotations
@@ -16,9 +17,7 @@ import structlog
 
 from protocol.messages import (
     Adm,
-    Ccd,
     Drw,
-    Frm,
     Gof,
     HloRequest,
     Hst,
@@ -34,7 +33,6 @@ from protocol.messages import (
     NowRequest,
     Obs,
     OrdRequest,
-    Out,
     Prn,
     Rej,
     ScoRequest,
@@ -56,7 +54,8 @@ if TYPE_CHECKING:
 log = structlog.get_logger("server.requests")
 
 #: What only a player may send (PROTOCOL.md 7.2, "player, level 0+" and "10+").
-PLAYER_ONLY = (Sub, MisRequest, Gof, OrdRequest, Drw, Snd)
+#: SND is not here: 16.1 and 16.6 answer an observer's SND with REJ (`server.press`).
+PLAYER_ONLY = (Sub, MisRequest, Gof, OrdRequest, Drw)
 
 #: Note of an accepted order (PROTOCOL.md 9.3).
 MBV = "MBV"
@@ -125,7 +124,7 @@ def answer(game: Game, client: Client, message: Message, tokens: tuple[int, ...]
             else:
                 client.send(Rej(message))
         case Snd():
-            _snd(game, client, message)
+            game.press.relay(game, client, message, tokens)
         case _:
             client.send(Huh.at(tokens, 0))
 
@@ -294,39 +293,6 @@ def _not_drw(game: Game, client: Client, message: Not, inner: Drw) -> None:
         return
     game.turn.withdraw_draw(power, frozenset(inner.powers) if inner.powers else None)
     client.send(Yes(message))
-
-
-def _snd(game: Game, client: Client, message: Snd) -> None:
-    """Press relay (level >= 10; the parser refuses SND below that), PROTOCOL.md 16.1."""
-    power = _playing(game, client)
-    season = game.engine.turn.season
-    refused = (
-        power is None
-        or power not in game.engine.survivors()
-        or power in message.recipients
-        or (message.turn is not None and message.turn != game.engine.turn)
-        or (game.settings.npr and season in ("SUM", "AUT"))
-        or (game.settings.npb and season == "WIN")
-        or game.press_closed()
-    )
-    if refused:
-        client.send(Rej(message))
-        return
-    assert power is not None
-    survivors = game.engine.survivors()
-    for recipient in message.recipients:
-        if recipient not in survivors:
-            client.send(Out(recipient))
-            return
-        if game.players.get(recipient) is None:
-            client.send(Ccd(recipient))
-            return
-    client.send(Yes(message))
-    delivery = Frm(power, message.recipients, message.press)
-    for recipient in message.recipients:
-        target = game.players.get(recipient)
-        if target is not None:
-            target.send(delivery)
 
 
 __all__ = ["answer"]

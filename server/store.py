@@ -12,7 +12,12 @@ One database file (WAL journal, ``synchronous=FULL``) holds every game:
   the orders adjudicated, the messages announced (ORD..., SCO, SLO, NOW), the
   SCO and NOW after it.  A phase row, the new position in ``games`` and the
   clearing of ``pending_orders`` are one transaction, written before any
-  client hears of the result (ARCHITECTURE.md "One turn", step 4).
+  client hears of the result (ARCHITECTURE.md "One turn", step 4);
+* ``press`` - every press message the server delivered (PROTOCOL.md 16.1),
+  numbered per game in the one global order all players saw it in: the
+  turn, sender, recipients, the FRM text as delivered and the time.  Added
+  by ``CREATE TABLE IF NOT EXISTS``, so a database of an older server gains
+  it on opening and keeps schema 1.
 
 Messages and orders are stored in the DAIDE text form (PROTOCOL.md 6.8), so
 the database reads like a game log and `daide export` needs no decoding.
@@ -80,6 +85,16 @@ CREATE TABLE IF NOT EXISTS phases (
     processed_at TEXT NOT NULL,
     PRIMARY KEY (game_id, seq)
 );
+CREATE TABLE IF NOT EXISTS press (
+    game_id    INTEGER NOT NULL REFERENCES games (id),
+    seq        INTEGER NOT NULL,
+    turn       TEXT NOT NULL,
+    sender     TEXT NOT NULL,
+    recipients TEXT NOT NULL,
+    message    TEXT NOT NULL,
+    sent_at    TEXT NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
 """
 
 
@@ -113,6 +128,19 @@ class PhaseRecord:
     sco: str
     now: str
     processed_at: str
+
+
+@dataclass(frozen=True)
+class PressRecord:
+    """One delivered press message: ``seq`` is its place in the game's global
+    press order (from 1), ``message`` the FRM text the recipients got."""
+
+    seq: int
+    turn: str
+    sender: str
+    recipients: tuple[str, ...]
+    message: str
+    sent_at: str
 
 
 @dataclass(frozen=True)
@@ -265,6 +293,33 @@ class Store:
             self._db.execute("DELETE FROM pending_orders WHERE game_id = ?", (game_id,))
             self._finish(game_id, ending, _utc_now())
 
+    def save_press(self, game_id: int, turn: str, sender: str, recipients: Sequence[str],
+                   message: str) -> int:
+        """Store one delivered press message; returns its sequence number.
+
+        The commit does not wait for the disk (``synchronous = NORMAL`` for
+        this transaction only): in WAL mode the row survives a crash of the
+        process at once and a power failure from the next order or phase
+        commit on, which fsyncs the log it is in.  So a flood of press costs
+        the game actor no disk waits (`server.press`).
+        """
+        stamp = _utc_now()
+        self._db.execute("PRAGMA synchronous = NORMAL")
+        try:
+            with self._transaction():
+                row = self._db.execute(
+                    "SELECT COALESCE(MAX(seq), 0) + 1 FROM press WHERE game_id = ?",
+                    (game_id,)).fetchone()
+                seq = int(row[0])
+                self._db.execute(
+                    "INSERT INTO press (game_id, seq, turn, sender, recipients, message, sent_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (game_id, seq, turn, sender, " ".join(recipients), message, stamp),
+                )
+        finally:
+            self._db.execute("PRAGMA synchronous = FULL")
+        return seq
+
     def abandon_forming(self, game_id: int) -> None:
         """Delete a game that never started (server shutdown while forming)."""
         with self._transaction():
@@ -318,6 +373,15 @@ class Store:
             )
             for r in rows
         ]
+
+    def press(self, game_id: int) -> list[PressRecord]:
+        """Every press message delivered in a game, in the order it was delivered."""
+        rows = self._db.execute("SELECT * FROM press WHERE game_id = ? ORDER BY seq",
+                                (game_id,)).fetchall()
+        return [PressRecord(seq=r["seq"], turn=r["turn"], sender=r["sender"],
+                            recipients=tuple(r["recipients"].split()), message=r["message"],
+                            sent_at=r["sent_at"])
+                for r in rows]
 
     def _record(self, row: sqlite3.Row) -> GameRecord:
         game_id = row["id"]

@@ -1,0 +1,312 @@
+"""The press relay: one ``SND`` in, exactly one answer out (PROTOCOL.md 16.1, 16.6).
+
+Theory of operation
+-------------------
+Press reaches the game actor already read: the connection parsed the
+``SND`` at the level of the client's game (`protocol.parse`), so grammar
+faults and constructs above the level were answered there with
+``HUH (SND ... ERR ...)`` and never get here (16.6 rule 2).  What is left
+is deciding, from the state of the game at this moment, which one of the
+answers of the table in 16.1 the sender gets:
+
+1. ``REJ (SND ...)`` - not allowed now (16.6 rule 3): the sender is no
+   player of a running game (an observer, a player of a game not started
+   yet or over), is eliminated or among the recipients, the turn given is
+   not the current one, a retreat phase of an NPR game, an adjustment phase
+   of an NPB game, the last PTL seconds before a movement deadline - or the
+   sender is over its press rate (below);
+2. ``OUT (power)`` - a recipient, or (as Parlance does) any power named
+   anywhere inside the press, is eliminated (16.6 rule 4; 16.2 forbids
+   eliminated powers in PCE/ALY/DRW/... lists);
+3. ``CCD (power)`` - a recipient is in civil disorder (disconnected);
+4. otherwise ``YES (SND ...)`` to the sender and ``FRM (sender) (recipients)
+   (press)`` to every recipient, with every TRY list trimmed to the game's
+   level (16.1, 16.5).  The FRM carries the recipient list as sent, so each
+   recipient sees who else got it; the turn of the SND is not passed on.
+
+`judge` is that table as a pure function of a frozen `Situation`;
+`PressRelay.relay` applies it.  Nothing is delivered unless the answer is
+YES.  The delivered message is stored (`server.store.Store.save_press`:
+sender, recipients, turn, time, the FRM as delivered) before the YES and
+the FRMs are queued.
+
+One global order (16.1): the game actor handles one event at a time, and
+the YES and every FRM of one SND are put on the clients' FIFO queues in the
+same step, so every power sees the YES of its own SNDs and the FRMs of
+others in one order - the order of the ``seq`` numbers in the store.
+
+Press never slows adjudication: a flood of SNDs is bounded by the game's
+inbox (its senders wait: backpressure on that connection only), by each
+client's outbound queue (a client that does not read its answers is
+disconnected, `server.session`), and by a per-power token bucket
+(`PressLimits`): over its rate a SND is answered ``REJ`` - never dropped
+silently - and costs the actor no database write.  Press rows are written
+without waiting for the disk (`Store.save_press`), so even accepted press
+costs microseconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import structlog
+
+from protocol.errors import GrammarError
+from protocol.messages import Ccd, Frm, Huh, Out, Rej, Snd, Yes
+from protocol.orders import Turn
+from protocol.press import ReceivedPress, SendPress, parse_send, powers_named
+from protocol.press_tokens import PressNumbering, press_representation
+from protocol.text import render_text
+from protocol.tokens import Representation
+from server.session import Client, Role
+
+if TYPE_CHECKING:
+    from server.game import Game
+
+log = structlog.get_logger("server.press")
+
+#: Seasons of retreat phases (NPR) and of adjustment phases (NPB), PROTOCOL.md 10.
+RETREAT_SEASONS = frozenset({"SUM", "AUT"})
+ADJUSTMENT_SEASONS = frozenset({"WIN"})
+
+
+# --- the decision --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Situation:
+    """What the relay needs to know of the game when a SND arrives.
+
+    ``press_closed`` is the PTL window (`server.game.Game.press_closed`);
+    ``connected`` the powers whose player is connected (the others are in
+    civil disorder); ``powers`` the variant's powers in their order (for a
+    deterministic choice among several eliminated powers).
+    """
+
+    running: bool
+    turn: Turn
+    level: int
+    survivors: frozenset[str]
+    connected: frozenset[str]
+    powers: tuple[str, ...]
+    npr: bool = False
+    npb: bool = False
+    press_closed: bool = False
+
+
+@dataclass(frozen=True)
+class Refused:
+    """``REJ (SND ...)``, for ``reason`` (logged, never sent)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Eliminated:
+    """``OUT (power)``: the power is eliminated."""
+
+    power: str
+
+
+@dataclass(frozen=True)
+class InDisorder:
+    """``CCD (power)``: the recipient is in civil disorder."""
+
+    power: str
+
+
+@dataclass(frozen=True)
+class Deliver:
+    """``YES (SND ...)`` and this FRM to every recipient."""
+
+    delivery: ReceivedPress
+
+
+Verdict = Refused | Eliminated | InDisorder | Deliver
+
+
+def judge(sender: str | None, send: SendPress, situation: Situation,
+          rep: Representation) -> Verdict:
+    """The answer to ``send`` from ``sender`` (None: not a player), by PROTOCOL.md 16.1/16.6.
+
+    ``send`` is grammatical at the game's level (the parser saw to that).
+    REJ cases come first (the message is not allowed at all now), then OUT,
+    then CCD: a message that names an eliminated power can never be
+    delivered, one to a disconnected power could be later.
+    """
+    s = situation
+    season = s.turn.season
+    if sender is None or not s.running:
+        return Refused("the sender is not a player of a running game")
+    if sender not in s.survivors:
+        return Refused("the sender is eliminated")
+    if sender in send.recipients:
+        return Refused("the sender is among the recipients")
+    if send.turn is not None and send.turn != s.turn:
+        return Refused(f"turn {send.turn} is not the current turn {s.turn}")
+    if s.npr and season in RETREAT_SEASONS:
+        return Refused("no press in retreat phases (NPR)")
+    if s.npb and season in ADJUSTMENT_SEASONS:
+        return Refused("no press in adjustment phases (NPB)")
+    if s.press_closed:
+        return Refused("no press this close to the movement deadline (PTL)")
+    for recipient in send.recipients:
+        if recipient not in s.survivors:
+            return Eliminated(recipient)
+    named = powers_named(send.message, rep)
+    for power in s.powers:
+        if power in named and power not in s.survivors:
+            return Eliminated(power)
+    for recipient in send.recipients:
+        if recipient not in s.connected:
+            return InDisorder(recipient)
+    return Deliver(send.delivery(sender, s.level))
+
+
+# --- the rate limit ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PressLimits:
+    """Per-power press rate: a token bucket of ``burst`` SNDs refilled at
+    ``per_second``.  Generous for negotiation (a bot answering six powers at
+    once stays well inside), tight enough that a flood costs the game actor
+    nothing but REJs."""
+
+    burst: int = 30
+    per_second: float = 10.0
+
+
+@dataclass
+class _Bucket:
+    tokens: float
+    stamp: float
+    refused: int = 0
+
+
+@dataclass
+class RateLimiter:
+    """One token bucket per key (a power), on the clock ``now``."""
+
+    limits: PressLimits
+    now: Callable[[], float]
+    buckets: dict[str, _Bucket] = field(default_factory=dict)
+
+    def allow(self, key: str) -> bool:
+        """Take one token for ``key``; False (the SND is refused) when there is none."""
+        now = self.now()
+        bucket = self.buckets.get(key)
+        if bucket is None:
+            bucket = self.buckets[key] = _Bucket(float(self.limits.burst), now)
+        bucket.tokens = min(float(self.limits.burst),
+                            bucket.tokens + (now - bucket.stamp) * self.limits.per_second)
+        bucket.stamp = now
+        if bucket.tokens >= 1.0:
+            if bucket.refused:
+                log.info("press_rate_recovered", power=key, refused=bucket.refused)
+                bucket.refused = 0
+            bucket.tokens -= 1.0
+            return True
+        if not bucket.refused:
+            log.warning("press_rate_limited", power=key, burst=self.limits.burst,
+                        per_second=self.limits.per_second)
+        bucket.refused += 1
+        return False
+
+
+# --- the relay ---------------------------------------------------------------------------
+
+
+def wire_representation(rep: Representation, numbering: str) -> Representation:
+    """The representation a connection of a game with this press numbering
+    (`server.settings.GameSettings.press_numbering`) speaks after the RM:
+    ``rep`` with FCT/FOR/FWD/CCL/NAR at the values of that camp (PROTOCOL.md 6.7)."""
+    return press_representation(rep, PressNumbering(numbering))
+
+
+class PressRelay:
+    """The press relay of one game: its rate limiter and the answering of SNDs."""
+
+    def __init__(self, now: Callable[[], float], limits: PressLimits | None = None) -> None:
+        self.limiter = RateLimiter(limits or PressLimits(), now)
+
+    def situation(self, game: Game) -> Situation:
+        """The game as `judge` sees it now."""
+        connected = frozenset(p for p, c in game.players.items() if c is not None and not c.closed)
+        settings = game.settings
+        return Situation(
+            running=game.running, turn=game.engine.turn, level=settings.level,
+            survivors=game.engine.survivors(), connected=connected,
+            powers=tuple(game.variant.powers), npr=settings.npr, npb=settings.npb,
+            press_closed=game.press_closed())
+
+    def relay(self, game: Game, client: Client, message: Snd, tokens: tuple[int, ...]) -> None:
+        """Answer one SND from ``client`` (see the module docstring)."""
+        player = client.power if client.role is Role.PLAYER and game.running else None
+        if player is not None and not self.limiter.allow(player):
+            client.send(Rej(message))
+            return
+        send = message.send_press()
+        if send is None:
+            # Only a connection without a level leaves press unread; read it here.
+            try:
+                send = parse_send(message.to_tree(), game.settings.level, game.variant.rep)
+            except GrammarError as error:
+                client.send(Huh.at(tokens, error.position))
+                return
+        verdict = judge(player, send, self.situation(game), game.variant.rep)
+        match verdict:
+            case Refused(reason):
+                game.log.info("press_refused", conn=client.id, power=client.power, reason=reason)
+                client.send(Rej(message))
+            case Eliminated(power):
+                client.send(Out(power))
+            case InDisorder(power):
+                client.send(Ccd(power))
+            case Deliver(delivery):
+                self._deliver(game, client, message, delivery)
+
+    def _deliver(self, game: Game, client: Client, message: Snd,
+                 delivery: ReceivedPress) -> None:
+        frm = _frm(message, delivery)
+        rep = game.variant.rep
+        # Persist before announcing (ARCHITECTURE.md "One turn", step 4).
+        seq = game.store.save_press(
+            game.handle.id, str(game.engine.turn), delivery.sender, delivery.recipients,
+            render_text(frm.to_tokens(rep), rep))
+        game.log.debug("press_relayed", seq=seq, sender=delivery.sender,
+                       recipients=list(delivery.recipients))
+        client.send(Yes(message))
+        for recipient in _distinct(delivery.recipients):
+            target = game.players.get(recipient)
+            if target is not None:
+                target.send(frm)
+
+
+def _frm(message: Snd, delivery: ReceivedPress) -> Frm:
+    """The FRM to deliver: the press as received unless a TRY list was trimmed."""
+    if delivery.message is message.typed:
+        return Frm(delivery.sender, delivery.recipients, message.press, delivery.message)
+    return Frm.of(delivery)
+
+
+def _distinct(powers: Iterable[str]) -> list[str]:
+    """Each power once, in order (a recipient listed twice gets one FRM)."""
+    return list(dict.fromkeys(powers))
+
+
+__all__ = [
+    "Deliver",
+    "Eliminated",
+    "InDisorder",
+    "PressLimits",
+    "PressRelay",
+    "RateLimiter",
+    "Refused",
+    "Situation",
+    "Verdict",
+    "judge",
+    "wire_representation",
+]
