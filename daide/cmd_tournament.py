@@ -24,7 +24,10 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TextIO
 
 from daide.cli import CommandError
 
@@ -88,10 +91,23 @@ def build_config(args: argparse.Namespace) -> object:
         raise CommandError(str(exc)) from exc
 
 
+@contextmanager
+def _logging_to(stream: TextIO) -> Iterator[None]:
+    """structlog lines (JSON) to ``stream`` while the command runs, the defaults after."""
+    import structlog
+
+    from server.logconfig import configure_logging
+
+    configure_logging(stream, json=True, level=logging.INFO)
+    try:
+        yield
+    finally:
+        structlog.reset_defaults()
+
+
 def run(args: argparse.Namespace) -> int:
     import trio
 
-    from server.logconfig import configure_logging
     from tournament.config import TournamentConfig
     from tournament.progress import ProgressBar
     from tournament.report import write_report
@@ -105,8 +121,8 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise CommandError(f"cannot create {config.out}: {exc}") from exc
     interrupted = False
-    with (config.out / "tournament.log").open("a", encoding="utf-8") as log_file:
-        configure_logging(log_file, json=True, level=logging.INFO)
+    with (config.out / "tournament.log").open("a", encoding="utf-8") as log_file, \
+            _logging_to(log_file):
         if not args.report_only:
             bar = None if args.no_progress else ProgressBar(sys.stderr)
             try:

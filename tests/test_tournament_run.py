@@ -226,3 +226,45 @@ def test_command_line_run_and_report_only(tmp_path: Path, capsys: pytest.Capture
     # Running it again finds nothing left to play.
     assert main(args) == 0
     assert capsys.readouterr().out.startswith("played 0 game(s), continuing")
+
+
+async def test_on_an_existing_server_the_tournament_applies_the_year_limit(
+        played: Played, tmp_path: Path, nursery: trio.Nursery) -> None:
+    from server.app import Server
+    from server.settings import ServerSettings
+
+    db = tmp_path / "server.db"
+    server = Server(ServerSettings(host="127.0.0.1", port=0, db_path=db, disorder_grace=1.0))
+    listeners = await nursery.start(server.run)
+    port = int(listeners[0].socket.getsockname()[1])
+    # The first cycle of the 14-game plan is the whole plan of 3 games (same seed).
+    cfg = config(tmp_path / "out", games=3, server=("127.0.0.1", port), db=db)
+    run = await run_tournament(cfg)
+    server.stop()
+    assert run.complete
+    store = TournamentStore.open(db)
+    games = store.games(run.tournament_id)
+    store.close()
+    whole = TournamentStore.open(played.config.db_path)
+    original = whole.games(played.tournament_id)[:3]
+    whole.close()
+    for game, same in zip(games, original, strict=True):
+        # No max_year on this server: the game is ended by the tournament at the
+        # first position after the autumn of 1902 - with the same centres.
+        assert game.ending == "year-limit" and same.ending == "draw"
+        assert game.end_turn in ("WIN 1902", "SPR 1903")
+        assert game.seats == same.seats and game.history == same.history[:len(game.history)]
+        assert game.server_game_id is not None
+
+
+async def test_a_game_over_its_time_limit_is_scored_as_it_stands(tmp_path: Path) -> None:
+    cfg = config(tmp_path, games=1, year_limit=60, time_limit=1.5)
+    run = await run_tournament(cfg)
+    store = TournamentStore.open(cfg.db_path)
+    (game,) = store.games(run.tournament_id)
+    store.close()
+    assert game.status == "finished" and game.ending == "time-limit"
+    assert game.seconds is not None and 1.5 <= game.seconds < 5
+    last_turn, last_centres = game.history[-1]
+    assert game.end_turn == last_turn and int(last_turn.split()[1]) < 1960
+    assert {s.power: s.centres for s in game.seats} == last_centres

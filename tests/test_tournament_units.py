@@ -298,7 +298,7 @@ async def test_relay_blames_the_bot_only_when_its_writes_are_blocked(
     # The server never answers and nothing is stuck: not the bot's fault.
     assert await proxy._probe() is None
     sent = await up_server.receive_some()
-    assert decode_dm(sent, proxy.rep) == ("MIS",)
+    assert decode_dm(bytes(sent), proxy.rep) == ("MIS",)
     # The answer cannot reach us because the bot does not read: hung.
     link.delivering = True
     assert await proxy._probe() == "the bot does not read what the server sends"

@@ -66,7 +66,7 @@ class FrameSplitter:
     def __init__(self) -> None:
         self._buffer = bytearray()
 
-    def feed(self, data: bytes) -> list[bytes]:
+    def feed(self, data: bytes | bytearray) -> list[bytes]:
         self._buffer += data
         frames = []
         while len(self._buffer) >= HEADER_SIZE:

@@ -94,7 +94,8 @@ def verdict(ranking: Sequence[BotSummary], pairs: Sequence[HeadToHead]) -> str:
     best = ranking[0]
     if len(ranking) == 1:
         return f"Only **{best.bot}** played."
-    beaten, unclear = [], []
+    beaten: list[str] = []
+    unclear: list[str] = []
     for other in ranking[1:]:
         pair = next((p for p in pairs if {p.first, p.second} == {best.bot, other.bot}), None)
         if pair is None:
