@@ -23,11 +23,16 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from tournament.config import TournamentConfig
+    from tournament.runner import Progress, TournamentRun
 
 from daide.cli import CommandError
 
@@ -75,7 +80,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def build_config(args: argparse.Namespace) -> object:
+def build_config(args: argparse.Namespace) -> TournamentConfig:
     """The `TournamentConfig` of the command line (CommandError for bad values)."""
     from tournament.config import ConfigError, TournamentConfig, parse_bots, parse_server
 
@@ -89,6 +94,33 @@ def build_config(args: argparse.Namespace) -> object:
             db=args.db)
     except ConfigError as exc:
         raise CommandError(str(exc)) from exc
+
+
+async def _play_until_interrupted(config: TournamentConfig,
+                                  bar: Callable[[Progress], None] | None) -> TournamentRun | None:
+    """Run the tournament; SIGINT/SIGTERM cancel it cleanly (None is returned then).
+
+    The signals are received by a task rather than raised as KeyboardInterrupt
+    wherever the program happens to be, so every game task - and the embedded
+    server - unwinds through ordinary cancellation: nothing half written.
+    """
+    import trio
+
+    from tournament.runner import run_tournament
+
+    outcome = None
+    async with trio.open_nursery() as nursery:
+        with trio.CancelScope() as playing:
+            async def on_signals() -> None:
+                with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                    async for _signum in signals:
+                        playing.cancel()
+                        return
+
+            nursery.start_soon(on_signals)
+            outcome = await run_tournament(config, on_progress=bar)
+        nursery.cancel_scope.cancel()
+    return outcome
 
 
 @contextmanager
@@ -108,14 +140,11 @@ def _logging_to(stream: TextIO) -> Iterator[None]:
 def run(args: argparse.Namespace) -> int:
     import trio
 
-    from tournament.config import TournamentConfig
     from tournament.progress import ProgressBar
     from tournament.report import write_report
-    from tournament.runner import run_tournament
     from tournament.store import TournamentStore, TournamentStoreError
 
     config = build_config(args)
-    assert isinstance(config, TournamentConfig)
     try:
         config.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -126,9 +155,8 @@ def run(args: argparse.Namespace) -> int:
         if not args.report_only:
             bar = None if args.no_progress else ProgressBar(sys.stderr)
             try:
-                outcome = trio.run(lambda: run_tournament(config, on_progress=bar))
-            except KeyboardInterrupt:
-                interrupted = True
+                outcome = trio.run(_play_until_interrupted, config, bar)
+                interrupted = outcome is None
             except TournamentStoreError as exc:
                 raise CommandError(str(exc)) from exc
             except OSError as exc:
@@ -136,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
             finally:
                 if bar is not None:
                     bar.close()
-            if not interrupted:
+            if outcome is not None:
                 print(f"played {outcome.played} game(s)"
                       + (", continuing an interrupted tournament" if outcome.resumed else "")
                       + (f"; {outcome.failed} could not be played" if outcome.failed else ""))
