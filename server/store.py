@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -100,6 +100,36 @@ CREATE TABLE IF NOT EXISTS press (
 
 class StoreError(Exception):
     """The database is unusable (wrong schema, unknown game, ...)."""
+
+
+class StorageFailure(StoreError):
+    """A write failed because of the storage: disk full, read-only, I/O error.
+
+    The first one latches the store (`Store.failure`): every later write
+    fails at once, without touching the file, so the database keeps the last
+    state that was committed whole and a restart resumes from it.
+    """
+
+
+#: SQLite result codes that mean the storage, not the data, is at fault.
+_STORAGE_ERRORS = {
+    "SQLITE_FULL": "disk full",
+    "SQLITE_READONLY": "database is read-only",
+    "SQLITE_IOERR": "disk I/O error",
+    "SQLITE_CANTOPEN": "database file cannot be opened",
+    "SQLITE_PERM": "no permission to write the database",
+    "SQLITE_CORRUPT": "database file is corrupt",
+    "SQLITE_NOTADB": "not a database file",
+}
+
+
+def storage_reason(exc: sqlite3.Error) -> str | None:
+    """A short reason if ``exc`` is a storage failure (see `StorageFailure`), else None."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    for prefix, reason in _STORAGE_ERRORS.items():
+        if name == prefix or name.startswith(prefix + "_"):
+            return reason
+    return None
 
 
 @dataclass(frozen=True)
@@ -172,6 +202,10 @@ class Store:
     def __init__(self, db: sqlite3.Connection, path: str) -> None:
         self._db = db
         self.path = path
+        self.failure: str | None = None
+        """Why writes stopped (`StorageFailure`), or None while the store is healthy."""
+        self.on_failure: Callable[[str], None] | None = None
+        """Called once, with the reason, when the first storage failure latches."""
 
     @classmethod
     def open(cls, path: Path | str) -> Store:
@@ -191,11 +225,20 @@ class Store:
         return store
 
     def close(self) -> None:
-        """Checkpoint the WAL into the main file and close."""
+        """Checkpoint the WAL into the main file and close (no checkpoint after a failure)."""
         try:
-            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            if self.failure is None:
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             self._db.close()
+
+    def fail(self, reason: str) -> StorageFailure:
+        """Latch a storage failure (first reason wins); returns the error to raise."""
+        if self.failure is None:
+            self.failure = reason
+            if self.on_failure is not None:
+                self.on_failure(reason)
+        return StorageFailure(f"cannot write {self.path}: {self.failure}")
 
     def _migrate(self) -> None:
         with self._transaction():
@@ -211,13 +254,30 @@ class Store:
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
-        self._db.execute("BEGIN IMMEDIATE")
+        if self.failure is not None:
+            raise self.fail(self.failure)
         try:
-            yield
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._rollback()
+                raise
+        except sqlite3.Error as exc:
+            reason = storage_reason(exc)
+            if reason is None:
+                raise
+            raise self.fail(f"{reason} ({exc})") from exc
+
+    def _rollback(self) -> None:
+        # SQLite may already have rolled back (disk full, I/O error): then
+        # ROLLBACK itself fails, and must not hide the error that caused it.
+        if self._db.in_transaction:
+            try:
+                self._db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
 
     # --- writes --------------------------------------------------------------
 
