@@ -22,7 +22,7 @@ from functools import cache
 
 from adjudicator import GameState, Order, PhaseResult, Rulebook, advance, validate
 from adjudicator.values import MOVEMENT, RETREAT, Waive, order_power
-from maps import Map, MapError, ProvinceKind, load_map
+from maps import Map, MapError, UnknownVariant, variant_map, variant_names
 from protocol import convert
 from protocol.errors import ProtocolError
 from protocol.mapdef import CentreGroup
@@ -31,7 +31,6 @@ from protocol.orders import Order as DaideOrder
 from protocol.parse import Role, parse_message
 from protocol.text import parse_text, render_text
 from protocol.tokens import STANDARD, Representation
-from protocol.tokens import ProvinceKind as TokenProvinceKind
 from protocol.tree import Tree, from_tree
 
 MBV = "MBV"
@@ -58,30 +57,17 @@ class Setting:
         return tuple(self.map.provinces[c].mnemonic for c in self.map.supply_centres)
 
 
-_KIND = {
-    ProvinceKind.INLAND: TokenProvinceKind.INLAND,
-    ProvinceKind.SEA: TokenProvinceKind.SEA,
-    ProvinceKind.COASTAL: TokenProvinceKind.COASTAL,
-    ProvinceKind.BICOASTAL: TokenProvinceKind.BICOASTAL,
-}
-
-
-def representation_of(m: Map) -> Representation:
-    """The token representation of a map (thin adapter: the standard map uses
-    :data:`protocol.tokens.STANDARD`, others the variant numbering scheme)."""
-    if m.name == "standard":
-        return STANDARD
-    provinces = [(p.mnemonic, _KIND[p.kind], p.supply_centre) for p in m.provinces]
-    return Representation.for_variant(m.powers, provinces)
-
-
 @cache
 def _load(variant: str) -> tuple[Map, Representation]:
+    """The variant's map and tokens, from the registry (``daide variants``)."""
     try:
-        m = load_map(variant)
-    except (OSError, MapError, ProtocolError) as exc:
+        m = variant_map(variant)
+    except UnknownVariant:
+        raise InputError(f"unknown or unreadable variant {variant!r}: "
+                         f"not one of {', '.join(variant_names())}") from None
+    except MapError as exc:
         raise InputError(f"unknown or unreadable variant {variant!r}: {exc}") from None
-    return m, representation_of(m)
+    return m, m.representation()
 
 
 def rulebook(preset: str, overrides: Sequence[tuple[str, str]] = ()) -> Rulebook:
@@ -96,7 +82,7 @@ def rulebook(preset: str, overrides: Sequence[tuple[str, str]] = ()) -> Rulebook
 
 
 def setting(variant: str = "standard", rules: Rulebook | None = None) -> Setting:
-    """The setting for a variant name (``maps/data/<variant>``) and rulebook."""
+    """The setting for a variant name (case-insensitive, ``maps.variant_names()``) and rulebook."""
     m, rep = _load(variant)
     return Setting(m, rep, rules if rules is not None else rulebook("datc-2.4"))
 

@@ -17,16 +17,27 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from maps.model import Map, Province, ProvinceKind, StartUnit
+
+if TYPE_CHECKING:
+    from protocol.tokens import Representation
 
 #: Seasons in game order; the first one of a year is a movement phase.
 SEASONS = ("SPR", "SUM", "FAL", "AUT", "WIN")
 
 
 class MapError(ValueError):
-    """The MDF / NOW / SCO data does not describe a consistent map."""
+    """The MDF / NOW / SCO data does not describe a consistent map.
+
+    ``part`` names the message at fault (``"MDF"``, ``"NOW"``, ``"SCO"`` or
+    ``"RM"``) so that a loader can name the file; the message is one line.
+    """
+
+    def __init__(self, message: str, part: str = "MDF") -> None:
+        super().__init__(message)
+        self.part = part
 
 
 def _tuple(node: Any, what: str) -> tuple[Any, ...]:
@@ -55,6 +66,7 @@ def map_from_mdf(
     *,
     name: str = "standard",
     names: Mapping[str, str] | None = None,
+    rep: Representation | None = None,
 ) -> Map:
     """Build a map from an MDF tree plus the starting NOW and SCO trees.
 
@@ -62,7 +74,9 @@ def map_from_mdf(
     for display and for the alphabetical tie-break of DATC 4.D.8); a missing
     name falls back to the mnemonic.  Without ``now`` the map has no starting
     units (phase SPR 1901); without ``sco`` every centre starts unowned.
-    Raises :class:`MapError` for inconsistent data.
+    ``rep`` is the token representation the messages came in (kept on the
+    map, never looked at here).  Raises :class:`MapError` for inconsistent
+    data.
     """
     names = names or {}
     body = _message(mdf, "MDF")
@@ -221,8 +235,14 @@ def map_from_mdf(
     }
     neutral = tuple(sorted(ids[c] for c, owners in homes.items() if not owners))
 
-    start_phase, start_units = _start_units(now, ids, provinces, powers, loc_ids)
-    start_ownership = _start_ownership(sco, ids, centres, powers)
+    try:
+        start_phase, start_units = _start_units(now, ids, provinces, powers, loc_ids)
+    except MapError as exc:
+        raise MapError(str(exc), "NOW") from None
+    try:
+        start_ownership = _start_ownership(sco, ids, centres, powers)
+    except MapError as exc:
+        raise MapError(str(exc), "SCO") from None
 
     return Map(
         name=name,
@@ -244,6 +264,8 @@ def map_from_mdf(
         start_units=start_units,
         start_ownership=MappingProxyType(start_ownership),
         power_names=MappingProxyType({p: names.get(p, p) for p in powers}),
+        mdf=tuple(mdf),
+        rep=rep,
     )
 
 
@@ -300,15 +322,16 @@ def _start_units(
             prov, coast = _name(where[0], "province"), _name(where[1], "coast")
         else:
             prov, coast = _name(where, "province"), None
+        place = prov if coast is None else f"{prov}/{coast}"
         if prov not in ids or (ids[prov], coast) not in loc_ids:
-            raise MapError(f"unit in unknown place {where!r}")
+            raise MapError(f"{power} {kind} in {place}, which is not a place on the map")
         p = provinces[ids[prov]]
         if kind == "AMY" and (coast is not None or not p.is_land):
-            raise MapError(f"army cannot stand in {where!r}")
-        if kind == "FLT" and (
-            p.kind is ProvinceKind.INLAND or (p.kind is ProvinceKind.BICOASTAL and coast is None)
-        ):
-            raise MapError(f"fleet cannot stand in {where!r}")
+            raise MapError(f"{power} AMY in {place}: an army cannot stand there")
+        if kind == "FLT" and p.kind is ProvinceKind.BICOASTAL and coast is None:
+            raise MapError(f"{power} FLT in {place}: a fleet in a bicoastal province needs a coast")
+        if kind == "FLT" and p.kind is ProvinceKind.INLAND:
+            raise MapError(f"{power} FLT in {place}: a fleet cannot stand inland")
         if kind not in ("AMY", "FLT"):
             raise MapError(f"bad unit type {kind}")
         if prov in occupied:

@@ -24,6 +24,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the model stays importable without the protocol package
+    from protocol.tokens import Representation
 
 
 class ProvinceKind(StrEnum):
@@ -112,6 +116,29 @@ class Map:
     start_ownership: Mapping[str, str]
     #: full names of the powers (mnemonic -> name), for display
     power_names: Mapping[str, str]
+    #: the MDF message the map was built from, as a :mod:`protocol.tree` tree
+    #: (what a server sends in answer to MDF, PROTOCOL.md 11)
+    mdf: tuple[Any, ...] = ()
+    #: the token representation of its powers and provinces (what the RM
+    #: announces, PROTOCOL.md 4.2), when the map came with one (a ``.rem``
+    #: file, a received RM); :meth:`representation` derives one otherwise
+    rep: Representation | None = None
+
+    # -- tokens ------------------------------------------------------------
+
+    def representation(self) -> Representation:
+        """The map's token representation: the one it came with, else derived.
+
+        A derived representation is :data:`protocol.tokens.STANDARD` when
+        every power and province is a standard token of the right category
+        (the standard board), else the variant numbering of
+        :meth:`protocol.tokens.Representation.for_variant`.
+        """
+        if self.rep is not None:
+            return self.rep
+        from maps.tokens import derived_representation  # imports protocol: kept lazy
+
+        return derived_representation(self)
 
     # -- lookups -----------------------------------------------------------
 

@@ -22,13 +22,13 @@ from adjudicator import values as adj
 from adjudicator.rulebook import DEFAULT, Rulebook
 from adjudicator.validate import validate
 from adjudicator.values import GameState, initial_state
-from maps.loader import DATA_DIR
 from protocol import convert
 from protocol import orders as po
+from protocol.errors import ProtocolError
 from protocol.messages import Mdf, Mis, Now, Ord, Sco
 from protocol.parse import Role, parse_message
-from protocol.text import parse_text
-from protocol.tokens import STANDARD, Representation
+from protocol.tokens import Representation
+from protocol.tree import from_tree
 
 
 class VariantError(ValueError):
@@ -58,24 +58,33 @@ class Variant:
 
 
 def available_variants() -> tuple[str, ...]:
-    """Variant names that have map data in the ``maps`` package."""
-    return tuple(sorted(p.name for p in DATA_DIR.iterdir() if (p / f"{p.name}.mdf").exists()))
+    """Variant names that have map data in the ``maps`` package (``daide variants``)."""
+    return maps.variant_names()
 
 
 @cache
 def load_variant(name: str) -> Variant:
-    """The variant of that name (``standard``), loaded once."""
-    key = name.lower()
-    if key not in available_variants():
-        raise VariantError(f"unknown variant {name!r} (available: {', '.join(available_variants())})")
-    the_map = maps.standard_map() if key == "standard" else maps.load_map(key)
-    rep = STANDARD
-    text = " ".join(line for line in (DATA_DIR / key / f"{key}.mdf").read_text("utf-8").splitlines()
-                    if not line.lstrip().startswith("#"))
-    mdf = parse_message(parse_text(text, rep), rep, sender=Role.SERVER)
-    assert isinstance(mdf, Mdf)
-    # The reference server announced the standard map as 'STANDARD' (8.1).
-    return Variant(key.upper(), the_map, rep, mdf)
+    """The variant of that name (case-insensitive, as ``daide variants`` lists them), loaded once.
+
+    The MAP name is the registry's name in upper case (the reference server
+    sent ``'STANDARD'``, PROTOCOL.md 8.1); the MDF is the map's own message
+    and the representation its ``.rem`` file: the standard tokens (an empty
+    RM, 4.2 and 19.3) for the standard board, the full list otherwise.
+    Raises :class:`VariantError` with a one-line reason (unknown name, or
+    data that cannot be played, naming the file).
+    """
+    try:
+        the_map = maps.variant_map(name)
+    except maps.MapError as exc:
+        raise VariantError(str(exc)) from None
+    rep = the_map.representation()
+    try:
+        mdf = parse_message(from_tree(the_map.mdf, rep), rep, sender=Role.SERVER)
+    except ProtocolError as exc:
+        raise VariantError(f"variant {name!r}: its MDF is not a valid message: {exc}") from None
+    if not isinstance(mdf, Mdf):
+        raise VariantError(f"variant {name!r}: its MDF is not an MDF message")
+    return Variant(the_map.name.upper(), the_map, rep, mdf)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,5 @@
+sco (arg Bai Mdp Sfe)
+    (bzl Blm Bsl Man Rdj)
+    (chi Ant Con San)
+    (col Bar Bog Med)
+    (UNO Are Crc Ecu Guy Jua Lap Lim Mal Mrc Prg Uru)
