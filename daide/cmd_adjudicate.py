@@ -50,7 +50,8 @@ HELP = "adjudicate positions and orders given as DAIDE text (SCO, NOW, SUB block
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--variant", default="standard",
-                        help="map / variant name (default: standard)")
+                        help="map / variant name, case-insensitive (default: standard; "
+                             "`daide variants` lists them)")
     parser.add_argument("--rules", default="datc-2.4", choices=RULE_PRESETS,
                         help="rule preset (default: datc-2.4)")
     parser.add_argument("file", nargs="?", default="-", metavar="FILE",

@@ -15,7 +15,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=16713,
                         help="TCP port (default 16713; 0 picks a free port, named in the first log line)")
-    parser.add_argument("--variant", default="standard", help="map to play (default standard)")
+    parser.add_argument("--variant", default="standard", metavar="NAME",
+                        help="map to play, case-insensitive (default standard; `daide variants` lists them)")
     parser.add_argument("--level", type=int, default=0, help="press level (LVL), default 0")
     parser.add_argument("--mtl", type=int, metavar="S", help="movement phase time limit, seconds")
     parser.add_argument("--rtl", type=int, metavar="S", help="retreat phase time limit, seconds")

@@ -148,7 +148,7 @@ def map_from_mdf(
                 raise MapError(f"bad unit type {head!r} in the adjacencies of {prov}")
     missing = [m for m in all_names if m not in seen]
     if missing:
-        raise MapError(f"no adjacency entry for {' '.join(missing)}")
+        raise MapError(f"provinces {' '.join(missing)} have no adjacency entry")
 
     # -- provinces and locations -------------------------------------------
     provinces: list[Province] = []
