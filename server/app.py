@@ -12,6 +12,12 @@ one synchronous step, so there is never half a phase to roll back), clients
 outside the games get OFF too - and give the writers a bounded grace period
 to flush before the remaining connections are cut.  The database is closed
 last.
+
+With ``group_commit`` (the default) the store commits without waiting for
+the disk and `server.durability.Durability` syncs it once per batch; its
+flusher task runs beside the games until the very end, so the last OFFs
+still wait for the disk.  Admission (connections in total and per address)
+is the lobby's `server.limits.ConnectionGate`, checked before a byte is read.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import structlog
 import trio
 
 from server.connection import handle_connection
+from server.durability import GroupCommitStore
 from server.engine import load_variant
 from server.lobby import Lobby
 from server.settings import ServerSettings
@@ -46,7 +53,8 @@ class Server:
         variant = load_variant(settings.game.variant)
         listeners = await trio.open_tcp_listeners(settings.port, host=settings.host)
         try:
-            store = Store.open(settings.db_path)
+            opener = GroupCommitStore.open if settings.group_commit else Store.open
+            store = opener(settings.db_path)
         except BaseException:
             for listener in listeners:
                 await listener.aclose()
@@ -56,30 +64,42 @@ class Server:
             # The first log line names the address (with --port 0, the port chosen).
             log.info("listening", host=host, port=port, db=str(settings.db_path),
                      variant=variant.name.lower())
-            async with trio.open_nursery() as nursery:
-                lobby = self.lobby = Lobby(settings, store, variant, nursery)
-                lobby.resume(store.load_unfinished())
-                accepting = trio.CancelScope()
-
-                async def accept() -> None:
-                    async def handler(stream: trio.SocketStream) -> None:
-                        await handle_connection(stream, lobby)
-
-                    with accepting:
-                        await trio.serve_listeners(handler, listeners, handler_nursery=nursery)
-
-                nursery.start_soon(accept)
-                task_status.started(listeners)
+            async with trio.open_nursery() as flushing:
+                lobby = self.lobby = Lobby(settings, store, variant, flushing)
+                flushing.start_soon(lobby.durability.run)
                 try:
-                    await self._stop.wait()
+                    await self._serve(lobby, listeners, task_status)
                 finally:
-                    with trio.CancelScope(shield=True):
-                        accepting.cancel()
-                        await self._drain(lobby)
-                    nursery.cancel_scope.cancel()
+                    lobby.durability.close()
+                    flushing.cancel_scope.cancel()
         finally:
             store.close()
             log.info("stopped")
+
+    async def _serve(self, lobby: Lobby, listeners: list[trio.SocketListener],
+                     task_status: trio.TaskStatus[list[trio.SocketListener]]) -> None:
+        """Games and connections, until `stop` (or cancellation)."""
+        async with trio.open_nursery() as nursery:
+            lobby.nursery = nursery
+            lobby.resume(lobby.store.load_unfinished())
+            accepting = trio.CancelScope()
+
+            async def accept() -> None:
+                async def handler(stream: trio.SocketStream) -> None:
+                    await handle_connection(stream, lobby)
+
+                with accepting:
+                    await trio.serve_listeners(handler, listeners, handler_nursery=nursery)
+
+            nursery.start_soon(accept)
+            task_status.started(listeners)
+            try:
+                await self._stop.wait()
+            finally:
+                with trio.CancelScope(shield=True):
+                    accepting.cancel()
+                    await self._drain(lobby)
+                nursery.cancel_scope.cancel()
 
     async def _drain(self, lobby: Lobby) -> None:
         log.info("shutting_down", games=len(lobby.games), clients=len(lobby.clients))

@@ -4,10 +4,25 @@ The reader feeds received bytes to the sans-IO `Connection` and acts on its
 events: the IM gets the RM (PROTOCOL.md 4.2), a parsed DM goes to the lobby
 (which passes it on to the client's game), a bad DM is answered with its
 PRN/HUH, a framing fault with its EM and a close (4.5).  The writer drains
-the client's bounded queue, writing one whole frame per ``send_all``
-(PROTOCOL.md 19.9).  Nothing a peer sends can raise out of here: every
-fault becomes an EM, a PRN/HUH or a log line, and the connection is closed
-in ``finally`` whatever happens.
+the client's bounded queue; each write holds whole frames only (PROTOCOL.md
+19.9) and waits for the database to be durable first (`server.durability`:
+nobody hears of an order or a phase before it is on disk).
+
+Nothing a peer sends can raise out of here: every fault becomes an EM, a
+PRN/HUH or a log line, and the connection is closed in ``finally`` whatever
+happens.  The limits of `server.limits` are enforced here, per connection:
+
+* admission (`ConnectionGate`): over the total or per-address count the
+  socket is closed before a byte is read;
+* the IM timer (EM 0x01), a frame over ``max_frame_body`` or a frame left
+  incomplete for ``frame_timeout`` seconds (EM 0x09, slow-loris), a client
+  idle for ``join_idle_timeout`` seconds before it settled in a game (OFF,
+  FM, close);
+* ``message_rate``: each DM takes a token; without one the reader waits,
+  so a flood is read at the allowed rate and the peer's TCP window closes;
+* the writer: a client whose queue fills (`Client.send`) or whose socket
+  takes nothing for ``send_timeout`` seconds is dropped - its power goes
+  into civil disorder and the game never waits on its socket.
 """
 
 from __future__ import annotations
@@ -25,12 +40,23 @@ from protocol.connection import (
     MessageReceived,
     MessageRejected,
     ProtocolViolation,
+    State,
 )
 from protocol.connection import Connection as Machine
 from protocol.errors import ProtocolError
-from protocol.frames import FinalMessage, RepresentationMessage
-from protocol.messages import Message
+from protocol.frames import (
+    DiplomacyMessage,
+    ErrorCode,
+    ErrorMessage,
+    FinalMessage,
+    RepresentationMessage,
+    build_frame,
+)
+from protocol.messages import Message, Off
 from protocol.parse import Role as Sender
+from protocol.tokens import Representation
+from server.durability import DurabilityLost
+from server.limits import FrameTracker, TokenBucket
 from server.session import Client, Close, Outgoing
 
 if TYPE_CHECKING:
@@ -39,126 +65,255 @@ if TYPE_CHECKING:
 log = structlog.get_logger("server.connection")
 
 READ_SIZE = 65536
+#: Most queued items one write takes (their frames go out in one ``send_all``).
+WRITE_BATCH = 64
 
 
-def peer_name(stream: trio.SocketStream) -> str:
-    """``host:port`` of the peer."""
+def peer_name(stream: trio.abc.Stream) -> str:
+    """``host:port`` of the peer (``?`` when the stream has no socket)."""
     try:
-        host, port = stream.socket.getpeername()[:2]
-    except OSError:
+        host, port = stream.socket.getpeername()[:2]  # type: ignore[attr-defined]
+    except (OSError, AttributeError):
         return "?"
     return f"{host}:{port}"
 
 
-async def handle_connection(stream: trio.SocketStream, lobby: Lobby) -> None:
-    """Serve one client from accept to close."""
+async def handle_connection(stream: trio.abc.Stream, lobby: Lobby, peer: str | None = None
+                            ) -> None:
+    """Serve one client from accept to close (``peer`` names it when the stream cannot)."""
     settings = lobby.settings
+    peer = peer or peer_name(stream)
+    refusal = lobby.gate.admit(_host(peer))
+    if refusal is not None:
+        log.warning("connection_refused", peer=peer, reason=refusal)
+        await trio.aclose_forcefully(stream)
+        return
     try:
-        stream.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
-    except OSError:
-        pass
-    machine = Machine(Sender.SERVER, lobby.variant.rep, level=settings.game.level)
-    send_channel, receive_channel = trio.open_memory_channel[Outgoing](settings.outbound_queue)
-    client = Client(peer_name(stream), send_channel, level=settings.game.level)
-    with structlog.contextvars.bound_contextvars(conn=client.id, peer=client.peer):
-        log.info("connection_opened")
-        lobby.connected(client)
-        try:
-            async with trio.open_nursery() as nursery:
-                client.cancel_scope = nursery.cancel_scope
-                nursery.start_soon(_writer, stream, machine, receive_channel, client)
-                await _reader(stream, machine, client, lobby)
-        except trio.BrokenResourceError as exc:
-            client.close_reason = client.close_reason or f"socket error: {exc}"
-        except Exception:
-            # A bug must cost this connection only, never the server.
-            log.exception("connection_failed")
-            client.close_reason = "internal error"
-        finally:
-            client.closed = True
-            with trio.CancelScope(shield=True):
-                await lobby.disconnected(client)
-                await trio.aclose_forcefully(stream)
-            log.info("connection_closed", reason=client.close_reason or "closed",
-                     power=client.power)
-
-
-async def _reader(stream: trio.SocketStream, machine: Machine, client: Client,
-                  lobby: Lobby) -> None:
-    """Read until the peer closes or breaks the protocol; returns when reading is over."""
-    # PROTOCOL.md 2: the 30-second initial-message timer.
-    with trio.move_on_after(lobby.settings.im_timeout) as im_timer:
-        if not await _pump(stream, machine, client, lobby, until_im=True):
-            return
-    if im_timer.cancelled_caught:
-        client.close_reason = "no IM within the initial-message timer"
-        client.send(machine.im_timer_expired())
-        client.finish(client.close_reason, fm=False)
-        await trio.sleep_forever()    # the writer flushes the EM, then cancels us
-    await _pump(stream, machine, client, lobby, until_im=False)
-
-
-async def _pump(stream: trio.SocketStream, machine: Machine, client: Client,
-                lobby: Lobby, *, until_im: bool) -> bool:
-    """Feed the machine and act on its events.
-
-    With ``until_im`` returns True once the IM arrived; otherwise runs until
-    the connection ends.  Returns False when the connection ended.
-    """
-    while True:
-        machine.level = client.level      # the level of the client's game (PROTOCOL.md 7.2)
-        event = machine.next_event()
-        if event is NEED_DATA:
-            data = await stream.receive_some(READ_SIZE)
-            machine.receive_data(data)
-            continue
-        match event:
-            case InitialReceived():
-                rm = RepresentationMessage.for_representation(lobby.variant.rep)
-                client.send(machine.send(rm))
-                if until_im:
-                    return True
-            case MessageReceived(message, tokens):
-                await lobby.received(client, message, tokens)
-            case MessageRejected(tokens, error, reply):
-                log.info("message_rejected", reason=error.reason, tokens=len(tokens))
-                if reply is not None:
-                    client.send(reply)
-            case ConnectionClosed(reason, code, partial):
-                client.close_reason = client.close_reason or f"peer sent {reason}" + (
-                    f" 0x{code:02X}" if code is not None else "") + (
-                    " mid-frame" if partial else "")
-                client.abort(client.close_reason)
-                return False
-            case ProtocolViolation(code, reason, data):
-                log.warning("protocol_violation", code=f"0x{int(code):02X}", reason=reason)
-                client.close_reason = f"protocol violation: {reason}"
-                client.send(data)
-                client.finish(client.close_reason, fm=False)
-                await trio.sleep_forever()    # the writer flushes the EM, then cancels us
-            case _:
-                return False
-
-
-async def _writer(stream: trio.SocketStream, machine: Machine,
-                  queue: trio.MemoryReceiveChannel[Outgoing], client: Client) -> None:
-    """Write queued messages, one frame per call; a close marker ends the connection."""
-    async for item in queue:
-        if isinstance(item, Close):
-            if item is Close.WITH_FM:
-                try:
-                    await stream.send_all(machine.send(FinalMessage()))
-                except ProtocolError:
-                    pass
-            break
-        if isinstance(item, bytes):
-            data = item
-        else:
+        if isinstance(stream, trio.SocketStream):
             try:
-                data = machine.send(item) if isinstance(item, Message) else b""
+                stream.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+            except OSError:
+                pass
+        machine = Machine(Sender.SERVER, lobby.variant.rep, level=settings.game.level)
+        send_channel, receive_channel = trio.open_memory_channel[Outgoing](settings.outbound_queue)
+        client = Client(peer, send_channel, level=settings.game.level)
+        with structlog.contextvars.bound_contextvars(conn=client.id, peer=client.peer):
+            log.info("connection_opened")
+            lobby.connected(client)
+            try:
+                async with trio.open_nursery() as nursery:
+                    client.cancel_scope = nursery.cancel_scope
+                    nursery.start_soon(_writer, stream, machine, receive_channel, client, lobby)
+                    await _Reader(stream, machine, client, lobby).run()
+            except trio.BrokenResourceError as exc:
+                client.close_reason = client.close_reason or f"socket error: {exc}"
+            except Exception:
+                # A bug must cost this connection only, never the server.
+                log.exception("connection_failed")
+                client.close_reason = "internal error"
+            finally:
+                client.closed = True
+                with trio.CancelScope(shield=True):
+                    await lobby.disconnected(client)
+                    await trio.aclose_forcefully(stream)
+                log.info("connection_closed", reason=client.close_reason or "closed",
+                         power=client.power)
+    finally:
+        lobby.gate.release(_host(peer))
+
+
+def _host(peer: str) -> str:
+    host, _, _port = peer.rpartition(":")
+    return host or peer
+
+
+class _Reader:
+    """Reads until the peer closes, breaks the protocol or runs into a limit."""
+
+    def __init__(self, stream: trio.abc.Stream, machine: Machine, client: Client,
+                 lobby: Lobby) -> None:
+        self.stream = stream
+        self.machine = machine
+        self.client = client
+        self.lobby = lobby
+        self.settings = settings = lobby.settings
+        now = trio.current_time()
+        self.im_deadline: float | None = now + settings.im_timeout
+        self.last_heard = now
+        self.frames = FrameTracker(settings.max_frame_body)
+        self.bucket = TokenBucket(settings.message_rate, settings.message_burst, now)
+
+    async def run(self) -> None:
+        machine, client, lobby = self.machine, self.client, self.lobby
+        while True:
+            machine.level = client.level      # the level of the client's game (PROTOCOL.md 7.2)
+            event = machine.next_event()
+            if event is NEED_DATA:
+                if not await self._receive():
+                    return
+                continue
+            match event:
+                case InitialReceived():
+                    self.im_deadline = None
+                    rm = RepresentationMessage.for_representation(lobby.variant.rep)
+                    client.send(machine.send(rm))
+                case MessageReceived(message, tokens):
+                    await self._throttle()
+                    await lobby.received(client, message, tokens)
+                case MessageRejected(tokens, error, reply):
+                    await self._throttle()
+                    log.info("message_rejected", reason=error.reason, tokens=len(tokens))
+                    if reply is not None:
+                        client.send(reply)
+                case ConnectionClosed(reason, code, partial):
+                    client.close_reason = client.close_reason or f"peer sent {reason}" + (
+                        f" 0x{code:02X}" if code is not None else "") + (
+                        " mid-frame" if partial else "")
+                    client.abort(client.close_reason)
+                    return
+                case ProtocolViolation(code, reason, data):
+                    log.warning("protocol_violation", code=f"0x{int(code):02X}", reason=reason)
+                    await self._close_with(data, f"protocol violation: {reason}")
+                case _:
+                    return
+
+    async def _receive(self) -> bool:
+        """Read one chunk within the deadlines; False when reading is over."""
+        while True:
+            deadline, expired = self._deadline()
+            with trio.move_on_at(deadline):
+                data = await self.stream.receive_some(READ_SIZE)
+                break
+            if self._expired(expired):
+                await self._on_timeout(expired)
+        now = trio.current_time()
+        self.last_heard = now
+        too_big = self.frames.feed(data, now)
+        if too_big is not None:
+            log.warning("frame_too_large", reason=too_big)
+            await self._close_with(build_frame(ErrorMessage(ErrorCode.BAD_LENGTH)),
+                                   f"frame too large: {too_big}")
+        self.machine.receive_data(bytes(data))
+        return True
+
+    def _deadline(self) -> tuple[float, str]:
+        """The earliest limit that can end the wait for data, and its name."""
+        settings = self.settings
+        candidates: list[tuple[float, str]] = []
+        if self.im_deadline is not None:
+            candidates.append((self.im_deadline, "im"))
+        if self.frames.partial_since is not None:
+            candidates.append((self.frames.partial_since + settings.frame_timeout, "frame"))
+        if not self.client.settled:
+            candidates.append((self.last_heard + settings.join_idle_timeout, "idle"))
+        return min(candidates, default=(float("inf"), ""))
+
+    def _expired(self, which: str) -> bool:
+        # The client may have settled (joined, game started) while we waited.
+        return which != "idle" or not self.client.settled
+
+    async def _on_timeout(self, which: str) -> None:
+        client = self.client
+        if which == "im":
+            # PROTOCOL.md 2: the 30-second initial-message timer.
+            await self._close_with(self.machine.im_timer_expired(),
+                                   "no IM within the initial-message timer")
+        elif which == "frame":
+            # Slow-loris: a frame begun and not finished (Parlance answers EM 0x09).
+            log.warning("frame_timeout", seconds=self.settings.frame_timeout)
+            await self._close_with(build_frame(ErrorMessage(ErrorCode.BAD_LENGTH)),
+                                   "frame not completed in time")
+        else:
+            log.info("idle_timeout", seconds=self.settings.join_idle_timeout,
+                     role=client.role.value)
+            if self.machine.state is State.READY:
+                client.send(Off())
+            client.finish("idle without joining a game", fm=self.machine.state is State.READY)
+            await trio.sleep_forever()        # the writer flushes, then cancels us
+
+    async def _close_with(self, em: bytes, reason: str) -> None:
+        """Send an EM (already encoded) and close without FM (PROTOCOL.md 4.5)."""
+        self.client.close_reason = reason
+        self.client.send(em)
+        self.client.finish(reason, fm=False)
+        await trio.sleep_forever()            # the writer flushes the EM, then cancels us
+
+    async def _throttle(self) -> None:
+        now = trio.current_time()
+        self.last_heard = now
+        wait = self.bucket.delay(now)
+        if wait > 0:
+            await trio.sleep(wait)
+
+
+# --- writing ------------------------------------------------------------------------
+
+#: Frames of recently broadcast messages: one encoding per message, not per client.
+_encoded: dict[int, tuple[Message, Representation, bytes]] = {}
+_ENCODED_MAX = 512
+
+
+def _frame_of(machine: Machine, message: Message) -> bytes:
+    """The DM frame of ``message`` (raises ProtocolError when it cannot be sent now)."""
+    if machine.state is not State.READY:
+        return machine.send(message)
+    rep = machine.representation
+    cached = _encoded.get(id(message))
+    # The cache holds the message itself, so its id cannot be reused while cached.
+    if cached is not None and cached[0] is message and cached[1] is rep:
+        return cached[2]
+    data = build_frame(DiplomacyMessage(message.to_tokens(rep)))
+    if len(_encoded) >= _ENCODED_MAX:
+        _encoded.clear()
+    _encoded[id(message)] = (message, rep, data)
+    return data
+
+
+async def _writer(stream: trio.abc.Stream, machine: Machine,
+                  queue: trio.MemoryReceiveChannel[Outgoing], client: Client,
+                  lobby: Lobby) -> None:
+    """Write queued messages in batches of whole frames; a close marker ends the connection."""
+    settings = lobby.settings
+    done = False
+    while not done:
+        try:
+            items = [await queue.receive()]
+        except trio.EndOfChannel:
+            break
+        while len(items) < WRITE_BATCH:
+            try:
+                items.append(queue.receive_nowait())
+            except (trio.WouldBlock, trio.EndOfChannel):
+                break
+        chunks: list[bytes] = []
+        for item in items:
+            if isinstance(item, Close):
+                if item is Close.WITH_FM:
+                    try:
+                        chunks.append(machine.send(FinalMessage()))
+                    except ProtocolError:
+                        pass
+                done = True
+                break
+            if isinstance(item, bytes):
+                chunks.append(item)
+                continue
+            try:
+                chunks.append(_frame_of(machine, item))
             except ProtocolError as exc:
                 log.error("unsendable_message", kind=getattr(item, "COMMAND", "?"), error=str(exc))
-                continue
-        await stream.send_all(data)
+        if not chunks:
+            continue
+        try:
+            await lobby.durability.wait()
+        except DurabilityLost as exc:
+            client.abort(f"storage failed: {exc}")
+            break
+        with trio.move_on_after(settings.send_timeout) as timer:
+            await stream.send_all(b"".join(chunks))
+        if timer.cancelled_caught:
+            log.warning("client_too_slow", power=client.power,
+                        reason=f"no write completed in {settings.send_timeout} s")
+            client.abort("socket blocked")
+            break
     client.abort(client.close_reason or "closed")
-

@@ -15,13 +15,17 @@ Passcode guessing (PROTOCOL.md 13.2, hardening): a connection gets at most
 ``iam_failures_per_connection`` wrong passcodes, then it is closed; an
 address gets at most ``iam_failures_per_address`` within
 ``iam_failure_window`` seconds, after which all its IAMs are refused
-unchecked until the window has passed.  With 8191 possible passcodes that
-makes guessing hopeless.
+unchecked for a block that doubles each time (`server.limits.IamGuard`).
+With 8191 possible passcodes that makes guessing hopeless.
+
+Storage failure (disk full, read-only database): the store latches the
+failure and calls `Lobby.storage_failed`, which says so (an error log line
+and an ADM to every client), refuses new games and freezes the others - a
+frozen game is not "running", so it accepts no orders and processes no
+phase; what the database holds is what a restart resumes.
 """
 
 from __future__ import annotations
-
-from collections import deque
 
 import structlog
 import trio
@@ -48,6 +52,7 @@ from protocol.messages import (
     Yes,
 )
 from protocol.messages import Map as MapMessage
+from server.durability import Durability
 from server.engine import Variant
 from server.events import (
     INBOX_SIZE,
@@ -61,11 +66,15 @@ from server.events import (
     Request,
 )
 from server.game import Game
-from server.session import Client
+from server.limits import ConnectionGate, IamGuard
+from server.session import Client, Role
 from server.settings import GameSettings, ServerSettings
-from server.store import GameRecord, Store
+from server.store import GameRecord, StorageFailure, Store
 
 log = structlog.get_logger("server.lobby")
+
+#: Status of a game whose database failed: not running, not finished (see the module doc).
+FROZEN = "frozen"
 
 
 class Lobby:
@@ -80,7 +89,12 @@ class Lobby:
         self.start = variant.start()      # what clients outside any game are shown
         self.games: dict[int, GameHandle] = {}
         self.clients: set[Client] = set()
-        self._failures: dict[str, deque[float]] = {}
+        self.gate = ConnectionGate(settings.max_connections, settings.connections_per_address,
+                                   settings.limit_exempt)
+        self.iam_guard = IamGuard(settings.iam_failures_per_address, settings.iam_failure_window)
+        self.durability = Durability(store)
+        self.storage_failure: str | None = store.failure
+        store.on_failure = self.storage_failed
         self.idle = trio.Event()          # set while no client is connected
         self.idle.set()
         self.no_games = trio.Event()      # set while no game actor runs
@@ -126,6 +140,21 @@ class Lobby:
                 continue
             self._open_game(record.settings, record)
 
+    def storage_failed(self, reason: str) -> None:
+        """The database cannot be written: say so, refuse new games, freeze the rest."""
+        if self.storage_failure is not None:
+            return
+        self.storage_failure = reason
+        log.error("storage_failed", reason=reason, db=self.store.path,
+                  effect="new games refused; games frozen until the server restarts")
+        for handle in self.games.values():
+            if handle.status != "finished":
+                handle.status = FROZEN
+        notice = Adm("Server", f"The server cannot save games ({reason.split(' (')[0]}). "
+                               "No new games; running games are paused until it restarts.")
+        for client in list(self.clients):
+            client.send(notice)
+
     def _passcode_taken(self, power: str, code: int) -> bool:
         return any(h.passcodes.get(power) == code for h in self.games.values())
 
@@ -163,7 +192,15 @@ class Lobby:
 
     async def received(self, client: Client, message: Message, tokens: tuple[int, ...]) -> None:
         """A parsed message from a client: to its game, or answered here."""
+        if isinstance(message, Adm) and not client.adm_allowed(trio.current_time()):
+            # ADM is relayed to every client: a flood of it would reach them all.
+            client.send(Rej(message))
+            return
         if client.game is not None:
+            if client.role is Role.JOINING and isinstance(message, Yes) \
+                    and isinstance(message.message, MapMessage):
+                # The game takes every YES (MAP) of a joining client (Game.map_answer).
+                client.map_accepted = True
             if await self._to_game(client.game, Request(client, message, tokens)):
                 return
             client.game = None
@@ -179,7 +216,14 @@ class Lobby:
 
     async def _join(self, client: Client, message: Nme) -> None:
         forming = [h for h in self.games.values() if h.open_seats > 0]
-        handle = min(forming, key=lambda h: h.id) if forming else self._open_game(self.settings.game)
+        if forming:
+            handle = min(forming, key=lambda h: h.id)
+        else:
+            opened = self._try_open_game()
+            if opened is None:
+                client.send(Rej(message))
+                return
+            handle = opened
         handle.claimed += 1
         client.game = handle
         if not await self._to_game(handle, Join(client, message)):
@@ -188,20 +232,35 @@ class Lobby:
 
     async def _observe(self, client: Client, message: Obs) -> None:
         live = [h for h in self.games.values() if h.status != "finished"]
-        handle = max(live, key=lambda h: h.id) if live else self._open_game(self.settings.game)
+        if live:
+            handle = max(live, key=lambda h: h.id)
+        else:
+            opened = self._try_open_game()
+            if opened is None:
+                client.send(Rej(message))
+                return
+            handle = opened
         client.game = handle
         if not await self._to_game(handle, Observe(client, message)):
             client.game = None
             client.send(Rej(message))
 
+    def _try_open_game(self) -> GameHandle | None:
+        """A new forming game, or None when the database cannot take one."""
+        if self.storage_failure is not None:
+            return None
+        try:
+            return self._open_game(self.settings.game)
+        except StorageFailure:
+            return None        # storage_failed has said why
+
     async def _rejoin(self, client: Client, message: Iam) -> None:
         now = trio.current_time()
-        failures = self._failures.setdefault(client.address, deque())
-        window = self.settings.iam_failure_window
-        while failures and failures[0] <= now - window:
-            failures.popleft()
-        if len(failures) >= self.settings.iam_failures_per_address:
-            log.warning("iam_refused", power=message.power, reason="address limit")
+        if self.storage_failure is not None:
+            client.send(Rej(message))       # no game runs: nothing to rejoin, nothing counted
+            return
+        if self.iam_guard.blocked(client.address, now):
+            log.warning("iam_refused", power=message.power, reason="address blocked")
             client.send(Rej(message))
             return
         handle = next((h for h in self.games.values()
@@ -213,9 +272,10 @@ class Lobby:
                 return
             client.game = None
         else:
-            failures.append(now)
             client.iam_failures += 1
-            log.warning("iam_wrong_passcode", power=message.power, failures=client.iam_failures)
+            blocked = self.iam_guard.failed(client.address, now)
+            log.warning("iam_wrong_passcode", power=message.power, failures=client.iam_failures,
+                        address_blocked=blocked)
         client.send(Rej(message))
         if client.iam_failures >= self.settings.iam_failures_per_connection:
             client.finish("too many wrong passcodes")

@@ -23,6 +23,7 @@ import structlog
 import trio
 
 from protocol.messages import Message
+from server.limits import TokenBucket
 
 if TYPE_CHECKING:
     from server.events import GameHandle
@@ -30,6 +31,11 @@ if TYPE_CHECKING:
 log = structlog.get_logger("server.session")
 
 _ids = itertools.count(1)
+
+#: ADM is relayed to every client of a game (or, from outside a game, of all
+#: games, PROTOCOL.md 8.9), so each connection may send only a few.
+ADM_PER_MINUTE = 10
+ADM_BURST = 5
 
 
 class Role(enum.Enum):
@@ -71,10 +77,28 @@ class Client:
     name: str = ""
     version: str = ""
     iam_failures: int = 0
+    map_accepted: bool = False        # sent YES (MAP) while joining: waits for the start
     level: int | None = None          # press level its messages are parsed at (its game's)
     closed: bool = False
     close_reason: str = ""
     cancel_scope: trio.CancelScope | None = None
+    adm_bucket: TokenBucket | None = None
+
+    def adm_allowed(self, now: float) -> bool:
+        """ADM within ``ADM_PER_MINUTE`` (bursts of ``ADM_BURST``); over that it is refused."""
+        if self.adm_bucket is None:
+            self.adm_bucket = TokenBucket(ADM_PER_MINUTE / 60, ADM_BURST, now)
+        return self.adm_bucket.take(now)
+
+    @property
+    def settled(self) -> bool:
+        """In a game for good: a player or observer, or a joiner waiting for the start.
+
+        Clients that are not settled are closed when they idle too long
+        (``join_idle_timeout``): an anonymous connection, or an NME whose map
+        was never accepted and which holds a seat of a forming game.
+        """
+        return self.role.joined or (self.role is Role.JOINING and self.map_accepted)
 
     @property
     def address(self) -> str:

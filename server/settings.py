@@ -135,13 +135,25 @@ class ServerSettings:
 
     ``im_timeout`` is the 30-second initial-message timer of PROTOCOL.md 2;
     ``outbound_queue`` bounds each client's queue of unsent messages (a
-    client that lets it fill is disconnected, section "Writes" of the issue);
-    the two IAM limits stop passcode guessing (at most
-    ``iam_failures_per_connection`` wrong passcodes per connection, and
-    ``iam_failures_per_address`` per peer address within
-    ``iam_failure_window`` seconds).  ``disorder_grace`` is how long a game
+    client that lets it fill, or whose socket takes no data for
+    ``send_timeout`` seconds, is disconnected); the IAM limits stop passcode
+    guessing (at most ``iam_failures_per_connection`` wrong passcodes per
+    connection, and ``iam_failures_per_address`` per peer address within
+    ``iam_failure_window`` seconds, then a block that doubles each time:
+    `server.limits.IamGuard`).  ``disorder_grace`` is how long a game
     without deadlines still waits for a disconnected power before playing
     without it (`server.game`).
+
+    The hostile-input limits (`server.limits` has the table): the largest DM
+    body a client may send (``max_frame_body`` bytes), its message rate
+    (``message_rate`` per second, bursts of ``message_burst``), the
+    connections the server holds (``max_connections``) and holds from one
+    address (``connections_per_address``; the addresses in
+    ``limit_exempt`` count towards the total only), the time a connection
+    may stay idle before it joins a game (``join_idle_timeout``) and the time
+    a partly received frame may take to complete (``frame_timeout``).
+    ``group_commit`` makes the database durable with one fsync per batch of
+    transactions instead of one per transaction (`server.durability`).
     """
 
     host: str = "127.0.0.1"
@@ -155,14 +167,33 @@ class ServerSettings:
     iam_failure_window: float = 600.0
     shutdown_grace: float = 5.0
     disorder_grace: float = 60.0
+    max_frame_body: int = 16384
+    message_rate: float = 100.0
+    message_burst: int = 200
+    max_connections: int = 1000
+    connections_per_address: int = 50
+    limit_exempt: tuple[str, ...] = ("127.0.0.1", "::1")
+    join_idle_timeout: float = 120.0
+    frame_timeout: float = 30.0
+    send_timeout: float = 60.0
+    group_commit: bool = True
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
             raise SettingsError(f"port must be 0..65535, not {self.port}")
         if self.outbound_queue < 8:
             raise SettingsError("the outbound queue must hold at least 8 messages")
-        if self.im_timeout <= 0:
-            raise SettingsError("the initial-message timer must be positive")
+        for name in ("im_timeout", "join_idle_timeout", "frame_timeout", "send_timeout",
+                     "message_rate", "iam_failure_window"):
+            if not getattr(self, name) > 0:
+                raise SettingsError(f"{name} must be positive, not {getattr(self, name)}")
+        # 64 bytes hold the longest standard order; PROTOCOL.md 3: bodies are 16-bit lengths.
+        if not 64 <= self.max_frame_body <= 65535:
+            raise SettingsError(f"max_frame_body must be 64..65535 bytes, not {self.max_frame_body}")
+        for name in ("message_burst", "max_connections", "connections_per_address",
+                     "iam_failures_per_connection", "iam_failures_per_address"):
+            if getattr(self, name) < 1:
+                raise SettingsError(f"{name} must be at least 1, not {getattr(self, name)}")
 
     def with_game(self, **changes: Any) -> ServerSettings:
         """A copy with some game settings changed."""
