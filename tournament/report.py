@@ -76,7 +76,8 @@ def sample_game(stored: Sequence[StoredGame]) -> StoredGame | None:
 
 
 def _fmt(value: float) -> str:
-    return f"{value:.1f}"
+    text = f"{value:.1f}"
+    return "0.0" if text == "-0.0" else text
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[object]],
