@@ -200,13 +200,15 @@ class RateLimiter:
         bucket = self.buckets.get(key)
         if bucket is None:
             bucket = self.buckets[key] = _Bucket(float(self.limits.burst), now)
-        bucket.tokens = min(float(self.limits.burst),
-                            bucket.tokens + (now - bucket.stamp) * self.limits.per_second)
+        burst = float(self.limits.burst)
+        bucket.tokens = min(burst, bucket.tokens + (now - bucket.stamp) * self.limits.per_second)
         bucket.stamp = now
+        if bucket.refused and bucket.tokens >= burst:
+            # One line per flood, not one per refused SND: the flood is over
+            # once the bucket has filled up again.
+            log.info("press_rate_recovered", power=key, refused=bucket.refused)
+            bucket.refused = 0
         if bucket.tokens >= 1.0:
-            if bucket.refused:
-                log.info("press_rate_recovered", power=key, refused=bucket.refused)
-                bucket.refused = 0
             bucket.tokens -= 1.0
             return True
         if not bucket.refused:
