@@ -23,8 +23,9 @@ game id of a tournament game from a seat's power, passcode and name.
 
 Resume: a game is marked ``running`` (attempt + 1) before it starts and
 ``finished`` with its result in one transaction when it ends, so after an
-interruption the ``pending`` and ``running`` games are exactly the ones
-still to play.  A game interrupted half way is replayed from its start with
+interruption the games not ``finished`` - ``pending``, ``running`` (cut off)
+and ``failed`` (could not be played, e.g. the server was unreachable) - are
+exactly the ones still to play.  A game interrupted half way is replayed from its start with
 the same seed, which gives the same game (the bots are deterministic per
 seed and phase); its abandoned server game stays in the server's tables,
 where the server keeps it suspended.
