@@ -24,7 +24,8 @@ from protocol.frames import RepresentationMessage, build_frame, parse_frames
 from protocol.text import render_text, tree_from_text
 from protocol.tokens import STANDARD, Representation, is_province, is_supply_centre
 from protocol.tree import to_tree
-from server.engine import VariantError, load_variant as server_variant
+from server.engine import VariantError
+from server.engine import load_variant as server_variant
 
 ROOT = Path(__file__).resolve().parent.parent
 ARCHIVE = ROOT.parent / "shared" / "daide" / "variants"
