@@ -142,6 +142,7 @@ class _Reader:
         self.last_heard = now
         self.frames = FrameTracker(settings.max_frame_body)
         self.bucket = TokenBucket(settings.message_rate, settings.message_burst, now)
+        self.oversize: str | None = None
 
     async def run(self) -> None:
         machine, client, lobby = self.machine, self.client, self.lobby
@@ -149,6 +150,8 @@ class _Reader:
             machine.level = client.level      # the level of the client's game (PROTOCOL.md 7.2)
             event = machine.next_event()
             if event is NEED_DATA:
+                if self.oversize is not None:
+                    await self._refuse_oversize()
                 if not await self._receive():
                     return
                 continue
@@ -188,13 +191,20 @@ class _Reader:
                 await self._on_timeout(expired)
         now = trio.current_time()
         self.last_heard = now
-        too_big = self.frames.feed(data, now)
-        if too_big is not None:
-            log.warning("frame_too_large", reason=too_big)
-            await self._close_with(build_frame(ErrorMessage(ErrorCode.BAD_LENGTH)),
-                                   f"frame too large: {too_big}")
+        oversize = self.frames.feed(data, now)
+        if oversize is not None:
+            # The frames before the big one are still read and answered.
+            self.oversize = oversize.reason
+            data = data[:oversize.offset]
+            if not data:
+                await self._refuse_oversize()
         self.machine.receive_data(bytes(data))
         return True
+
+    async def _refuse_oversize(self) -> None:
+        log.warning("frame_too_large", reason=self.oversize)
+        await self._close_with(build_frame(ErrorMessage(ErrorCode.BAD_LENGTH)),
+                               f"frame too large: {self.oversize}")
 
     def _deadline(self) -> tuple[float, str]:
         """The earliest limit that can end the wait for data, and its name."""

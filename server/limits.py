@@ -63,20 +63,31 @@ def address_key(host: str) -> str:
     if isinstance(ip, ipaddress.IPv6Address):
         if ip.ipv4_mapped is not None:
             return str(ip.ipv4_mapped)
+        if ip.is_loopback:
+            return str(ip)
         return str(ipaddress.IPv6Network((ip, 64), strict=False))
     return str(ip)
+
+
+@dataclass(frozen=True)
+class Oversize:
+    """A DM header announced a body over the limit; ``offset`` is where that frame began
+    in the chunk just fed (0 if it began in an earlier one)."""
+
+    reason: str
+    offset: int
 
 
 class FrameTracker:
     """Frame boundaries of a received byte stream: size limit and partial frames.
 
     `feed` is given every chunk in arrival order, before it goes to the
-    protocol machine.  It returns a reason when a DM header announces a body
-    over ``max_body`` bytes (the caller answers EM 0x09 without reading the
-    body); other frame types have fixed or refused lengths that the protocol
-    machine judges itself (PROTOCOL.md 4.5).  `partial_since` is the time the
-    first byte of a frame that is not yet complete arrived, or None between
-    frames.
+    protocol machine.  It returns an `Oversize` when a DM header announces a
+    body over ``max_body`` bytes (the caller lets the machine have the frames
+    before it, then answers EM 0x09 without reading the body); other frame
+    types have fixed or refused lengths that the protocol machine judges
+    itself (PROTOCOL.md 4.5).  `partial_since` is the time the first byte of
+    a frame that is not yet complete arrived, or None between frames.
     """
 
     def __init__(self, max_body: int) -> None:
@@ -85,8 +96,8 @@ class FrameTracker:
         self._body_left = 0
         self.partial_since: float | None = None
 
-    def feed(self, data: bytes, now: float) -> str | None:
-        """Account for ``data``; a reason string if a frame is over the size limit."""
+    def feed(self, data: bytes, now: float) -> Oversize | None:
+        """Account for ``data``; an `Oversize` if a frame is over the size limit."""
         pos, size = 0, len(data)
         while pos < size:
             if self.partial_since is None:
@@ -104,7 +115,8 @@ class FrameTracker:
                 frame_type, length = self._header[0], (self._header[2] << 8) | self._header[3]
                 self._header.clear()
                 if frame_type == _DM_TYPE and length > self.max_body:
-                    return f"DM of {length} bytes, over the limit of {self.max_body}"
+                    return Oversize(f"DM of {length} bytes, over the limit of {self.max_body}",
+                                    max(0, pos - _HEADER_SIZE))
                 self._body_left = length
             if not self._body_left and not self._header:
                 self.partial_since = None       # a frame boundary
