@@ -170,7 +170,7 @@ class Game:
         if not self.clock.has_deadline:
             # No deadline: the grace of powers in civil disorder ends at some point.
             for power in self.engine.owing():
-                if self.players.get(power) is None and power in self.away_since:
+                if self.players.get(power) is None and self._in_grace(power):
                     wakeup = min(wakeup, self.away_since[power] + self.disorder_grace)
         return wakeup
 
