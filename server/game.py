@@ -159,7 +159,7 @@ class Game:
             step(*args)
         except Exception:
             self.log.exception("game_step_failed", step=step.__name__,
-                               event=type(args[0]).__name__ if args else None)
+                               trigger=type(args[0]).__name__ if args else None)
 
     def _wakeup(self) -> float:
         if not self.running:
