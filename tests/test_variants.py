@@ -326,6 +326,7 @@ def test_daide_variants_check_reports_the_archive_faults(
 
 
 @pytest.mark.parametrize("command", [["variants", "nosuch"], ["variants", "rise_and_fall2"],
+                                     ["variants", "--check", "/nonexistent/nosuch"],
                                      ["serve", "--variant", "nosuch", "--port", "0"],
                                      ["serve", "--variant", "Rise_and_Fall2", "--port", "0"],
                                      ["adjudicate", "--variant", "nosuch", os.devnull]])
