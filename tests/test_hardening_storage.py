@@ -1,0 +1,131 @@
+"""A database that cannot be written (disk full, read-only): the server says so,
+refuses new games, freezes the running ones without corrupting them, and a restart
+on the same database plays on exactly as if nothing had happened."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import structlog.testing
+import trio
+
+from server.app import Server
+from server.export import export_game
+from server.store import Store
+from tests.server_helpers import POWERS, ScriptClient, start_game, start_server
+from tests.server_script import SCRIPT, play_script, turn_of
+
+NOTICE = {
+    "disk-full": "ADM ( 'Server' ) ( 'The server cannot save games (disk full). No new games;"
+                 " running games are paused until it restarts.' )",
+    "read-only": "ADM ( 'Server' ) ( 'The server cannot save games (database is read-only). No"
+                 " new games; running games are paused until it restarts.' )",
+}
+
+
+REASON = {"disk-full": "disk full (database or disk is full)",
+          "read-only": "database is read-only (attempt to write a readonly database)"}
+
+
+def break_storage(server: Server, how: str) -> None:
+    """Make the running server's database unwritable, as SQLite would report it."""
+    assert server.lobby is not None
+    db = server.lobby.store._db
+    if how == "disk-full":
+        pages = db.execute("PRAGMA page_count").fetchone()[0]
+        db.execute(f"PRAGMA max_page_count = {pages}")
+    else:
+        db.execute("PRAGMA query_only = 1")
+
+
+async def drain(client: ScriptClient) -> list[str]:
+    """What the server has sent so far."""
+    seen = []
+    while True:
+        with trio.move_on_after(0.1):
+            seen.append(await client.receive())
+            continue
+        return seen
+
+
+async def draw(clients: dict[str, ScriptClient]) -> None:
+    for client in clients.values():
+        await client.send("DRW")
+        await client.expect("YES ( DRW )")
+    for client in clients.values():
+        await client.receive_until("SMR")
+        await client.expect("OFF")
+        await client.stream.aclose()
+
+
+@pytest.mark.parametrize("how", ["disk-full", "read-only"])
+async def test_an_unwritable_database_freezes_games_and_a_restart_resumes_them(
+        nursery: trio.Nursery, tmp_path: Path, how: str) -> None:
+    reference, port = await start_server(nursery, tmp_path / "reference.db")
+    clients = await start_game(port)
+    await play_script(clients, "SPR 1902")
+    await draw(clients)
+    reference.stop()
+
+    db = tmp_path / "games.db"
+    server, port = await start_server(nursery, db)
+    clients = await start_game(port)
+    now = await play_script(clients, "FAL 1901")
+    assert server.lobby is not None
+    store = server.lobby.store
+    phases_before = store.phases(1)
+    codes = {p: c.passcode for p, c in clients.items()}
+    with structlog.testing.capture_logs() as logs:
+        break_storage(server, how)
+        for power in POWERS:
+            await clients[power].send(SCRIPT["FAL 1901"][power])
+        for client in clients.values():
+            seen = await client.receive_until(lambda t: t.startswith("ADM"))
+            assert seen[-1] == NOTICE[how]
+            seen += await drain(client)
+            assert not any(t.startswith(("NOW", "ORD")) for t in seen)
+    [failed] = [e for e in logs if e["event"] == "storage_failed"]
+    assert failed["log_level"] == "error" and failed["db"] == str(db)
+    assert failed["reason"].startswith(REASON[how])
+    # Frozen: nothing is accepted, nothing is processed, no game is opened.
+    eng = clients["ENG"]
+    await eng.send("SUB ( ( ENG FLT NTH ) HLD )")
+    await eng.expect("REJ ( SUB ( ( ENG FLT NTH ) HLD ) )")
+    await eng.send("NOW")
+    assert turn_of(await eng.receive()) == "FAL 1901"
+    newcomer = await ScriptClient.connect(port, "newcomer")
+    await newcomer.send("NME ( 'newcomer' ) ( '1' )")
+    await newcomer.expect("REJ ( NME ( 'newcomer' ) ( '1' ) )")
+    await newcomer.close()
+    assert store.phases(1) == phases_before
+    server.stop()
+    for client in clients.values():
+        await client.receive_until("OFF")
+        await client.stream.aclose()
+
+    # Restarted on the same (now writable) database: the players come back with IAM.
+    _again, port = await start_server(nursery, db)
+    back: dict[str, ScriptClient] = {}
+    for power in POWERS:
+        client = await ScriptClient.connect(port, f"{power}:bot")
+        await client.send(f"IAM ( {power} ) ( {codes[power]} )")
+        await client.receive_until(f"YES ( IAM ( {power} )")
+        back[power] = client
+    for client in back.values():
+        await drain(client)
+        await client.send("NOW")
+        now = (await client.receive_until("NOW"))[-1]
+    # With a full disk every order was stored before the failure: the phase ran on resume.
+    assert turn_of(now) == {"disk-full": "AUT 1901", "read-only": "FAL 1901"}[how]
+    await play_script(back, "SPR 1902")
+    await draw(back)
+
+    resumed, expected = Store.open(db), Store.open(tmp_path / "reference.db")
+    try:
+        assert export_game(resumed, 1)[0] == export_game(expected, 1)[0]
+        assert [(p.turn, p.orders, p.messages) for p in resumed.phases(1)] == \
+            [(p.turn, p.orders, p.messages) for p in expected.phases(1)]
+    finally:
+        resumed.close()
+        expected.close()
