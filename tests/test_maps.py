@@ -8,7 +8,7 @@ import pytest
 
 import maps
 from maps import Map, MapError, ProvinceKind, map_from_mdf, standard_map
-from maps.loader import DATA_DIR, load_variant, map_from_text
+from maps.loader import DATA_DIR, map_from_text
 from protocol.tokens import ProvinceKind as TokenKind
 from protocol.tokens import Representation
 
@@ -162,14 +162,6 @@ def test_bad_mdf_is_rejected() -> None:
         map_from_mdf(("MDF", ("AAA",), ((("AAA", "ONE"),), ()), ()))
     with pytest.raises(MapError):
         map_from_mdf(("NOW",))
-
-
-@pytest.mark.parametrize("stem", ["1898", "chromatic", "classical", "fleet_rome"])
-def test_variant_maps_load(stem: str) -> None:
-    m = load_variant(SHARED / "daide" / "variants", stem)
-    assert m.asymmetries() == []
-    assert len(m.supply_centres) > 0
-    assert m.victory_centres == len(m.supply_centres) // 2 + 1
 
 
 def test_map_from_text_reads_lowercase_variant_style() -> None:
