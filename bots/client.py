@@ -15,7 +15,14 @@
    are sent as ``SUB (turn) (order) ...`` (``GOF`` only if asked); every ``THX``
    note other than MBV, every ``MIS``, ``REJ``, ``HUH`` and ``PRN`` is a
    *problem*: logged with structlog and kept in `BotClient.problems`;
-5. press is answered the no-press way (`bots.press`);
+5. press: without a `bots.press.Negotiator`, every FRM is answered the
+   no-press way (HUH, TRY: PROTOCOL.md 16.5); with one, FRMs are read as
+   typed :mod:`protocol.press` values and handed to it, the press it returns
+   is sent (never above the game's level), press it cannot understand is
+   answered for it with HUH and TRY, and the server's answer to each SND
+   (YES, REJ, CCD, OUT, HUH) is matched to the SND and reported.
+   `BotClient.press_log` keeps all press in the one global order of 16.1
+   (own messages at their YES, others' at their FRM);
 6. ``SLO``/``DRW`` end the game; on ``OFF`` (which follows the ``SMR``, or
    comes at any time when the server shuts down) the client says goodbye
    (FM) and returns - also when no OFF came within `off_wait` of the SMR.
@@ -40,11 +47,27 @@ import trio
 
 from bots.geography import geography_of
 from bots.holdbot import HoldBot
-from bots.press import no_press_replies
+from bots.press import (
+    Negotiator,
+    PendingPress,
+    PressAnswer,
+    PressContext,
+    no_press_replies,
+    not_understood,
+)
 from bots.strategy import Strategy, phase_rng
 from bots.tracking import GameTracker, Turn
 from maps import map_from_mdf
+from protocol import orders as po
+from protocol.press import (
+    PressFault,
+    ReceivedPress,
+    SendPress,
+    check_level,
+    try_parse_press,
+)
 from protocol.text import tree_to_text
+from protocol.tokens import STANDARD, Representation
 from protocol.tree import Text
 
 Tree = tuple[Any, ...]
@@ -128,10 +151,19 @@ class BotClient:
     connect: Connector | None = None
     on_message: Callable[[Tree], None] | None = None
     """Called with every message received (the demo's progress display)."""
+    negotiator: Negotiator | None = None
+    """Typed press (`bots.press`); None for a no-press bot."""
 
     def __post_init__(self) -> None:
         self.tracker = GameTracker()
         self.problems: list[Problem] = []
+        self.press_log: list[ReceivedPress] = []
+        """All press of the game in the one global order (PROTOCOL.md 16.1)."""
+        self.press_answers: list[PressAnswer] = []
+        """The server's answer to each of our SNDs, in the order they came."""
+        self._pending = PendingPress()
+        self._opened: Turn | None = None
+        self._orders_due = False
         self.rejoins = 0
         """How many times the client came back with an accepted IAM."""
         self.log = structlog.get_logger("bots").bind(bot=self.settings.name)
@@ -261,8 +293,9 @@ class BotClient:
             self.log.info("game started", power=self.tracker.power, variant=self._text(
                 ("HLO", *message[3:])))
         elif head == "NOW":
-            if self.strategy is not None and self.tracker.owes_orders():
-                await self._submit(link)
+            self._orders_due = self.strategy is not None and self.tracker.owes_orders()
+            await self._open_phase(link)
+            await self._maybe_submit(link)
         elif head == "THX":
             note = message[2][0]
             if note != "MBV":
@@ -276,9 +309,17 @@ class BotClient:
             await self._on_rej(link, message)
         elif head in ("HUH", "PRN"):
             self._problem(head.lower(), self._text(message))
+            if self._press_answer(message):
+                await self._maybe_submit(link)
         elif head == "FRM":
-            for reply in no_press_replies(message):
-                await send(reply)
+            if self.negotiator is None:
+                for reply in no_press_replies(message):
+                    await send(reply)
+            else:
+                await self._on_press(link, message)
+                await self._maybe_submit(link)
+        elif head in ("CCD", "OUT") and self._press_answer(message):
+            await self._maybe_submit(link)     # the answer to one of our SNDs
         elif head in ("SLO", "DRW"):
             self.log.info("game over", result=self._text(message), turn=self._turn_text())
         elif head == "CCD" or (head == "NOT" and message[1][0] == "CCD"):
@@ -291,6 +332,8 @@ class BotClient:
             self._off = True
 
     async def _on_yes(self, link: Transport, inner: Tree) -> None:
+        if inner[0] == "SND" and self._press_answer(("YES", inner)):
+            await self._maybe_submit(link)
         if inner[0] == "IAM":
             self.rejoins += 1
             self.log.info("rejoined", power=self.tracker.power)
@@ -311,6 +354,17 @@ class BotClient:
         if what == "OBS":
             raise ClientError("server refused the observer")
         self._problem("rejected", self._text(message))
+        if what == "SND" and self._press_answer(message):
+            await self._maybe_submit(link)
+
+    async def _maybe_submit(self, link: Transport) -> None:
+        """Submit the phase's orders once they are due and the negotiator is ready."""
+        if not self._orders_due:
+            return
+        if self.negotiator is not None and not self.negotiator.ready_to_order(self._context()):
+            return
+        self._orders_due = False
+        await self._submit(link)
 
     async def _submit(self, link: Transport) -> None:
         assert self.strategy is not None and self.tracker.position is not None
@@ -336,6 +390,65 @@ class BotClient:
         if self.settings.gof:
             await send(("GOF",))
 
+    # -- press --------------------------------------------------------------------
+
+    def _context(self) -> PressContext:
+        position = self.tracker.position
+        turn = po.Turn(position.turn.season, position.turn.year) if position else None
+        view = self.tracker.view() if position and self.tracker.geography else None
+        return PressContext(str(self.tracker.power), self.tracker.level, turn, view,
+                            tuple(self.press_log))
+
+    async def _open_phase(self, link: Transport) -> None:
+        """Ask the negotiator for its opening press once per phase."""
+        position = self.tracker.position
+        if (self.negotiator is None or position is None or self.tracker.end is not None
+                or position.turn == self._opened or self.tracker.level < 10):
+            return
+        self._opened = position.turn
+        for value in self.negotiator.opening(self._context()):
+            await self._send_press(link, value)
+
+    async def _on_press(self, link: Transport, frm: Tree) -> None:
+        """An FRM for a negotiating bot: typed, or answered with HUH and TRY."""
+        assert self.negotiator is not None
+        rep = _representation(link)
+        found = try_parse_press(tuple(frm[3]), self.negotiator.level, rep)
+        if isinstance(found, PressFault):
+            self.log.info("press not understood", message=self._text(frm), reason=found.reason)
+            for value in not_understood(frm, found, self.negotiator.vocabulary()):
+                await self._send_press(link, value)
+            return
+        press = ReceivedPress(str(frm[1][0]), tuple(str(p) for p in frm[2]), found)
+        self.press_log.append(press)
+        for value in self.negotiator.received(press, self._context()):
+            await self._send_press(link, value)
+
+    async def _send_press(self, link: Transport, value: SendPress) -> bool:
+        """Send one typed press message if the game's level allows it (else a problem)."""
+        rep = _representation(link)
+        fault = check_level(value, self.tracker.level, rep)
+        if fault is not None:
+            self._problem("press-level", f"{self._text(value.nodes())}: {fault.reason}")
+            return False
+        self._pending.rep = rep
+        self._pending.sent(value)
+        await self._send(link, value.nodes())
+        return True
+
+    def _press_answer(self, message: Tree) -> bool:
+        """Match a server message to a pending SND; True if it was its answer."""
+        answer = self._pending.match(message)
+        if answer is None:
+            return False
+        self.press_answers.append(answer)
+        if answer.delivered:
+            self.press_log.append(ReceivedPress(str(self.tracker.power), answer.send.recipients,
+                                                answer.send.message))
+        if self.negotiator is not None:
+            self.negotiator.answered(answer, self._context())
+        return True
+
     # -- helpers --------------------------------------------------------------------
 
     def _mark_joined(self) -> None:
@@ -359,6 +472,13 @@ class BotClient:
             return tree_to_text(tree if isinstance(tree, tuple) else (tree,))
         except Exception:
             return repr(tree)
+
+
+def _representation(link: Transport) -> Representation:
+    """The token representation the link decodes with (for telling powers from
+    provinces in press); the TCP transport keeps it in its connection."""
+    rep = getattr(getattr(link, "connection", None), "representation", None)
+    return rep if isinstance(rep, Representation) else STANDARD
 
 
 def _node(order: Any) -> Any:

@@ -6,6 +6,10 @@ answers is the outbound queue's business, `server.session`).  Every SND gets
 exactly one answer (YES within the rate, REJ beyond - never silence); the
 phase that the last SUB completes is processed while the flood is still
 being answered, and another client's request is answered at once.
+
+The connection's own message rate (`server.limits`, which reads a flooding
+peer more slowly) is lifted here, so the press relay's limit alone has to
+keep the game going.
 """
 
 from __future__ import annotations
@@ -16,8 +20,8 @@ from pathlib import Path
 import trio
 
 from server.press import PressLimits
-from tests.press_relay_helpers import close_all, level_game, nothing_more
-from tests.server_helpers import ScriptClient, holds
+from tests.press_relay_helpers import close_all, nothing_more
+from tests.server_helpers import ScriptClient, holds, start_game, start_server
 
 FLOOD = 1500
 WINDOW = 64
@@ -33,7 +37,9 @@ async def _order_holds(client: ScriptClient, now: str, power: str) -> None:
 
 async def test_a_press_flood_does_not_delay_the_phase(nursery: trio.Nursery,
                                                       tmp_path: Path) -> None:
-    _server, _port, clients = await level_game(nursery, tmp_path / "g.db", level=10)
+    _server, port = await start_server(nursery, tmp_path / "g.db",
+                                       {"message_rate": 1e6, "message_burst": 10**6}, level=10)
+    clients = await start_game(port)
     eng, fra, ita = clients["ENG"], clients["FRA"], clients["ITA"]
     now = next(m for m in reversed(eng.log) if m.startswith("NOW"))
     for power, client in clients.items():
