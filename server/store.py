@@ -358,12 +358,14 @@ class Store:
         """Store one delivered press message; returns its sequence number.
 
         The commit does not wait for the disk (``synchronous = NORMAL`` for
-        this transaction only): in WAL mode the row survives a crash of the
-        process at once and a power failure from the next order or phase
-        commit on, which fsyncs the log it is in.  So a flood of press costs
-        the game actor no disk waits (`server.press`).
+        this transaction, then the store's own setting again): in WAL mode
+        the row survives a crash of the process at once and a power failure
+        from the next fsync of the log on (the next order or phase commit of
+        a plain store; `server.durability` syncs before anything is sent).
+        So a flood of press costs the game actor no disk waits (`server.press`).
         """
         stamp = _utc_now()
+        synchronous = int(self._db.execute("PRAGMA synchronous").fetchone()[0])
         self._db.execute("PRAGMA synchronous = NORMAL")
         try:
             with self._transaction():
@@ -377,7 +379,7 @@ class Store:
                     (game_id, seq, turn, sender, " ".join(recipients), message, stamp),
                 )
         finally:
-            self._db.execute("PRAGMA synchronous = FULL")
+            self._db.execute(f"PRAGMA synchronous = {synchronous:d}")
         return seq
 
     def abandon_forming(self, game_id: int) -> None:

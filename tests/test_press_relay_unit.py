@@ -134,3 +134,15 @@ def test_an_older_database_gains_the_press_table(tmp_path: Path) -> None:
         assert store.game(game).settings.level == 10
     finally:
         store.close()
+
+
+def test_storing_press_keeps_the_stores_own_sync_setting(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "g.db")
+    try:
+        game = store.create_game(GameSettings(level=10))
+        for setting, value in (("FULL", 2), ("NORMAL", 1)):
+            store._db.execute(f"PRAGMA synchronous = {setting}")
+            store.save_press(game, "SPR 1901", "FRA", ("ENG",), "FRM ( FRA ) ( ENG ) ( 'hi' )")
+            assert store._db.execute("PRAGMA synchronous").fetchone()[0] == value
+    finally:
+        store.close()
