@@ -200,10 +200,13 @@ class _Movement:
             goal = self.dest[unit]
             occupant = self.view.unit_in(goal[0]) if goal != unit.node else None
             if occupant is not None and occupant.power != self.view.power:
-                attacks.append((self.values.value(unit.kind, goal), unit))
+                attacks.append((self.values.value(unit.kind, goal), goal[0], unit))
         attacks.sort(key=lambda a: -a[0])
-        for value, attacker in attacks:
-            target = self.dest[attacker][0]
+        for value, target, attacker in attacks:
+            if self.dest[attacker][0] != target or attacker in self.helps:
+                # An earlier attack recruited this attacker as its supporter:
+                # it stays put now, so there is no attack left to support.
+                continue
             if attacker in self.helps.values():
                 continue
             entering = {self.dest[u][0] for u in self.units if self.dest[u] != u.node}
@@ -241,8 +244,10 @@ class _Movement:
         movers = [u for u in self.units if self.dest[u] != u.node]
         holders = [u for u in self.units if self.dest[u] == u.node]
         for unit in holders:
+            # A plan to help is kept only if the helped unit really moves in the
+            # end: a support must match the supported unit's final order.
             helped = self.helps.get(unit)
-            if helped is not None:
+            if helped is not None and helped in movers:
                 orders[unit] = o.support_move(unit, helped, self.dest[helped][0])
                 continue
             reach = self.geo.reachable_provinces(unit.kind, unit.node)

@@ -76,3 +76,34 @@ def remove(unit: BoardUnit) -> Order:
 def waive(power: str) -> Order:
     """`power WVE`: no brackets around the power (PROTOCOL.md 9.1)."""
     return (power, "WVE")
+
+
+def unmatched_supports(orders: Sequence[Order]) -> list[Order]:
+    """The supports in one power's order set that its own orders contradict.
+
+    A support matches when the supported unit's own order in the set does what
+    the support names: a support to move ``MTO p`` needs that unit's ``MTO p``
+    (any coast of ``p``) or ``CTO p``; a support to hold needs that unit not to
+    move (hold, support or convoy: a unit not ordered to move may receive
+    support to hold, as DATC 4.D.9 recalls the rules).  Supports
+    of units the set has no order for (other powers' units) are not judged.
+    An unmatched support is legal but wasted - and one naming the supported
+    unit's own province is illegal (FAR), the bug that made this check.
+    """
+    own: dict[Any, Order] = {order[0]: order for order in orders
+                             if isinstance(order[0], tuple)}
+    out: list[Order] = []
+    for order in orders:
+        if len(order) < 3 or order[1] != "SUP":
+            continue
+        target = own.get(order[2])
+        if target is None:
+            continue
+        moving_to = None
+        if target[1] in ("MTO", "CTO"):
+            dest = target[2]
+            moving_to = dest[0] if isinstance(dest, tuple) else dest
+        wanted = order[4] if len(order) == 5 else None
+        if moving_to != wanted:
+            out.append(order)
+    return out

@@ -7,7 +7,11 @@ Two sources of positions:
   are dislodged with a random MRT list - thousands of odd positions no game
   would reach;
 * played ones: every phase of in-process games of RandBots and DumbBots
-  (`bots.local`, which validates each order exactly as the server does).
+  (`bots.local`, which validates each order exactly as the server does),
+  on the standard map and on every playable variant of `maps.variants`.
+
+Besides legality, every order set must be self-consistent: each support of an
+own unit matches that unit's final order (`bots.orders.unmatched_supports`).
 """
 
 from __future__ import annotations
@@ -17,12 +21,14 @@ import random
 import pytest
 
 from adjudicator.values import Dislodged, GameState, Location, Phase, Unit
+from bots.board import BoardView
 from bots.dumbbot import DumbBot
 from bots.local import owes_orders, play_game, submit, view_of
+from bots.orders import unmatched_supports
 from bots.randbot import RandBot
 from bots.strategy import Strategy
-from maps import Map, standard_map
-from maps.variants import variant_map
+from maps import Map, MapError, standard_map
+from maps.variants import variant_map, variant_names
 
 MAP = standard_map()
 SEASONS = ("SPR", "SUM", "FAL", "AUT", "WIN")
@@ -83,6 +89,7 @@ def test_orders_are_legal_on_generated_positions(strategy: Strategy) -> None:
             rejected: list = []
             accepted = submit(MAP, state, power, trees, rejected)
             assert rejected == [], (state, power, rejected)
+            assert unmatched_supports(trees) == [], (state, power)
             checked += len(accepted)
     assert checked > 10_000, checked
 
@@ -101,16 +108,71 @@ def test_orders_are_legal_in_played_games(lineup: str) -> None:
     assert phases > 150
 
 
-VARIANTS = ["pure", "fleet_rome", "shift_around", "chromatic", "modern", "AFRICAN2", "WORLD3"]
+def _playable() -> list[str]:
+    """Every variant of the registry whose data loads (a faulty one raises MapError)."""
+    out = []
+    for name in variant_names():
+        try:
+            variant_map(name)
+        except MapError:
+            continue
+        out.append(name)
+    return out
 
 
-@pytest.mark.parametrize("stem", VARIANTS)
-def test_bots_play_variant_maps_legally(stem: str) -> None:
-    """Bots plan on any map (here the bundled variants, with their own tokens)."""
+PLAYABLE = _playable()
+
+
+def test_nearly_every_variant_is_playable() -> None:
+    """The legality tests below cover the registry, not a hand-picked subset."""
+    assert "standard" in PLAYABLE and "world3" in PLAYABLE
+    assert len(PLAYABLE) >= len(variant_names()) - 1 >= 25
+
+
+class Checked:
+    """A strategy wrapper that keeps every self-contradicting support it saw."""
+
+    def __init__(self, inner: Strategy) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.unmatched: list[tuple] = []
+
+    def orders(self, view: BoardView, rng: random.Random) -> list:
+        orders = self.inner.orders(view, rng)
+        self.unmatched.extend(unmatched_supports(orders))
+        return orders
+
+
+@pytest.mark.parametrize("stem", PLAYABLE)
+def test_bots_play_every_variant_legally(stem: str) -> None:
+    """RandBot and DumbBot play three years of every playable variant (own tokens):
+    no order rejected, no support that the supported unit's own order contradicts."""
     variant = variant_map(stem)
     rep = variant.representation()
     first = variant.start_phase[1]
-    for seed, strategy in enumerate((RandBot, DumbBot)):
-        players = {p: strategy() for p in variant.powers}
-        game = play_game(variant, players, seed=seed, max_year=first + 3, rep=rep)
-        assert game.rejections == [] and game.phases >= 8
+    for strategy in (RandBot, DumbBot):
+        for seed in (0, 1):
+            players = {p: Checked(strategy()) for p in variant.powers}
+            game = play_game(variant, players, seed=seed, max_year=first + 3, rep=rep)
+            assert game.rejections == [], (strategy.name, seed)
+            assert [u for c in players.values() for u in c.unmatched] == [], (strategy.name, seed)
+            assert game.phases >= 8 or game.winner is not None
+
+
+@pytest.mark.parametrize("stem", PLAYABLE)
+def test_bots_order_legally_on_generated_variant_positions(stem: str) -> None:
+    """Odd positions on every variant map (coasts, retreats, builds of its own)."""
+    variant = variant_map(stem)
+    rep = variant.representation()
+    for strategy in (RandBot(), DumbBot()):
+        rng = random.Random(f"{stem}/{strategy.name}")
+        for _ in range(15):
+            state = random_state(variant, rng)
+            for power in variant.powers:
+                if owes_orders(state, power):
+                    trees = strategy.orders(view_of(variant, state, power),
+                                            random.Random(rng.random()))
+                    rejected: list = []
+                    submit(variant, state, power, trees, rejected, rep)
+                    assert rejected == [], (state, power, rejected)
+                    assert unmatched_supports(trees) == [], (state, power)
