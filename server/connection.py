@@ -263,10 +263,15 @@ _encoded: dict[int, tuple[Message, Representation, bytes]] = {}
 _ENCODED_MAX = 512
 
 
-def _frame_of(machine: Machine, message: Message) -> bytes:
-    """The DM frame of ``message`` (raises ProtocolError when it cannot be sent now)."""
-    if machine.state is not State.READY:
-        return machine.send(message)
+def _frame_of(machine: Machine, message: Message) -> bytes | None:
+    """The DM frame of ``message``; None before the RM (no DM may be sent yet).
+
+    Raises EncodeError for a message that cannot be put on the wire.  After
+    the peer broke the protocol or closed, the machine is closed for
+    receiving, but what was queued before the EM still goes out first.
+    """
+    if machine.state in (State.AWAIT_IM, State.GOT_IM):
+        return None
     rep = machine.representation
     cached = _encoded.get(id(message))
     # The cache holds the message itself, so its id cannot be reused while cached.
@@ -309,9 +314,14 @@ async def _writer(stream: trio.abc.Stream, machine: Machine,
                 chunks.append(item)
                 continue
             try:
-                chunks.append(_frame_of(machine, item))
+                frame = _frame_of(machine, item)
             except ProtocolError as exc:
                 log.error("unsendable_message", kind=getattr(item, "COMMAND", "?"), error=str(exc))
+                continue
+            if frame is None:
+                log.info("message_before_rm_dropped", kind=getattr(item, "COMMAND", "?"))
+            else:
+                chunks.append(frame)
         if not chunks:
             continue
         try:

@@ -1,0 +1,1 @@
+"""Fuzzing the server: the shared harness and the coverage-guided target."""
