@@ -117,8 +117,14 @@ class TcpTransport:
 async def open_transport(host: str, port: int) -> TcpTransport:
     """Connect, set SO_KEEPALIVE and send the IM (PROTOCOL.md 2)."""
     stream = await trio.open_tcp_stream(host, port)
-    stream.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
-    transport = TcpTransport(stream)
-    await transport.start()
+    try:
+        stream.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        transport = TcpTransport(stream)
+        await transport.start()
+    except BaseException:
+        # Cancelled or failed before the caller owns the transport: close the
+        # socket here, or it leaks (and warns) when collected.
+        await trio.aclose_forcefully(stream)
+        raise
     return transport
 
