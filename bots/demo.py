@@ -1,10 +1,11 @@
 """One complete game of bots on an embedded server: what `daide demo` runs.
 
 The demo starts a server (the real one, `server/`, handed in by
-`daide.cmd_demo`) on a free loopback port, joins an
-observer (which prints the progress and keeps the record) and then the seven
-bots, one after the other.  Determinism over TCP (same ``--seed``, same
-game) rests on three things:
+`daide.cmd_demo`) on a free loopback port, playing the standard map or any
+variant of `maps.variants`, joins an observer (which prints the progress and
+keeps the record) and then one bot per power of the map, one after the
+other.  Determinism over TCP (same ``--seed``, same game) rests on three
+things:
 
 * the line-up is dealt to the powers by a generator seeded with the seed,
   and each bot asks the server for its power with the ``'FRA:DumbBot'`` name
@@ -27,6 +28,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import trio
 
@@ -34,18 +36,48 @@ from bots.client import BotClient, ClientSettings
 from bots.record import GameWatcher
 from bots.registry import STRATEGIES, make_strategy
 from bots.runner import run_clients
+from maps import MapError
+from maps.variants import canonical_name, variant_map
 
 DEFAULT_LINEUP = ("dumbbot", "dumbbot", "dumbbot", "randbot", "dumbbot", "randbot", "holdbot")
+"""The standard map's seven players; other maps repeat or cut it to their size."""
 DEFAULT_MAX_YEARS = 10
+DEFAULT_VARIANT = "standard"
 STANDARD_POWERS = ("AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR")
 
 
-ServerStarter = Callable[[trio.Nursery, int, Path], Awaitable[int]]
-"""Starts a server (nursery, last year, database path) and returns its port."""
+class ServerStarter(Protocol):
+    """Starts a server in `nursery` and returns its port.
+
+    The server plays `variant` (a `maps.variants` name) and draws the game
+    after `max_year`; its database is `db_path`.
+    """
+
+    def __call__(self, nursery: trio.Nursery, max_year: int, db_path: Path, *,
+                 variant: str = DEFAULT_VARIANT) -> Awaitable[int]: ...
 
 
 class DemoError(Exception):
-    """The demo cannot be played as asked (bad line-up, server failure)."""
+    """The demo cannot be played as asked (bad line-up or variant, server failure)."""
+
+
+@dataclass(frozen=True)
+class DemoMap:
+    """What the demo needs to know of the variant it plays."""
+
+    name: str
+    """The registry's name (lower case), as the server is given it."""
+    powers: tuple[str, ...]
+    first_year: int
+
+
+def demo_map(variant: str = DEFAULT_VARIANT) -> DemoMap:
+    """The variant's powers and first year; DemoError for an unknown or faulty one."""
+    try:
+        the_map = variant_map(variant)
+    except MapError as exc:
+        raise DemoError(str(exc)) from None
+    return DemoMap(canonical_name(variant), tuple(the_map.powers), the_map.start_phase[1])
 
 
 @dataclass(frozen=True)
@@ -63,18 +95,24 @@ class DemoResult:
     problems: int
 
 
-def parse_lineup(text: str | None) -> tuple[str, ...]:
-    """``"dumbbot,randbot,..."`` (7 names, or fewer to repeat) -> seven bot kinds."""
+def parse_lineup(text: str | None, count: int = len(STANDARD_POWERS)) -> tuple[str, ...]:
+    """``"dumbbot,randbot,..."`` (`count` names, or fewer to repeat) -> `count` bot kinds.
+
+    `count` is the map's number of powers; without `text` the default line-up
+    is repeated (or cut) to that size.
+    """
+    names: tuple[str, ...]
     if not text:
-        return DEFAULT_LINEUP
-    names = tuple(n.strip().lower() for n in text.split(",") if n.strip())
-    unknown = [n for n in names if n not in STRATEGIES]
-    if unknown or not names:
-        raise DemoError(f"unknown bot {unknown[0] if unknown else text!r}; "
-                        f"choose from {', '.join(sorted(STRATEGIES))}")
-    if len(names) > len(STANDARD_POWERS):
-        raise DemoError(f"at most {len(STANDARD_POWERS)} bots, one per power")
-    return tuple(names[i % len(names)] for i in range(len(STANDARD_POWERS)))
+        names = DEFAULT_LINEUP
+    else:
+        names = tuple(n.strip().lower() for n in text.split(",") if n.strip())
+        unknown = [n for n in names if n not in STRATEGIES]
+        if unknown or not names:
+            raise DemoError(f"unknown bot {unknown[0] if unknown else text!r}; "
+                            f"choose from {', '.join(sorted(STRATEGIES))}")
+        if len(names) > count:
+            raise DemoError(f"at most {count} bots, one per power")
+    return tuple(names[i % len(names)] for i in range(count))
 
 
 def deal(lineup: Sequence[str], seed: int, powers: Sequence[str] = STANDARD_POWERS
@@ -85,10 +123,16 @@ def deal(lineup: Sequence[str], seed: int, powers: Sequence[str] = STANDARD_POWE
     return dict(sorted(zip(order, lineup, strict=True)))
 
 
-def game_id(seed: int, lineup: Sequence[str], max_years: int) -> str:
-    """A name for the record: the seed, plus a digest of the other options."""
+def game_id(seed: int, lineup: Sequence[str], max_years: int,
+            variant: str = DEFAULT_VARIANT) -> str:
+    """A name for the record: the seed, plus a digest of the other options.
+
+    A variant other than the standard map is named in front (and the
+    standard map's ids stay what they were before variants could be played).
+    """
     digest = hashlib.sha1(f"{','.join(lineup)}/{max_years}".encode()).hexdigest()[:6]
-    return f"seed{seed}-{digest}"
+    prefix = "" if variant == DEFAULT_VARIANT else f"{variant}-"
+    return f"{prefix}seed{seed}-{digest}"
 
 
 async def play_demo(
@@ -99,23 +143,31 @@ async def play_demo(
     out_dir: Path = Path("demo-games"),
     echo: Callable[[str], None] | None = None,
     start_server: ServerStarter,
+    variant: str = DEFAULT_VARIANT,
 ) -> DemoResult:
     """Play the demo game and write its record; see the module docstring.
 
-    `start_server(nursery, max_year, db_path)` starts a server on a free
-    loopback port in `nursery` and returns the port (`daide.cmd_demo` passes
-    the real server's; bots never import the server themselves).
+    `start_server(nursery, max_year, db_path, variant=...)` starts a server
+    playing `variant` on a free loopback port in `nursery` and returns the
+    port (`daide.cmd_demo` passes the real server's; bots never import the
+    server themselves).  `lineup` has one bot kind per power of the variant
+    (`parse_lineup` sizes it); the game lasts `max_years` from the map's
+    first year.
     """
     say = echo or (lambda _line: None)
     started = time.monotonic()
-    assignment = deal(lineup, seed)
+    board = demo_map(variant)
+    if len(lineup) != len(board.powers):
+        raise DemoError(f"{board.name} has {len(board.powers)} powers, "
+                        f"the line-up {len(lineup)} bots")
+    assignment = deal(lineup, seed, board.powers)
     names = {power: make_strategy(kind).name for power, kind in assignment.items()}
     watcher = GameWatcher(powers=tuple(sorted(assignment)), players=names, echo=echo)
-    first_year = 1901
     with tempfile.TemporaryDirectory(prefix="daide-demo-") as tmp:
         async with trio.open_nursery() as nursery:
-            port = await start_server(nursery, first_year + max_years - 1, Path(tmp) / "demo.db")
-            say(f"server listening on 127.0.0.1:{port}; seed {seed}")
+            port = await start_server(nursery, board.first_year + max_years - 1,
+                                      Path(tmp) / "demo.db", variant=board.name)
+            say(f"server listening on 127.0.0.1:{port}; {board.name} map; seed {seed}")
             say("players: " + ", ".join(f"{p} {names[p]}" for p in sorted(names)))
             observer = BotClient(None, ClientSettings(port=port, name="demo-observer",
                                                       observer=True),
@@ -146,10 +198,10 @@ async def play_demo(
         raise DemoError(f"a bot failed: {failures[0]}")
     if not watcher.finished:
         raise DemoError("the game did not finish")
-    gid = game_id(seed, lineup, max_years)
+    gid = game_id(seed, lineup, max_years, board.name)
     record, summary = watcher.write(
-        out_dir, gid, seed=seed, lineup=list(lineup), max_years=max_years,
-        assignment=assignment)
+        out_dir, gid, seed=seed, variant=board.name, lineup=list(lineup),
+        max_years=max_years, assignment=assignment)
     problems = sum(len(o.client.problems) for o in outcomes)
     return DemoResult(gid, seed, assignment, watcher, record, summary,
                       time.monotonic() - started, problems)

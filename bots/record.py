@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bots.tracking import Position, Turn, ownership_of
-from protocol.text import tree_to_text
+from protocol.text import format_tree
 
 Tree = tuple[Any, ...]
 
@@ -54,7 +54,8 @@ class GameWatcher:
     summary: Tree | None = None
 
     def on_message(self, message: Tree) -> None:
-        self.lines.append(tree_to_text(message))
+        # Written without a representation's lookups: the same text for any map.
+        self.lines.append(format_tree(message))
         head = message[0]
         if head == "SCO":
             owners = ownership_of(message)

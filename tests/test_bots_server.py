@@ -1,6 +1,8 @@
 """Bots against the real server over loopback TCP (127.0.0.1, port 0).
 
 * a complete 7-bot game (the demo's code path) finishes and leaves a record;
+* the demo on a variant map (``--variant``): one bot per power of that map,
+  the variant's own tokens on the wire, the same game as in process;
 * the same seed gives the same game, message for message;
 * a bot that loses its connection mid-game comes back with IAM and the game
   still finishes.
@@ -16,7 +18,7 @@ from typing import Any
 import trio
 
 from bots.client import BotClient, ClientSettings
-from bots.demo import play_demo
+from bots.demo import parse_lineup, play_demo
 from bots.dumbbot import DumbBot
 from bots.holdbot import HoldBot
 from bots.local import play_game
@@ -25,6 +27,7 @@ from bots.registry import make_strategy
 from bots.runner import run_clients
 from daide.cmd_demo import start_embedded_server
 from maps import standard_map
+from maps.variants import variant_map
 
 YEARS = 4
 
@@ -138,3 +141,59 @@ async def test_in_process_games_match_games_over_tcp(tmp_path: Path) -> None:
     in_process = sorted((u.power, u.kind, (u.location.province, u.location.coast))
                         for u in game.state.units)
     assert over_tcp == in_process
+
+
+async def test_the_demo_plays_a_variant_with_one_bot_per_power(tmp_path: Path) -> None:
+    """South America (4 powers) over TCP: the variant's RM, MAP and powers, and the
+    very game `bots.local` plays with the variant's tokens."""
+    lines: list[str] = []
+    with trio.fail_after(60):
+        result = await play_demo(seed=4, lineup=parse_lineup(None, 4), max_years=3,
+                                 out_dir=tmp_path, echo=lines.append,
+                                 start_server=start_embedded_server, variant="South_America32")
+    assert result.problems == 0 and result.watcher.finished
+    assert sorted(result.assignment) == ["ARG", "BZL", "CHI", "COL"]
+    assert result.game_id.startswith("south_america32-seed4-")
+    assert "server listening on 127.0.0.1" in lines[0] and "south_america32 map" in lines[0]
+    assert lines[1].startswith("players: ARG ") and len(result.watcher.table()) == 4
+    record = result.record.read_text(encoding="utf-8").splitlines()
+    assert record[:3] == ["YES ( OBS )", "MAP ( 'SOUTH_AMERICA32' )",
+                          record[2]] and record[2].startswith("MDF ( ARG BZL CHI COL )")
+    assert any(line.startswith("NOW ( FAL 1903 )") for line in record)
+    summary = json.loads(result.summary.read_text(encoding="utf-8"))
+    assert summary["variant"] == "south_america32" and len(summary["final"]) == 4
+
+    sa32 = variant_map("south_america32")
+    game = play_game(sa32, {p: make_strategy(k) for p, k in result.assignment.items()},
+                     seed=4, max_year=1903, rep=sa32.representation())
+    assert game.rejections == []
+    assert game.centre_counts() == {p: n for p, n in result.watcher.counts.items() if n}
+    position = result.watcher.position
+    assert position is not None
+    assert sorted((u.power, u.kind, u.node) for u in position.units) == sorted(
+        (u.power, u.kind, (u.location.province, u.location.coast)) for u in game.state.units)
+
+
+async def test_daide_demo_command_takes_a_variant(tmp_path: Path) -> None:
+    with trio.fail_after(60):
+        done = await trio.run_process(
+            [sys.executable, "-m", "daide", "demo", "--variant", "hundred3", "--seed", "2",
+             "--max-years", "2", "--bots", "randbot", "--out", str(tmp_path)],
+            capture_stdout=True, capture_stderr=True, check=False)
+    assert done.returncode == 0, done.stderr.decode()
+    out = done.stdout.decode().splitlines()
+    assert out[0] == "daide demo: 3 bots play one game of Diplomacy on the hundred3 map (seed 2)"
+    assert "players: BUR RandBot, ENG RandBot, FRA RandBot" in out
+    assert out[-1].endswith("replay with: daide demo --seed 2 --variant hundred3 "
+                            "--bots randbot --max-years 2")
+    assert "bot problems logged: 0" in out[-1]
+    record = next(line for line in out if line.startswith("game record: ")).split()[2]
+    assert record.startswith(f"{tmp_path}/hundred3-seed2-") and record.endswith(".daide")
+    with trio.fail_after(30):
+        bad = await trio.run_process(
+            [sys.executable, "-m", "daide", "demo", "--variant", "hundred3", "--bots",
+             "randbot,randbot,randbot,randbot"], capture_stdout=True, capture_stderr=True,
+            check=False)
+    assert bad.returncode != 0
+    assert bad.stderr.decode().strip().splitlines()[-1] == (
+        "daide demo: error: at most 3 bots, one per power")

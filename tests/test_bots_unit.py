@@ -7,6 +7,7 @@ import random
 import pytest
 
 from bots.board import BoardUnit, BoardView
+from bots.demo import DEFAULT_LINEUP, DemoError, demo_map, parse_lineup
 from bots.dumbbot import DumbBot
 from bots.geography import geography_of
 from bots.holdbot import HoldBot, farthest_units
@@ -192,3 +193,22 @@ def test_randbot_uses_every_kind_of_order() -> None:
         for order in texts(RandBot().orders(v, random.Random(seed))):
             seen.add(order.split(" ) ", 1)[1].split()[0])
     assert seen == {"HLD", "MTO", "SUP", "CVY", "CTO"}
+
+
+# -- the demo's line-up ------------------------------------------------------------
+
+
+def test_demo_lineup_is_sized_to_the_variant() -> None:
+    assert parse_lineup(None) == DEFAULT_LINEUP
+    assert parse_lineup(None, 3) == ("dumbbot", "dumbbot", "dumbbot")
+    world = demo_map("WORLD3")
+    assert world.name == "world3" and len(world.powers) == 17 and world.first_year == 1901
+    assert parse_lineup(None, 17) == DEFAULT_LINEUP * 2 + DEFAULT_LINEUP[:3]
+    assert parse_lineup("RandBot, holdbot", 4) == ("randbot", "holdbot", "randbot", "holdbot")
+    with pytest.raises(DemoError, match="at most 4 bots, one per power"):
+        parse_lineup("randbot," * 5, 4)
+    with pytest.raises(DemoError, match="unknown bot 'smartbot'"):
+        parse_lineup("smartbot", 4)
+    with pytest.raises(DemoError, match="unknown variant 'atlantis'"):
+        demo_map("atlantis")
+    assert demo_map("south_america32").powers == ("ARG", "BZL", "CHI", "COL")
