@@ -23,12 +23,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 
 from adjudicator.adjustments import resolve_adjustments
 from adjudicator.movement import resolve_movement
 from adjudicator.results import OrderResult, PhaseResult, Rejected
 from adjudicator.retreats import resolve_retreats
 from adjudicator.rulebook import DEFAULT, Rulebook
+from adjudicator.tables import tables
 from adjudicator.validate import MBV, NYU, check_order
 from adjudicator.values import (
     ADJUSTMENT,
@@ -38,6 +40,8 @@ from adjudicator.values import (
     Phase,
     Unit,
     Waive,
+    make_state,
+    phase_of,
 )
 from maps import Map
 
@@ -81,7 +85,8 @@ def _unit_orders(
             prov = order.unit.location.province
             if note == MBV:
                 valid[prov] = canon
-                rejected.pop(prov, None)
+                if rejected:
+                    rejected.pop(prov, None)
             elif aoa and note != NYU and _owns_unit_at(state, power, prov):
                 valid.pop(prov, None)
                 rejected[prov] = (note, order)
@@ -124,14 +129,25 @@ def _movement(
     phase = state.phase
     if outcome.dislodged:
         season = "SUM" if phase.season == "SPR" else "AUT"
-        new_state = GameState(
-            Phase(season, phase.year), outcome.units, state.ownership, outcome.dislodged
+        new_state = make_state(
+            phase_of(season, phase.year),
+            outcome.units,
+            state.ownership,
+            outcome.dislodged,
+            outcome.by_province,
         )
         return _finish(state, phase, results, new_state, False, None)
     if phase.season == "SPR":
-        new_state = GameState(Phase("FAL", phase.year), outcome.units, state.ownership)
+        new_state = make_state(
+            phase_of("FAL", phase.year), outcome.units, state.ownership, (), outcome.by_province
+        )
         return _finish(state, phase, results, new_state, False, None)
-    return _end_of_year(m, state, phase, results, outcome.units)
+    # Nobody lost a unit in this phase: the powers present before are those
+    # owning a centre or a unit now, plus the former owners of centres.
+    return _end_of_year(
+        m, phase, results, outcome.units, outcome.by_province, set(state.ownership.values()),
+        state.ownership,
+    )  # fmt: skip
 
 
 def _retreat(
@@ -142,43 +158,55 @@ def _retreat(
     results = _with_rejected(results, rejected)
     phase = state.phase
     if phase.season == "SUM":
-        new_state = GameState(Phase("FAL", phase.year), units, state.ownership)
+        new_state = GameState(phase_of("FAL", phase.year), units, state.ownership)
         return _finish(state, phase, results, new_state, False, None)
-    return _end_of_year(m, state, phase, results, units)
+    index = {u.location.province: u for u in units}
+    return _end_of_year(m, phase, results, units, index, _present(state), state.ownership)
 
 
 def _end_of_year(
     m: Map,
-    state: GameState,
     phase: Phase,
     results: tuple[OrderResult, ...],
     units: tuple[Unit, ...],
+    by_province: dict[str, Unit],
+    present_before: set[str],
+    old_ownership: Mapping[str, str],
 ) -> PhaseResult:
     """After the fall moves / retreats: update ownership, detect a solo, and
-    go to the winter if anybody has builds or removals (PROTOCOL.md 8.2)."""
-    ownership = dict(state.ownership)
-    provinces = m.provinces
-    ids = m.ids
+    go to the winter if anybody has builds or removals (PROTOCOL.md 8.2).
+
+    ``present_before`` are the powers that had a unit (dislodged or not) or
+    a centre before the phase; those without either now are eliminated.
+    """
+    t = tables(m)
+    ownership = dict(old_ownership)
+    supply = t.supply
+    ids = t.ids
     units_per_power: dict[str, int] = {}
     for u in units:
         name = u.location.province
-        if provinces[ids[name]].supply_centre:
-            ownership[name] = u.power
-        units_per_power[u.power] = units_per_power.get(u.power, 0) + 1
+        power = u.power
+        if supply[ids[name]]:
+            ownership[name] = power
+        units_per_power[power] = units_per_power.get(power, 0) + 1
     ordered: dict[str, str] = {}
     centres_per_power: dict[str, int] = {}
-    for c in m.supply_centres:
-        name = provinces[c].mnemonic
+    for name in t.centre_names:
         owner = ownership.get(name)
         if owner is not None:
             ordered[name] = owner
             centres_per_power[owner] = centres_per_power.get(owner, 0) + 1
     winner = _solo(m, centres_per_power)
+    gone = [
+        p for p in present_before if p not in centres_per_power and p not in units_per_power
+    ]
     if centres_per_power != units_per_power:  # somebody builds or removes
-        winter = GameState(Phase("WIN", phase.year), units, ordered)
-        return _finish(state, phase, results, winter, True, winner)
-    spring = GameState(Phase("SPR", phase.year + 1), units, ordered)
-    return _finish(state, phase, results, spring, True, winner)
+        next_phase = phase_of("WIN", phase.year)
+    else:
+        next_phase = phase_of("SPR", phase.year + 1)
+    new_state = make_state(next_phase, units, MappingProxyType(ordered), (), by_province)
+    return PhaseResult(phase, results, new_state, True, winner, tuple(sorted(gone)))
 
 
 def _solo(m: Map, centres_per_power: Mapping[str, int]) -> str | None:
@@ -202,7 +230,7 @@ def _adjustment(
                 mine.append(canon)
     results, units = resolve_adjustments(m, state, accepted, rules)
     phase = state.phase
-    new_state = GameState(Phase("SPR", phase.year + 1), units, state.ownership)
+    new_state = GameState(phase_of("SPR", phase.year + 1), units, state.ownership)
     return _finish(state, phase, results, new_state, False, None)
 
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Final
 
 from adjudicator.convoys import route_seas
 from adjudicator.results import (
@@ -59,8 +60,10 @@ from adjudicator.results import (
     OwnUnit,
     Paradox,
     Reason,
+    make_result,
 )
 from adjudicator.rulebook import Rulebook
+from adjudicator.tables import MapTables, tables
 from adjudicator.values import (
     AMY,
     Convoy,
@@ -78,30 +81,31 @@ from adjudicator.values import (
 from maps import Map
 
 # order type codes
-_HOLD = 0
-_MOVE = 1
-_SUPH = 2
-_SUPM = 3
-_CVY = 4
+_HOLD: Final = 0
+_MOVE: Final = 1
+_SUPH: Final = 2
+_SUPM: Final = 3
+_CVY: Final = 4
 
 # decision states
-_UNRESOLVED = 0
-_GUESSING = 1
-_RESOLVED = 2
+_UNRESOLVED: Final = 0
+_GUESSING: Final = 1
+_RESOLVED: Final = 2
 
 
 @dataclass(frozen=True, slots=True)
 class MovementOutcome:
     """Results of a movement phase: one result per unit (board order), the
-    units on the board afterwards and the dislodged units with their
-    retreat options."""
+    units on the board afterwards (``by_province`` indexes them) and the
+    dislodged units with their retreat options."""
 
     results: tuple[OrderResult, ...]
     units: tuple[Unit, ...]
     dislodged: tuple[Dislodged, ...]
+    by_province: dict[str, Unit]
 
 
-_DEFAULT_HOLD = Default("no order: the unit holds")
+_DEFAULT_HOLD: Final = Default("no order: the unit holds")
 
 
 def resolve_movement(
@@ -116,140 +120,246 @@ def resolve_movement(
     units without an entry hold.  Orders must have passed
     :func:`adjudicator.validate.check_order` for this state.
     """
-    units = state.units
-    n = len(units)
-    ids = m.ids
-    P = [ids[u.location.province] for u in units]
-    at: dict[int, int] = {p: i for i, p in enumerate(P)}
-    W = [u.power for u in units]
-    T = [_HOLD] * n
-    D = [-1] * n
-    S = [-1] * n
-    CONV = [False] * n
-    ORD: list[Order | None] = [None] * n
-    any_convoy = False
+    board = _Board(tables(m), state.units, orders, rules)
+    board.decide()
+    return board.report()
 
-    for i, u in enumerate(units):
-        o = orders.get(u.location.province)
-        if o is None:
-            continue
-        ORD[i] = o
-        if type(o) is Move:
-            T[i] = _MOVE
-            D[i] = ids[o.dest.province]
-        elif type(o) is SupportMove:
-            T[i] = _SUPM
-            S[i] = at[ids[o.supported.location.province]]
-            D[i] = ids[o.dest]
-        elif type(o) is SupportHold:
-            T[i] = _SUPH
-            S[i] = j = at[ids[o.supported.location.province]]
-            D[i] = P[j]
-        elif type(o) is ConvoyMove:
-            T[i] = _MOVE
-            D[i] = ids[o.dest]
-            CONV[i] = True
-            any_convoy = True
-        elif type(o) is Convoy:
-            T[i] = _CVY
-            S[i] = at[ids[o.army.location.province]]
-            D[i] = ids[o.dest]
 
-    ST = [_UNRESOLVED] * n
-    RES = [False] * n
-    NOROUTE = [False] * n  # CTO without any complete ordered route (and no land fallback)
-    VOID = [False] * n  # convoyed move voided by the Szykman rule
-    # per convoyed army: its route fleets, the ones touching its origin, the
-    # ones touching its destination, and fleet -> neighbouring route fleets
-    R_FLEETS: dict[int, list[int]] = {}
-    R_START: dict[int, list[int]] = {}
-    R_END: dict[int, set[int]] = {}
-    R_NBR: dict[int, dict[int, list[int]]] = {}
-    matched_convoy = [False] * n
+class _Board:
+    """One movement phase as flat integer lists indexed by unit (board order).
 
-    if any_convoy:
-        reach = m.fleet_reach
-        land_fallback = rules.adjacent_convoy_land_fallback
-        for a in range(n):
-            if not CONV[a]:
-                continue
-            src, dst = P[a], D[a]
-            fleets = [c for c in range(n) if T[c] == _CVY and S[c] == a and D[c] == dst]
-            for c in fleets:
-                matched_convoy[c] = True
-            route = _route_fleets(fleets, P, reach, src, dst)
-            if not route:
-                if land_fallback and dst in m.army_adj[src]:
-                    CONV[a] = False  # DATC 4.A.3 d / 6.G.8: no route ordered, move by land
+    ``P`` province, ``W`` power, ``T`` order type, ``D`` target province
+    (move / support / convoy destination), ``S`` supported or convoyed unit,
+    ``CONV`` move by convoy; ``at`` maps a province to the unit there (-1).
+    ``ATT[p]`` lists the units moving to province ``p``, ``SUPS[i]`` the
+    supports matching unit ``i``'s order, ``H`` / ``OPP`` the head-to-head /
+    opposite mover.  ``ST`` / ``RES`` hold the decisions (see the module
+    docstring).
+    """
+
+    def __init__(
+        self,
+        t: MapTables,
+        units: tuple[Unit, ...],
+        orders: Mapping[str, Order],
+        rules: Rulebook,
+    ) -> None:
+        ids = t.ids
+        n = len(units)
+        at = [-1] * t.n
+        P = [0] * n
+        W = [""] * n
+        names = [""] * n
+        i = 0
+        for u in units:
+            name = u.location.province
+            p = ids[name]
+            names[i] = name
+            P[i] = p
+            at[p] = i
+            W[i] = u.power
+            i += 1
+        T = [_HOLD] * n
+        D = [-1] * n
+        S = [-1] * n
+        CONV = [False] * n
+        ORD: list[Order | None] = [None] * n
+        any_convoy = False
+        if orders:
+            for i in range(n):
+                o = orders.get(names[i])
+                if o is None:
+                    continue
+                ORD[i] = o
+                if type(o) is Move:
+                    T[i] = _MOVE
+                    D[i] = ids[o.dest.province]
+                elif type(o) is SupportMove:
+                    T[i] = _SUPM
+                    S[i] = at[ids[o.supported.location.province]]
+                    D[i] = ids[o.dest]
+                elif type(o) is SupportHold:
+                    T[i] = _SUPH
+                    j = at[ids[o.supported.location.province]]
+                    S[i] = j
+                    D[i] = P[j]
+                elif type(o) is ConvoyMove:
+                    T[i] = _MOVE
+                    D[i] = ids[o.dest]
+                    CONV[i] = True
+                    any_convoy = True
+                elif type(o) is Convoy:
+                    T[i] = _CVY
+                    S[i] = at[ids[o.army.location.province]]
+                    D[i] = ids[o.dest]
+
+        ST = [_UNRESOLVED] * n
+        RES = [False] * n
+        # CTO without any complete ordered route (and no land fallback)
+        NOROUTE = [False] * n
+        # per convoyed army: its route fleets, the ones touching its origin,
+        # the ones touching its destination, and fleet -> neighbouring route fleets
+        R_FLEETS: dict[int, list[int]] = {}
+        R_START: dict[int, list[int]] = {}
+        R_END: dict[int, set[int]] = {}
+        R_NBR: dict[int, dict[int, list[int]]] = {}
+        matched_convoy = [False] * n
+        if any_convoy:
+            reach = t.fleet_reach
+            land_fallback = rules.adjacent_convoy_land_fallback
+            for a in range(n):
+                if not CONV[a]:
+                    continue
+                src = P[a]
+                dst = D[a]
+                fleets = [c for c in range(n) if T[c] == _CVY and S[c] == a and D[c] == dst]
+                for c in fleets:
+                    matched_convoy[c] = True
+                route = _route_fleets(fleets, P, reach, src, dst)
+                if not route:
+                    if land_fallback and dst in t.army_adj[src]:
+                        CONV[a] = False  # DATC 4.A.3 d / 6.G.8: no route ordered, move by land
+                    else:
+                        NOROUTE[a] = True
+                        ST[a] = _RESOLVED
+                    continue
+                R_FLEETS[a] = route
+                R_START[a] = [c for c in route if src in reach[P[c]]]
+                R_END[a] = {c for c in route if dst in reach[P[c]]}
+                seas = {P[c]: c for c in route}
+                R_NBR[a] = {
+                    c: [seas[q] for q in reach[P[c]] if q in seas and seas[q] != c]
+                    for c in route
+                }
+
+        ATT: list[list[int] | None] = [None] * t.n
+        SUPS: list[list[int] | None] = [None] * n
+        H = [-1] * n
+        OPP = [-1] * n
+        matched = [False] * n
+        for i in range(n):
+            ti = T[i]
+            if ti == _MOVE:
+                if NOROUTE[i]:
+                    continue
+                d = D[i]
+                attackers = ATT[d]
+                if attackers is None:
+                    ATT[d] = [i]
                 else:
-                    NOROUTE[a] = True
-                    ST[a] = _RESOLVED
-                continue
-            R_FLEETS[a] = route
-            R_START[a] = [c for c in route if src in reach[P[c]]]
-            R_END[a] = {c for c in route if dst in reach[P[c]]}
-            seas = {P[c]: c for c in route}
-            R_NBR[a] = {
-                c: [seas[q] for q in reach[P[c]] if q in seas and seas[q] != c] for c in route
-            }
+                    attackers.append(i)
+                j = at[d]
+                if j >= 0 and T[j] == _MOVE and D[j] == P[i] and not NOROUTE[j]:
+                    OPP[i] = j
+                    if not CONV[i] and not CONV[j]:
+                        H[i] = j
+            elif ti == _SUPH or ti == _SUPM:
+                j = S[i]
+                if (T[j] != _MOVE) if ti == _SUPH else (T[j] == _MOVE and D[j] == D[i]):
+                    supports = SUPS[j]
+                    if supports is None:
+                        SUPS[j] = [i]
+                    else:
+                        supports.append(i)
+                    matched[i] = True
 
-    SUPS: dict[int, list[int]] = {}  # unit -> the matching supports of its order
-    ATT: dict[int, list[int]] = {}
-    H = [-1] * n  # head-to-head opponent
-    OPP = [-1] * n  # unit moving the opposite way (head-to-head or by convoy)
-    matched = [False] * n
-    for i in range(n):
-        t = T[i]
-        if t == _MOVE:
-            if NOROUTE[i]:
+        # Pre-decide supports cut by a plain attack (DATC 5.E): certain cuts.
+        for s in range(n):
+            if not matched[s]:
                 continue
-            d = D[i]
-            lst = ATT.get(d)
-            if lst is None:
-                ATT[d] = [i]
-            else:
-                lst.append(i)
-            j = at.get(d, -1)
-            if j >= 0 and T[j] == _MOVE and D[j] == P[i] and not NOROUTE[j]:
-                OPP[i] = j
-                if not CONV[i] and not CONV[j]:
-                    H[i] = j
-        elif t == _SUPH:
-            j = S[i]
-            if T[j] != _MOVE:
-                SUPS.setdefault(j, []).append(i)
-                matched[i] = True
-        elif t == _SUPM:
-            j = S[i]
-            if T[j] == _MOVE and D[j] == D[i]:
-                SUPS.setdefault(j, []).append(i)
-                matched[i] = True
-
-    # Pre-decide supports cut by a plain attack (DATC 5.E): certain cuts.
-    for s in range(n):
-        if not matched[s]:
-            continue
-        attackers = ATT.get(P[s])
-        if not attackers:
-            if T[s] == _SUPH or T[s] == _SUPM:
+            attackers = ATT[P[s]]
+            if attackers is None:
                 # nobody attacks the supporter: the support is given
                 ST[s] = _RESOLVED
                 RES[s] = True
-            continue
-        for k in attackers:
-            if W[k] != W[s] and not CONV[k] and (T[s] == _SUPH or P[k] != D[s]):
-                ST[s] = _RESOLVED
-                RES[s] = False
-                break
+                continue
+            for k in attackers:
+                if W[k] != W[s] and not CONV[k] and (T[s] == _SUPH or P[k] != D[s]):
+                    ST[s] = _RESOLVED
+                    RES[s] = False
+                    break
 
-    convoy_from_target_cuts = rules.convoy_from_target_cuts
-    any_route = rules.any_route_disrupts
-    h2h_only = rules.dislodged_prevents_unless_head_to_head
-    deps: list[int] = []
+        self.t = t
+        self.units = units
+        self.rules = rules
+        self.n = n
+        self.ORD = ORD
+        self.P = P
+        self.W = W
+        self.T = T
+        self.D = D
+        self.S = S
+        self.CONV = CONV
+        self.at = at
+        self.ATT = ATT
+        self.SUPS = SUPS
+        self.H = H
+        self.OPP = OPP
+        self.matched = matched
+        self.matched_convoy = matched_convoy
+        self.NOROUTE = NOROUTE
+        self.VOID = [False] * n  # convoyed move voided by the Szykman rule
+        self.ST = ST
+        self.RES = RES
+        self.R_FLEETS = R_FLEETS
+        self.R_START = R_START
+        self.R_END = R_END
+        self.R_NBR = R_NBR
+        self.deps: list[int] = []
+        self.convoy_from_target_cuts = rules.convoy_from_target_cuts
+        self.any_route = rules.any_route_disrupts
+        self.h2h_only = rules.dislodged_prevents_unless_head_to_head
+        # filled by decide()
+        self.path_ok: list[bool] = []
+        self.G: list[int] = []
+        self.DISL: list[int] = []
 
     # -- decisions ------------------------------------------------------------
 
-    def resolve(i: int) -> bool:
+    def decide(self) -> None:
+        """Make every decision, then the final PATH values, the supports
+        given to each order and who dislodged whom (DATC 5.B.3)."""
+        T = self.T
+        ST = self.ST
+        matched = self.matched
+        matched_convoy = self.matched_convoy
+        n = self.n
+        for i in range(n):
+            ti = T[i]
+            if ST[i] == _RESOLVED or ti == _HOLD:
+                continue
+            if ti == _MOVE or matched[i] or (ti == _CVY and matched_convoy[i]):
+                self.resolve(i)
+        RES = self.RES
+        path_ok = [False] * n
+        CONV = self.CONV
+        for a in self.R_FLEETS:
+            path_ok[a] = CONV[a] and self.path(a)
+        self.path_ok = path_ok
+        S = self.S
+        G = [0] * n  # supports given to each unit's order
+        for s in range(n):
+            if matched[s] and RES[s]:
+                G[S[s]] += 1
+        self.G = G
+        P = self.P
+        ATT = self.ATT
+        DISL = [-1] * n  # index of the dislodging unit
+        for i in range(n):
+            if T[i] == _MOVE and RES[i]:
+                continue
+            attackers = ATT[P[i]]
+            if attackers is not None:
+                for k in attackers:
+                    if RES[k]:
+                        DISL[i] = k
+                        break
+        self.DISL = DISL
+
+    def resolve(self, i: int) -> bool:
+        ST = self.ST
+        RES = self.RES
+        deps = self.deps
         s = ST[i]
         if s == _RESOLVED:
             return RES[i]
@@ -260,7 +370,7 @@ def resolve_movement(
         old = len(deps)
         RES[i] = False
         ST[i] = _GUESSING
-        first = adjudicate(i)
+        first = self.adjudicate(i)
         if len(deps) == old:
             if ST[i] != _RESOLVED:
                 RES[i] = first
@@ -275,7 +385,7 @@ def resolve_movement(
         del deps[old:]
         RES[i] = True
         ST[i] = _GUESSING
-        second = adjudicate(i)
+        second = self.adjudicate(i)
         if first == second:
             for x in deps[old:]:
                 ST[x] = _UNRESOLVED
@@ -287,152 +397,374 @@ def resolve_movement(
         if i not in cycle:
             cycle.insert(0, i)
         del deps[old:]
-        backup_rule(cycle)
-        return resolve(i)
+        self.backup_rule(cycle)
+        return self.resolve(i)
 
-    def backup_rule(cycle: list[int]) -> None:
+    def backup_rule(self, cycle: list[int]) -> None:
+        T = self.T
+        ST = self.ST
         convoys = [c for c in cycle if T[c] == _CVY]
         if convoys:
             # Convoy paradox: the Szykman rule (DATC 4.A.2 d).
             for c in convoys:
-                VOID[S[c]] = True
+                self.VOID[self.S[c]] = True
         else:
             # Circular movement (DATC 5.B.9): all moves of the cycle succeed.
             for x in cycle:
                 if T[x] == _MOVE:
-                    RES[x] = True
+                    self.RES[x] = True
                     ST[x] = _RESOLVED
         for x in cycle:
             if ST[x] != _RESOLVED:
                 ST[x] = _UNRESOLVED
 
-    def adjudicate(i: int) -> bool:
-        t = T[i]
+    def adjudicate(self, i: int) -> bool:
+        t = self.T[i]
         if t == _MOVE:
-            return adj_move(i)
+            return self.adj_move(i)
         if t == _CVY:
-            for k in ATT.get(P[i], ()):
-                if resolve(k):
-                    return False
+            attackers = self.ATT[self.P[i]]
+            if attackers is not None:
+                for k in attackers:
+                    if self.resolve(k):
+                        return False
             return True
-        return adj_support(i)
+        return self.adj_support(i)
 
-    def path(a: int) -> bool:
-        if VOID[a]:
+    def path(self, a: int) -> bool:
+        if self.VOID[a]:
             return False
-        if any_route:  # 4.A.1 a: any disrupted route breaks the convoy
-            for c in R_FLEETS[a]:
-                if not resolve(c):
+        if self.any_route:  # 4.A.1 a: any disrupted route breaks the convoy
+            for c in self.R_FLEETS[a]:
+                if not self.resolve(c):
                     return False
             return True
-        ends = R_END[a]
-        nbr = R_NBR[a]
+        ends = self.R_END[a]
+        nbr = self.R_NBR[a]
         seen: set[int] = set()
-        todo = list(R_START[a])
+        todo = list(self.R_START[a])
         while todo:
             c = todo.pop()
             if c in seen:
                 continue
             seen.add(c)
-            if not resolve(c):
+            if not self.resolve(c):
                 continue
             if c in ends:
                 return True
             todo.extend(nbr[c])
         return False
 
-    def given(i: int) -> int:
+    def given(self, i: int) -> int:
         n_given = 0
-        for s in SUPS.get(i, ()):
-            if resolve(s):
-                n_given += 1
+        supports = self.SUPS[i]
+        if supports is not None:
+            for s in supports:
+                if self.resolve(s):
+                    n_given += 1
         return n_given
 
-    def attack(i: int) -> int:
-        j = at.get(D[i], -1)
-        if j < 0 or (T[j] == _MOVE and H[i] != j and resolve(j)):
-            return 1 + given(i)
+    def attack(self, i: int) -> int:
+        j = self.at[self.D[i]]
+        if j < 0 or (self.T[j] == _MOVE and self.H[i] != j and self.resolve(j)):
+            return 1 + self.given(i)
+        W = self.W
         wj = W[j]
         if wj == W[i]:
             return 0
         strength = 1
-        for s in SUPS.get(i, ()):
-            if W[s] != wj and resolve(s):
-                strength += 1
+        supports = self.SUPS[i]
+        if supports is not None:
+            for s in supports:
+                if W[s] != wj and self.resolve(s):
+                    strength += 1
         return strength
 
-    def hold(p: int) -> int:
-        j = at.get(p, -1)
+    def hold(self, p: int) -> int:
+        j = self.at[p]
         if j < 0:
             return 0
-        if T[j] == _MOVE:
-            return 0 if resolve(j) else 1
-        return 1 + given(j)
+        if self.T[j] == _MOVE:
+            return 0 if self.resolve(j) else 1
+        return 1 + self.given(j)
 
-    def prevent(k: int) -> int:
-        if CONV[k] and not path(k):
+    def prevent(self, k: int) -> int:
+        if self.CONV[k] and not self.path(k):
             return 0
-        j = OPP[k]
+        j = self.OPP[k]
         if j >= 0:
-            if h2h_only:
-                if H[k] == j and resolve(j):
+            if self.h2h_only:
+                if self.H[k] == j and self.resolve(j):
                     return 0
-            elif resolve(j) and not resolve(k):  # 4.A.7 a
+            elif self.resolve(j) and not self.resolve(k):  # 4.A.7 a
                 return 0
-        return 1 + given(k)
+        return 1 + self.given(k)
 
-    def adj_move(i: int) -> bool:
-        if CONV[i] and not path(i):
+    def adj_move(self, i: int) -> bool:
+        if self.CONV[i] and not self.path(i):
             return False
-        a = attack(i)
+        a = self.attack(i)
         if a == 0:
             return False
-        j = H[i]
+        d = self.D[i]
+        j = self.H[i]
         if j >= 0:
-            if a <= 1 + given(j):
+            if a <= 1 + self.given(j):
                 return False
-        elif a <= hold(D[i]):
+        elif a <= self.hold(d):
             return False
-        for k in ATT[D[i]]:
-            if k != i and a <= prevent(k):
+        attackers = self.ATT[d]
+        assert attackers is not None  # i is one of them
+        for k in attackers:
+            if k != i and a <= self.prevent(k):
                 return False
         return True
 
-    def adj_support(s: int) -> bool:
+    def adj_support(self, s: int) -> bool:
+        attackers = self.ATT[self.P[s]]
+        if attackers is None:
+            return True
+        W = self.W
+        P = self.P
+        CONV = self.CONV
         ws = W[s]
-        for k in ATT.get(P[s], ()):
+        supm = self.T[s] == _SUPM
+        for k in attackers:
             if W[k] == ws:
                 continue
-            if T[s] == _SUPM and P[k] == D[s] and not (CONV[k] and convoy_from_target_cuts):
+            if supm and P[k] == self.D[s] and not (CONV[k] and self.convoy_from_target_cuts):
                 # An attack from the province the support is directed at does
                 # not cut it (4.A.4 a also for a convoyed attack), but a
                 # dislodgement does.
-                if resolve(k):
+                if self.resolve(k):
                     return False
                 continue
-            if CONV[k] and not path(k):
+            if CONV[k] and not self.path(k):
                 continue
             return False
         return True
 
-    # -- resolve everything -----------------------------------------------------
+    # -- final strengths (every decision made; DATC 5.B.4-5.B.7) ---------------
 
-    for i in range(n):
-        t = T[i]
-        if ST[i] == _RESOLVED or t == _HOLD:
-            continue
-        if t == _MOVE or matched[i] or (t == _CVY and matched_convoy[i]):
-            resolve(i)
+    def no_path(self, i: int) -> bool:
+        return self.NOROUTE[i] or (self.CONV[i] and not self.path_ok[i])
 
-    # Final PATH values of the convoyed armies (every decision is made now).
-    path_ok = [False] * n
-    for a in R_FLEETS:
-        path_ok[a] = CONV[a] and path(a)
-    board = _Final(
-        units, ORD, P, T, D, S, W, H, OPP, CONV, NOROUTE, VOID, RES, ATT, SUPS, at, matched,
-        R_FLEETS, path_ok, h2h_only,
-    )  # fmt: skip
-    return _report(m, rules, board)
+    def final_attack(self, i: int) -> int:
+        if self.no_path(i):
+            return 0
+        RES = self.RES
+        W = self.W
+        j = self.at[self.D[i]]
+        if j < 0 or (self.T[j] == _MOVE and self.H[i] != j and RES[j]):
+            return 1 + self.G[i]
+        wj = W[j]
+        if wj == W[i]:
+            return 0
+        strength = 1
+        supports = self.SUPS[i]
+        if supports is not None:
+            for s in supports:
+                if RES[s] and W[s] != wj:
+                    strength += 1
+        return strength
+
+    def final_hold(self, p: int) -> int:
+        j = self.at[p]
+        if j < 0:
+            return 0
+        if self.T[j] == _MOVE:
+            return 0 if self.RES[j] else 1
+        return 1 + self.G[j]
+
+    def final_prevent(self, k: int) -> int:
+        if self.no_path(k):
+            return 0
+        j = self.OPP[k]
+        RES = self.RES
+        if j >= 0 and RES[j]:
+            if self.H[k] == j if self.h2h_only else not RES[k]:
+                return 0
+        return 1 + self.G[k]
+
+    def standoff(self, p: int) -> bool:
+        """A unit tried to enter ``p`` (with some prevent strength) and it
+        stayed empty: no retreat there (DATC 5.B.11)."""
+        attackers = self.ATT[p]
+        if attackers is not None:
+            for k in attackers:
+                if self.final_prevent(k) > 0:
+                    return True
+        return False
+
+    # -- the report -----------------------------------------------------------
+
+    def report(self) -> MovementOutcome:
+        """Turn the decisions into ORD results, the new board and retreat options."""
+        t = self.t
+        names = t.names
+        units = self.units
+        n = self.n
+        P = self.P
+        T = self.T
+        D = self.D
+        RES = self.RES
+        ORD = self.ORD
+        DISL = self.DISL
+
+        results: list[OrderResult] = []
+        append = results.append
+        for i in range(n):
+            o = ORD[i]
+            k = DISL[i]
+            if k < 0:
+                if o is None:
+                    append(make_result(Hold(units[i]), SUC, False, _DEFAULT_HOLD))
+                    continue
+                ti = T[i]
+                if RES[i] or ti == _HOLD:
+                    # a successful move, a support given, or a hold
+                    append(make_result(o, SUC))
+                elif ti == _MOVE:
+                    outcome, reason = self.move_failure(i)
+                    append(make_result(o, outcome, False, reason))
+                elif ti == _CVY:
+                    army = self.S[i]
+                    if type(ORD[army]) is ConvoyMove and D[army] == D[i]:
+                        append(make_result(o, SUC))
+                    else:
+                        append(make_result(o, NSO, False, NotMatched(units[army])))
+                elif not self.matched[i]:
+                    append(make_result(o, NSO, False, NotMatched(units[self.S[i]])))
+                else:
+                    append(make_result(o, CUT, False, self.cutter(i)))
+                continue
+            by = DislodgedBy(units[k], names[P[k]])
+            ti = T[i]
+            if o is None:
+                append(make_result(Hold(units[i]), None, True, by, by))
+            elif ti == _MOVE:
+                outcome, reason = self.move_failure(i)
+                append(make_result(o, outcome, True, reason, by))
+            elif ti == _SUPH or ti == _SUPM:
+                if not self.matched[i]:
+                    append(make_result(o, NSO, True, NotMatched(units[self.S[i]]), by))
+                elif RES[i]:
+                    append(make_result(o, SUC))
+                else:
+                    append(make_result(o, CUT, True, self.cutter(i), by))
+            else:
+                append(make_result(o, None, True, by, by))
+
+        # -- the new board and the retreat options (DATC 5.B.11) ------------------
+        placed: list[Unit | None] = [None] * t.n
+        by_province: dict[str, Unit] = {}
+        any_dislodged = False
+        for i in range(n):
+            if DISL[i] >= 0:
+                any_dislodged = True
+                continue
+            if T[i] == _MOVE and RES[i]:
+                o = ORD[i]
+                u = units[i]
+                d = D[i]
+                if type(o) is Move and o.dest.coast is not None:
+                    v = t.unit(u.power, u.kind, t.loc_ids[(d, o.dest.coast)])
+                else:
+                    v = t.unit(u.power, u.kind, d)
+                placed[d] = v
+                by_province[names[d]] = v
+            else:
+                u = units[i]
+                placed[P[i]] = u
+                by_province[names[P[i]]] = u
+        new_units: list[Unit] = [u for u in placed if u is not None]
+        if not t.alphabetical:
+            new_units.sort(key=_province_key)
+        if not any_dislodged:
+            return MovementOutcome(tuple(results), tuple(new_units), (), by_province)
+
+        dislodged: list[Dislodged] = []
+        to_convoy_origin = self.rules.retreat_to_convoy_origin
+        for i in range(n):
+            k = DISL[i]
+            if k < 0:
+                continue
+            u = units[i]
+            origin = P[k]
+            allow_origin = self.CONV[k] and to_convoy_origin  # DATC 4.A.5 b
+            options: list[Location] = []
+            if u.kind == AMY:
+                moves = t.army_moves[P[i]]
+            else:
+                moves = t.fleet_moves[t.loc_ids[(P[i], u.location.coast)]]
+            for q, where in moves:
+                if placed[q] is None and (allow_origin or q != origin) and not self.standoff(q):
+                    options.append(where)
+            dislodged.append(Dislodged(u, tuple(options), names[origin]))
+        return MovementOutcome(tuple(results), tuple(new_units), tuple(dislodged), by_province)
+
+    def move_failure(self, i: int) -> tuple[str, Reason]:
+        """Outcome and reason of the failed move ``i``."""
+        units = self.units
+        if self.NOROUTE[i]:
+            return NSO, NoRoute(self.t.names[self.D[i]])
+        if self.VOID[i]:
+            fleets = tuple(units[f] for f in self.R_FLEETS.get(i, ()))
+            return NSO, Paradox(fleets)
+        if self.CONV[i] and not self.path_ok[i]:
+            DISL = self.DISL
+            fleets = tuple(units[f] for f in self.R_FLEETS[i] if DISL[f] >= 0)
+            return DSR, Disrupted(fleets)
+        return BNC, self.bounce_reason(i)
+
+    def bounce_reason(self, i: int) -> Reason:
+        """Why move ``i`` failed: who held, defended or stood it off."""
+        units = self.units
+        d = self.D[i]
+        name = self.t.names[d]
+        a = self.final_attack(i)
+        j = self.at[d]
+        if a == 0 and j >= 0 and self.W[j] == self.W[i]:
+            return OwnUnit(name, units[j])
+        against: list[Unit] = []
+        h = self.H[i]
+        if h >= 0:
+            if a <= 1 + self.G[h]:
+                against.append(units[h])
+        elif j >= 0 and a <= self.final_hold(d):
+            against.append(units[j])
+        attackers = self.ATT[d]
+        assert attackers is not None  # i is one of them
+        any_moved = False
+        for k in attackers:
+            if self.RES[k]:
+                any_moved = True
+            if k != i and a <= self.final_prevent(k):
+                against.append(units[k])
+        standoff = len(attackers) > 1 and not any_moved
+        return Bounced(name, tuple(against), standoff)
+
+    def cutter(self, s: int) -> Reason:
+        """Which unit cut support ``s`` (its dislodger first)."""
+        P = self.P
+        names = self.t.names
+        k = self.DISL[s]
+        if k >= 0:
+            return CutBy(self.units[k], names[P[k]], True)
+        attackers = self.ATT[P[s]]
+        assert attackers is not None  # a cut support has an attacker
+        W = self.W
+        from_target_cuts = self.convoy_from_target_cuts
+        for k in attackers:
+            if W[k] == W[s]:
+                continue
+            from_target = self.T[s] == _SUPM and P[k] == self.D[s]
+            if from_target and not (self.CONV[k] and from_target_cuts):
+                continue
+            if self.no_path(k):
+                continue
+            return CutBy(self.units[k], names[P[k]], False)
+        raise AssertionError("a cut support without a cutting unit")
 
 
 def _route_fleets(
@@ -445,268 +777,8 @@ def _route_fleets(
     return sorted(seas[s] for s in route_seas(reach, seas, src, dst))
 
 
-class _Final:
-    """The resolved board: every decision made.  Strengths are recomputed from
-    the final decisions (DATC 5.B.4-5.B.7) to explain results and retreats."""
-
-    __slots__ = (
-        "units", "ORD", "P", "T", "D", "S", "W", "H", "OPP", "CONV", "NOROUTE", "VOID",
-        "RES", "ATT", "SUPS", "at", "matched", "R_FLEETS", "path_ok", "h2h_only", "G", "DISL",
-    )  # fmt: skip
-
-    def __init__(
-        self,
-        units: tuple[Unit, ...],
-        ORD: list[Order | None],
-        P: list[int],
-        T: list[int],
-        D: list[int],
-        S: list[int],
-        W: list[str],
-        H: list[int],
-        OPP: list[int],
-        CONV: list[bool],
-        NOROUTE: list[bool],
-        VOID: list[bool],
-        RES: list[bool],
-        ATT: dict[int, list[int]],
-        SUPS: dict[int, list[int]],
-        at: dict[int, int],
-        matched: list[bool],
-        R_FLEETS: dict[int, list[int]],
-        path_ok: list[bool],
-        h2h_only: bool,
-    ) -> None:
-        self.units = units
-        self.ORD = ORD
-        self.P = P
-        self.T = T
-        self.D = D
-        self.S = S
-        self.W = W
-        self.H = H
-        self.OPP = OPP
-        self.CONV = CONV
-        self.NOROUTE = NOROUTE
-        self.VOID = VOID
-        self.RES = RES
-        self.ATT = ATT
-        self.SUPS = SUPS
-        self.at = at
-        self.matched = matched
-        self.R_FLEETS = R_FLEETS
-        self.path_ok = path_ok
-        self.h2h_only = h2h_only
-        n = len(units)
-        G = [0] * n  # supports given to each unit's order
-        for s in range(n):
-            if matched[s] and RES[s]:
-                G[S[s]] += 1
-        self.G = G
-        DISL = [-1] * n  # index of the dislodging unit (DATC 5.B.3)
-        for i in range(n):
-            if T[i] == _MOVE and RES[i]:
-                continue
-            for k in ATT.get(P[i], ()):
-                if RES[k]:
-                    DISL[i] = k
-                    break
-        self.DISL = DISL
-
-    def no_path(self, i: int) -> bool:
-        return self.NOROUTE[i] or (self.CONV[i] and not self.path_ok[i])
-
-    def attack(self, i: int) -> int:
-        if self.no_path(i):
-            return 0
-        T, RES, W = self.T, self.RES, self.W
-        j = self.at.get(self.D[i], -1)
-        if j < 0 or (T[j] == _MOVE and self.H[i] != j and RES[j]):
-            return 1 + self.G[i]
-        wj = W[j]
-        if wj == W[i]:
-            return 0
-        return 1 + sum(1 for s in self.SUPS.get(i, ()) if RES[s] and W[s] != wj)
-
-    def hold(self, p: int) -> int:
-        j = self.at.get(p, -1)
-        if j < 0:
-            return 0
-        if self.T[j] == _MOVE:
-            return 0 if self.RES[j] else 1
-        return 1 + self.G[j]
-
-    def prevent(self, k: int) -> int:
-        if self.no_path(k):
-            return 0
-        j = self.OPP[k]
-        if j >= 0 and self.RES[j]:
-            if self.H[k] == j if self.h2h_only else not self.RES[k]:
-                return 0
-        return 1 + self.G[k]
-
-
-def _report(m: Map, rules: Rulebook, b: _Final) -> MovementOutcome:
-    """Turn the decisions into ORD results, the new board and retreat options."""
-    units = b.units
-    n = len(units)
-    provinces = m.provinces
-    P, T, D, S, RES, ORD, DISL = b.P, b.T, b.D, b.S, b.RES, b.ORD, b.DISL
-
-    results: list[OrderResult] = []
-    append = results.append
-    for i in range(n):
-        u = units[i]
-        o = ORD[i]
-        k = DISL[i]
-        if k >= 0:
-            by: DislodgedBy | None = DislodgedBy(units[k], provinces[P[k]].mnemonic)
-            dislodged = True
-        else:
-            by = None
-            dislodged = False
-        t = T[i]
-        if o is None:
-            if dislodged:
-                append(OrderResult(Hold(u), None, True, by, by))
-            else:
-                append(OrderResult(Hold(u), SUC, False, _DEFAULT_HOLD))
-        elif t == _MOVE:
-            if RES[i]:
-                append(OrderResult(o, SUC))
-            elif b.NOROUTE[i]:
-                append(OrderResult(o, NSO, dislodged, NoRoute(provinces[D[i]].mnemonic), by))
-            elif b.VOID[i]:
-                fleets = tuple(units[f] for f in b.R_FLEETS.get(i, ()))
-                append(OrderResult(o, NSO, dislodged, Paradox(fleets), by))
-            elif b.CONV[i] and not b.path_ok[i]:
-                fleets = tuple(units[f] for f in b.R_FLEETS[i] if DISL[f] >= 0)
-                append(OrderResult(o, DSR, dislodged, Disrupted(fleets), by))
-            else:
-                append(OrderResult(o, BNC, dislodged, _bounce_reason(m, b, i), by))
-        elif t == _SUPH or t == _SUPM:
-            if not b.matched[i]:
-                append(OrderResult(o, NSO, dislodged, NotMatched(units[S[i]]), by))
-            elif RES[i]:
-                append(OrderResult(o, SUC))
-            else:
-                append(OrderResult(o, CUT, dislodged, _cutter(m, rules, b, i), by))
-        elif t == _CVY:
-            army = S[i]
-            if dislodged:
-                append(OrderResult(o, None, True, by, by))
-            elif type(ORD[army]) is ConvoyMove and D[army] == D[i]:
-                append(OrderResult(o, SUC))
-            else:
-                append(OrderResult(o, NSO, False, NotMatched(units[army])))
-        elif dislodged:
-            append(OrderResult(o, None, True, by, by))
-        else:
-            append(OrderResult(o, SUC))
-
-    # -- the new board and the retreat options (DATC 5.B.11) ------------------
-    new_units: list[Unit] = []
-    occupied: set[int] = set()
-    any_dislodged = False
-    for i in range(n):
-        if DISL[i] >= 0:
-            any_dislodged = True
-            continue
-        if T[i] == _MOVE and RES[i]:
-            o = ORD[i]
-            u = units[i]
-            if type(o) is Move:
-                new_units.append(Unit(u.power, u.kind, o.dest))
-            else:
-                assert isinstance(o, ConvoyMove)
-                new_units.append(Unit(u.power, u.kind, Location(o.dest)))
-            occupied.add(D[i])
-        else:
-            new_units.append(units[i])
-            occupied.add(P[i])
-    new_units.sort(key=_province_key)
-    if not any_dislodged:
-        return MovementOutcome(tuple(results), tuple(new_units), ())
-
-    dislodged_list: list[Dislodged] = []
-    to_convoy_origin = rules.retreat_to_convoy_origin
-    ATT = b.ATT
-    for i in range(n):
-        k = DISL[i]
-        if k < 0:
-            continue
-        u = units[i]
-        origin = P[k]
-        allow_origin = b.CONV[k] and to_convoy_origin  # DATC 4.A.5 b
-        closed = set(occupied)
-        if not allow_origin:
-            closed.add(origin)
-        options: list[Location] = []
-        if u.kind == AMY:
-            for q in sorted(m.army_adj[P[i]]):
-                if q not in closed and not _standoff(b, ATT.get(q)):
-                    options.append(Location(provinces[q].mnemonic))
-        else:
-            loc = m.loc_ids[(P[i], u.location.coast)]
-            for dest in sorted(m.fleet_adj[loc]):
-                q = m.loc_province[dest]
-                if q not in closed and not _standoff(b, ATT.get(q)):
-                    options.append(Location(provinces[q].mnemonic, m.loc_coast[dest]))
-        dislodged_list.append(Dislodged(u, tuple(options), provinces[origin].mnemonic))
-
-    return MovementOutcome(tuple(results), tuple(new_units), tuple(dislodged_list))
-
-
-def _standoff(b: _Final, attackers: list[int] | None) -> bool:
-    """A unit tried to enter (with some prevent strength) and the province
-    stayed empty: no retreat there (DATC 5.B.11)."""
-    return attackers is not None and any(b.prevent(x) > 0 for x in attackers)
-
-
 def _province_key(u: Unit) -> str:
     return u.location.province
-
-
-def _bounce_reason(m: Map, b: _Final, i: int) -> Reason:
-    """Why move ``i`` failed: who held, defended or stood it off."""
-    units = b.units
-    d = b.D[i]
-    name = m.provinces[d].mnemonic
-    a = b.attack(i)
-    j = b.at.get(d, -1)
-    if a == 0 and j >= 0 and b.W[j] == b.W[i]:
-        return OwnUnit(name, units[j])
-    against: list[Unit] = []
-    h = b.H[i]
-    if h >= 0:
-        if a <= 1 + b.G[h]:
-            against.append(units[h])
-    elif j >= 0 and a <= b.hold(d):
-        against.append(units[j])
-    attackers = b.ATT[d]
-    for k in attackers:
-        if k != i and a <= b.prevent(k):
-            against.append(units[k])
-    standoff = len(attackers) > 1 and not any(b.RES[k] for k in attackers)
-    return Bounced(name, tuple(against), standoff)
-
-
-def _cutter(m: Map, rules: Rulebook, b: _Final, s: int) -> Reason:
-    """Which unit cut support ``s`` (its dislodger first)."""
-    P = b.P
-    k = b.DISL[s]
-    if k >= 0:
-        return CutBy(b.units[k], m.provinces[P[k]].mnemonic, True)
-    for k in b.ATT.get(P[s], ()):
-        if b.W[k] == b.W[s]:
-            continue
-        from_target = b.T[s] == _SUPM and P[k] == b.D[s]
-        if from_target and not (b.CONV[k] and rules.convoy_from_target_cuts):
-            continue
-        if b.no_path(k):
-            continue
-        return CutBy(b.units[k], m.provinces[P[k]].mnemonic, False)
-    raise AssertionError("a cut support without a cutting unit")
 
 
 __all__ = ["MovementOutcome", "resolve_movement"]

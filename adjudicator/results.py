@@ -177,6 +177,35 @@ class OrderResult:
         return self.outcome == SUC
 
 
+# The slot descriptors of OrderResult (frozen: only they can fill an instance).
+_SLOTS = vars(OrderResult)
+_SET_ORDER: Callable[[OrderResult, object], None] = _SLOTS["order"].__set__
+_SET_OUTCOME: Callable[[OrderResult, object], None] = _SLOTS["outcome"].__set__
+_SET_DISLODGED: Callable[[OrderResult, object], None] = _SLOTS["dislodged"].__set__
+_SET_REASON: Callable[[OrderResult, object], None] = _SLOTS["reason"].__set__
+_SET_BY: Callable[[OrderResult, object], None] = _SLOTS["dislodged_by"].__set__
+_NEW = object.__new__
+
+
+def make_result(
+    order: Order,
+    outcome: str | None,
+    dislodged: bool = False,
+    reason: Reason | None = None,
+    dislodged_by: DislodgedBy | None = None,
+) -> OrderResult:
+    """``OrderResult(...)`` for the adjudicator's hot path: the slots are
+    filled through their descriptors, skipping the frozen class's
+    ``__init__`` (a movement phase builds one result per unit)."""
+    r: OrderResult = _NEW(OrderResult)
+    _SET_ORDER(r, order)
+    _SET_OUTCOME(r, outcome)
+    _SET_DISLODGED(r, dislodged)
+    _SET_REASON(r, reason)
+    _SET_BY(r, dislodged_by)
+    return r
+
+
 @dataclass(frozen=True, slots=True)
 class PhaseResult:
     """The outcome of :func:`adjudicator.advance`.

@@ -19,6 +19,7 @@ from dataclasses import replace
 
 from adjudicator.convoys import route_seas
 from adjudicator.rulebook import DEFAULT, Rulebook
+from adjudicator.tables import MapTables, tables
 from adjudicator.values import (
     ADJUSTMENT,
     AMY,
@@ -185,12 +186,22 @@ def _provinces_named(order: Order) -> Iterable[str]:
 def reach(m: Map, unit: Unit) -> frozenset[int]:
     """Provinces the unit can move to without convoy (any coast for fleets)."""
     loc = unit.location
-    p = m.ids[loc.province]
-    if unit.kind == AMY:
-        return m.army_adj[p]
-    if loc.coast is None:
-        return m.fleet_reach[p]
-    return m.fleet_reach[m.loc_ids[(p, loc.coast)]]
+    t = tables(m)
+    return t.unit_reach(unit.kind, t.ids[loc.province], loc.coast)
+
+
+def _same_unit(a: Unit, b: Unit) -> bool:
+    """``a == b``, without the generic dataclass comparison (hot path)."""
+    if a is b:
+        return True
+    la = a.location
+    lb = b.location
+    return (
+        a.power == b.power
+        and a.kind == b.kind
+        and la.province == lb.province
+        and la.coast == lb.coast
+    )
 
 
 def _check_movement(
@@ -202,9 +213,12 @@ def _check_movement(
     unit = order.unit
     if unit.power != power:
         return NYU, order
-    ids = m.ids
+    t = tables(m)
+    ids = t.ids
+    prov = unit.location.province
     # NSP: every province named must exist (checked before NSU)
-    if unit.location.province not in ids:
+    src = ids.get(prov, -1)
+    if src < 0:
         return NSP, order
     if type(order) is Move:
         if order.dest.province not in ids:
@@ -213,117 +227,158 @@ def _check_movement(
         if order.supported.location.province not in ids:
             return NSP, order
     elif type(order) is not Hold:
-        for prov in _provinces_named(order):
-            if prov not in ids:
+        for name in _provinces_named(order):
+            if name not in ids:
                 return NSP, order
-    actual = state.by_province.get(unit.location.province)
-    if actual is not unit and actual != unit:
-        if actual is None or not _same_but_coast(actual, unit):
+    actual = state.by_province.get(prov)
+    if actual is None:
+        return NSU, order
+    if not _same_unit(actual, unit):
+        if not _same_but_coast(actual, unit):
             return NSU, order
         order = replace(order, unit=actual)
         unit = actual
     if type(order) is Hold:
         return MBV, order
     if type(order) is Move:
-        return _check_move(m, order)
-    src = ids[unit.location.province]
+        return _check_move(t, order, src)
     if type(order) is SupportHold:
-        sup = order.supported
-        if sup is not (target := state.by_province.get(sup.location.province)) and target != sup:
-            return NSU, order
-        tp = ids[sup.location.province]
-        if tp == src or tp not in reach(m, unit):
-            return FAR, order
-        return MBV, order
+        return _check_support_hold(t, state, order, src)
     if type(order) is SupportMove:
-        sup = order.supported
-        if sup is not (target := state.by_province.get(sup.location.province)) and target != sup:
-            return NSU, order
-        dst = ids[order.dest]
-        tsrc = ids[sup.location.province]
-        if tsrc == src or dst == src or dst == tsrc or dst not in reach(m, unit):
-            return FAR, order
-        if dst in reach(m, sup):
-            return MBV, order
-        # An army may get there by convoy - but not through the supporter
-        # itself: a fleet cannot convoy and support at once (DATC 6.D.31).
-        if sup.kind == AMY and convoy_possible(m, state, tsrc, dst, exclude=src):
-            return MBV, order
-        return FAR, order
+        return _check_support_move(m, t, state, order, src)
     if type(order) is Convoy:
-        if unit.kind != FLT:
-            return NSF, order
-        if src not in m.seas:
-            return NAS, order
-        army = order.army
-        if army.kind != AMY:
-            return NSA, order
-        if state.unit_at(army.location.province) != army:
-            return NSU, order
-        asrc = ids[army.location.province]
-        dst = ids[order.dest]
-        if dst == asrc or not _convoy_through(m, state, asrc, dst, src, rules):
-            return FAR, order
-        return MBV, order
+        return _check_convoy(m, t, state, order, src, rules)
     if type(order) is ConvoyMove:
-        if unit.kind != AMY:
-            return NSA, order
-        dst = ids[order.dest]
-        if dst == src:
-            return FAR, order
-        via = order.via
-        for p in via:
-            u = state.unit_at(p)
-            if u is None or u.kind != FLT:
-                return NSF, order
-        if not via:
-            return FAR, order
-        prev = src
-        reach_of = m.fleet_reach
-        seas = m.seas
-        for p in via:
-            sea = ids[p]
-            if sea not in seas or prev not in reach_of[sea]:
-                return FAR, order
-            prev = sea
-        if dst not in reach_of[prev]:
-            return FAR, order
-        return MBV, order
+        return _check_convoy_move(t, state, order, src)
     return NRS, order
 
 
-def _check_move(m: Map, order: Move) -> tuple[str, Order]:
+def _check_move(t: MapTables, order: Move, src: int) -> tuple[str, Order]:
     unit = order.unit
-    ids = m.ids
-    src = ids[unit.location.province]
-    dst = ids[order.dest.province]
+    dest = order.dest
+    dst = t.ids[dest.province]
     if dst == src:
         return FAR, order
     if unit.kind == AMY:
-        if dst not in m.army_adj[src]:
+        if dst not in t.army_adj[src]:
             return FAR, order
-        if order.dest.coast is not None:  # armies have no coasts (4.B.6 b: ignored)
-            return MBV, Move(unit, Location(order.dest.province))
+        if dest.coast is not None:  # armies have no coasts (4.B.6 b: ignored)
+            return MBV, Move(unit, t.locations[dst])
         return MBV, order
     coast = unit.location.coast
-    loc = src if coast is None else m.loc_ids[(src, coast)]
-    if dst not in m.fleet_reach[loc]:
+    loc = src if coast is None else t.loc_ids[(src, coast)]
+    if dst not in t.fleet_reach[loc]:
         return FAR, order
-    prov = m.provinces[dst]
-    if prov.kind is not ProvinceKind.BICOASTAL:
-        if order.dest.coast is not None:  # irrelevant coast (4.B.6 b)
-            return MBV, Move(unit, Location(order.dest.province))
+    if not t.bicoastal[dst]:
+        if dest.coast is not None:  # irrelevant coast (4.B.6 b)
+            return MBV, Move(unit, t.locations[dst])
         return MBV, order
-    adj = m.fleet_adj[loc]
-    coast = order.dest.coast
-    if coast is not None and coast in prov.coasts:
-        if m.loc_ids[(dst, coast)] in adj:
-            return MBV, order
-        return FAR, order  # impossible coast: the move fails (4.B.3 b)
-    reachable = [c for c in prov.coasts if m.loc_ids[(dst, c)] in adj]
+    adj = t.fleet_adj[loc]
+    wanted = dest.coast
+    if wanted is not None:
+        target = t.loc_ids.get((dst, wanted), -1)
+        if target >= 0:
+            if target in adj:
+                return MBV, order
+            return FAR, order  # impossible coast: the move fails (4.B.3 b)
+    reachable = [c for c in t.fleet_locs[dst] if c in adj]
     if len(reachable) == 1:  # the only possible coast (4.B.2 a)
-        return MBV, Move(unit, Location(order.dest.province, reachable[0]))
+        return MBV, Move(unit, t.locations[reachable[0]])
     return CST, order  # two coasts possible, none given (4.B.1 a)
+
+
+def _check_support_hold(
+    t: MapTables, state: GameState, order: SupportHold, src: int
+) -> tuple[str, Order]:
+    sup = order.supported
+    name = sup.location.province
+    target = state.by_province.get(name)
+    if target is None or not _same_unit(target, sup):
+        return NSU, order
+    unit = order.unit
+    tp = t.ids[name]
+    if tp == src or tp not in t.unit_reach(unit.kind, src, unit.location.coast):
+        return FAR, order
+    return MBV, order
+
+
+def _check_support_move(
+    m: Map, t: MapTables, state: GameState, order: SupportMove, src: int
+) -> tuple[str, Order]:
+    sup = order.supported
+    sloc = sup.location
+    target = state.by_province.get(sloc.province)
+    if target is None or not _same_unit(target, sup):
+        return NSU, order
+    unit = order.unit
+    ids = t.ids
+    dst = ids[order.dest]
+    tsrc = ids[sloc.province]
+    if (
+        tsrc == src
+        or dst == src
+        or dst == tsrc
+        or dst not in t.unit_reach(unit.kind, src, unit.location.coast)
+    ):
+        return FAR, order
+    if dst in t.unit_reach(sup.kind, tsrc, sloc.coast):
+        return MBV, order
+    # An army may get there by convoy - but not through the supporter
+    # itself: a fleet cannot convoy and support at once (DATC 6.D.31).
+    if sup.kind == AMY and convoy_possible(m, state, tsrc, dst, exclude=src):
+        return MBV, order
+    return FAR, order
+
+
+def _check_convoy(
+    m: Map, t: MapTables, state: GameState, order: Convoy, src: int, rules: Rulebook
+) -> tuple[str, Order]:
+    if order.unit.kind != FLT:
+        return NSF, order
+    if src not in t.seas:
+        return NAS, order
+    army = order.army
+    if army.kind != AMY:
+        return NSA, order
+    actual = state.by_province.get(army.location.province)
+    if actual is None or not _same_unit(actual, army):
+        return NSU, order
+    ids = t.ids
+    asrc = ids[army.location.province]
+    dst = ids[order.dest]
+    if dst == asrc or not _convoy_through(m, state, asrc, dst, src, rules):
+        return FAR, order
+    return MBV, order
+
+
+def _check_convoy_move(
+    t: MapTables, state: GameState, order: ConvoyMove, src: int
+) -> tuple[str, Order]:
+    if order.unit.kind != AMY:
+        return NSA, order
+    ids = t.ids
+    dst = ids[order.dest]
+    if dst == src:
+        return FAR, order
+    via = order.via
+    by_province = state.by_province
+    for name in via:
+        u = by_province.get(name)
+        if u is None or u.kind != FLT:
+            return NSF, order
+    if not via:
+        return FAR, order
+    prev = src
+    reach_of = t.fleet_reach
+    seas = t.seas
+    for name in via:
+        sea = ids[name]
+        if sea not in seas or prev not in reach_of[sea]:
+            return FAR, order
+        prev = sea
+    if dst not in reach_of[prev]:
+        return FAR, order
+    return MBV, order
 
 
 def _occupied_seas(m: Map, state: GameState) -> set[int]:

@@ -332,6 +332,45 @@ class GameState:
         return iter(self.units)
 
 
+def make_state(
+    phase: Phase,
+    units: tuple[Unit, ...],
+    ownership: Mapping[str, str],
+    dislodged: tuple[Dislodged, ...],
+    by_province: dict[str, Unit],
+) -> GameState:
+    """A :class:`GameState` from trusted parts, without the checks and copies
+    of its constructor (the adjudicator's own hot path).
+
+    ``ownership`` must already be a read-only proxy of a private dict (e.g.
+    the previous state's), ``units`` in canonical order and ``by_province``
+    their index.  The result equals ``GameState(phase, units, ownership,
+    dislodged)``.
+    """
+    s = object.__new__(GameState)
+    d = s.__dict__
+    d["phase"] = phase
+    d["units"] = units
+    d["ownership"] = ownership
+    d["dislodged"] = dislodged
+    d["by_province"] = by_province
+    d["memo"] = {}
+    return s
+
+
+_PHASES: dict[tuple[str, int], Phase] = {}
+
+
+def phase_of(season: str, year: int) -> Phase:
+    """The shared :class:`Phase` value of a season and year."""
+    key = (season, year)
+    p = _PHASES.get(key)
+    if p is None:
+        p = Phase(season, year)
+        _PHASES[key] = p
+    return p
+
+
 def initial_state(m: Map) -> GameState:
     """The map's starting position (its NOW and SCO)."""
     units = tuple(
@@ -371,5 +410,7 @@ __all__ = [
     "UnitOrder",
     "Waive",
     "initial_state",
+    "make_state",
     "order_power",
+    "phase_of",
 ]

@@ -1,0 +1,104 @@
+"""Per-map lookup tables for the hot paths (order checks, movement resolution).
+
+A :class:`maps.Map` is immutable, so everything the adjudicator derives from
+the geography alone is computed once per map and shared by every phase:
+plain-dict copies of the id tables (a ``dict`` lookup is cheaper than one
+through the map's read-only proxies), the shared :class:`Location` of every
+place, the sorted retreat candidates of every unit position, the supply
+centres, and an intern table of :class:`Unit` values (a unit that moves
+reuses the one value for its power, kind and new location instead of
+building a new one each phase).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from adjudicator.values import AMY, Location, Unit
+from maps import Map, ProvinceKind
+
+
+class MapTables:
+    """Geography facts of one map, as integer-indexed tuples and plain dicts."""
+
+    def __init__(self, m: Map) -> None:
+        provinces = m.provinces
+        #: number of provinces; province ids are ``0..n-1``
+        self.n: int = len(provinces)
+        #: province id -> mnemonic
+        self.names: tuple[str, ...] = tuple(p.mnemonic for p in provinces)
+        #: mnemonic -> province id
+        self.ids: dict[str, int] = dict(m.ids)
+        #: (province id, coast or None) -> location id
+        self.loc_ids: dict[tuple[int, str | None], int] = dict(m.loc_ids)
+        #: location id -> province id
+        self.loc_province: tuple[int, ...] = m.loc_province
+        #: location id -> the shared Location value
+        self.locations: tuple[Location, ...] = tuple(
+            Location(self.names[m.loc_province[i]], m.loc_coast[i])
+            for i in range(len(m.loc_province))
+        )
+        #: province id -> provinces an army there can move to
+        self.army_adj: tuple[frozenset[int], ...] = m.army_adj
+        #: location id -> provinces a fleet there can move to
+        self.fleet_reach: tuple[frozenset[int], ...] = m.fleet_reach
+        #: location id -> locations a fleet there can move to
+        self.fleet_adj: tuple[frozenset[int], ...] = m.fleet_adj
+        #: province id -> fleet locations there ((), (p,), or its coasts)
+        self.fleet_locs: tuple[tuple[int, ...], ...] = m.fleet_locs
+        #: province id -> has two (or more) coasts
+        self.bicoastal: tuple[bool, ...] = tuple(
+            p.kind is ProvinceKind.BICOASTAL for p in provinces
+        )
+        #: sea provinces
+        self.seas: frozenset[int] = m.seas
+        #: province id -> is a supply centre
+        self.supply: tuple[bool, ...] = tuple(p.supply_centre for p in provinces)
+        #: mnemonics of the supply centres, in province id order
+        self.centre_names: tuple[str, ...] = tuple(self.names[c] for c in m.supply_centres)
+        #: province id -> (province, Location) an army there may retreat to, by id
+        self.army_moves: tuple[tuple[tuple[int, Location], ...], ...] = tuple(
+            tuple((q, self.locations[q]) for q in sorted(adj)) for adj in m.army_adj
+        )
+        #: location id -> (province, Location) a fleet there may retreat to, by location id
+        self.fleet_moves: tuple[tuple[tuple[int, Location], ...], ...] = tuple(
+            tuple((m.loc_province[q], self.locations[q]) for q in sorted(adj))
+            for adj in m.fleet_adj
+        )
+        #: province ids ascend with the mnemonics (maps.model guarantees it;
+        #: checked, so board order can be produced without sorting)
+        self.alphabetical: bool = list(self.names) == sorted(self.names)
+        self._units: dict[tuple[str, str, int], Unit] = {}
+
+    def unit(self, power: str, kind: str, loc: int) -> Unit:
+        """The shared :class:`Unit` value of ``power``'s ``kind`` at location ``loc``."""
+        key = (power, kind, loc)
+        u = self._units.get(key)
+        if u is None:
+            u = Unit(power, kind, self.locations[loc])
+            self._units[key] = u
+        return u
+
+    def unit_reach(self, kind: str, province: int, coast: str | None) -> frozenset[int]:
+        """Provinces a unit of ``kind`` at ``province`` / ``coast`` can move to
+        without convoy (any coast for fleets)."""
+        if kind == AMY:
+            return self.army_adj[province]
+        if coast is None:
+            return self.fleet_reach[province]
+        return self.fleet_reach[self.loc_ids[(province, coast)]]
+
+
+_TABLES: Final[dict[Map, MapTables]] = {}
+
+
+def tables(m: Map) -> MapTables:
+    """The tables of ``m`` (built on first use; maps compare by identity)."""
+    t = _TABLES.get(m)
+    if t is None:
+        t = MapTables(m)
+        _TABLES[m] = t
+    return t
+
+
+__all__ = ["MapTables", "tables"]
