@@ -66,7 +66,7 @@ from protocol.press import (
     check_level,
     try_parse_press,
 )
-from protocol.text import tree_to_text
+from protocol.text import format_tree
 from protocol.tokens import STANDARD, Representation
 from protocol.tree import Text
 
@@ -284,7 +284,11 @@ class BotClient:
                 self._map_name = name
                 await send(("MDF",))
         elif head == "MDF" and len(message) > 1:
-            game_map = map_from_mdf(message, name=(self._map_name or "standard").lower())
+            # The map keeps the representation its MDF came in (the RM's, PROTOCOL.md
+            # 4.2), so `Map.rep` is the variant's own tokens on the bots' side too.
+            game_map = map_from_mdf(message, name=(self._map_name or "standard").lower(),
+                                    rep=_link_representation(link))
+            self.tracker.game_map = game_map
             self.tracker.geography = geography_of(game_map)
             self.tracker.map_name = self._map_name
             await send(("YES", ("MAP", (Text(self._map_name or "standard"),))))
@@ -468,17 +472,28 @@ class BotClient:
 
     @staticmethod
     def _text(tree: Any) -> str:
+        """DAIDE text for logs, without representation lookups (any map's names)."""
         try:
-            return tree_to_text(tree if isinstance(tree, tuple) else (tree,))
+            return format_tree(tree if isinstance(tree, tuple) else (tree,))
         except Exception:
             return repr(tree)
 
 
-def _representation(link: Transport) -> Representation:
-    """The token representation the link decodes with (for telling powers from
-    provinces in press); the TCP transport keeps it in its connection."""
+def _link_representation(link: Transport) -> Representation | None:
+    """The token representation the link decodes with, if it has one.
+
+    The TCP transport keeps it in its connection (switched by the RM,
+    PROTOCOL.md 4.2); a transport without a connection (a test script) has none.
+    """
     rep = getattr(getattr(link, "connection", None), "representation", None)
-    return rep if isinstance(rep, Representation) else STANDARD
+    return rep if isinstance(rep, Representation) else None
+
+
+def _representation(link: Transport) -> Representation:
+    """The link's representation, else the standard one (for telling powers from
+    provinces in press)."""
+    rep = _link_representation(link)
+    return STANDARD if rep is None else rep
 
 
 def _node(order: Any) -> Any:

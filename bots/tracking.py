@@ -16,6 +16,7 @@ from typing import Any
 
 from bots.board import ADJUSTMENT, MOVEMENT, RETREAT, BoardUnit, BoardView
 from bots.geography import Geography, Node
+from maps.model import Map
 
 Tree = tuple[Any, ...]
 
@@ -93,6 +94,10 @@ class GameTracker:
     """The client's knowledge of one game (see the module docstring)."""
 
     geography: Geography | None = None
+    game_map: Map | None = None
+    """The map built from the server's MDF; its ``rep`` is the representation
+    the MDF came in (the RM's tokens, PROTOCOL.md 4.2), None over a transport
+    that does not say."""
     map_name: str | None = None
     power: str | None = None
     passcode: int | None = None

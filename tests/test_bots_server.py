@@ -5,7 +5,8 @@
   the variant's own tokens on the wire, the same game as in process;
 * the same seed gives the same game, message for message;
 * a bot that loses its connection mid-game comes back with IAM and the game
-  still finishes.
+  still finishes;
+* the map a client builds from the MDF keeps the representation of the RM.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from bots.runner import run_clients
 from daide.cmd_demo import start_embedded_server
 from maps import standard_map
 from maps.variants import variant_map
+from protocol.tokens import STANDARD
 
 YEARS = 4
 
@@ -98,6 +100,8 @@ async def test_a_bot_that_loses_its_connection_rejoins_with_iam(tmp_path: Path) 
     # After rejoining, the bot kept playing: it knows the final position.
     assert victim.tracker.position is not None
     assert victim.tracker.position.turn.year >= 1903
+    # The standard map's RM is empty: the map keeps the standard representation.
+    assert victim.tracker.game_map is not None and victim.tracker.game_map.rep == STANDARD
 
 
 async def test_daide_bot_command_plays_a_game(tmp_path: Path) -> None:
@@ -197,3 +201,25 @@ async def test_daide_demo_command_takes_a_variant(tmp_path: Path) -> None:
     assert bad.returncode != 0
     assert bad.stderr.decode().strip().splitlines()[-1] == (
         "daide demo: error: at most 3 bots, one per power")
+
+
+async def test_clients_keep_the_variants_representation_on_their_map(tmp_path: Path) -> None:
+    """`map_from_mdf` is given the link's representation: `Map.rep` is the RM's tokens."""
+    hundred = variant_map("hundred3")
+    async with trio.open_nursery() as nursery:
+        port = await start_embedded_server(nursery, 1901, tmp_path / "games.db",
+                                           variant="hundred3")
+        clients = [BotClient(RandBot(), ClientSettings(port=port, name=f"R{i}", seed=i))
+                   for i in range(3)]
+        with trio.fail_after(60):
+            outcomes = await run_clients(clients)
+        nursery.cancel_scope.cancel()
+    assert [o.error for o in outcomes] == [None] * 3
+    assert sorted(str(c.tracker.power) for c in clients) == ["BUR", "ENG", "FRA"]
+    for client in clients:
+        game_map = client.tracker.game_map
+        assert game_map is not None and game_map.name == "hundred3"
+        assert game_map.rep is not None and game_map.rep is not STANDARD
+        assert game_map.rep == hundred.representation()
+        assert game_map.representation().values["BUR"] == hundred.representation().values["BUR"]
+        assert client.problems == []
