@@ -1,0 +1,299 @@
+"""Crash safety: SIGKILL the server at random moments of many seeded games.
+
+`crash_trial` plays the same seeded games twice:
+
+1. the *reference*: an in-process server that is never interrupted;
+2. the *crash run*: ``daide serve`` in a subprocess on a fixed port, killed
+   with SIGKILL (no cleanup at all) at random moments while the games run
+   and restarted at once on the same database; the bots (`bots.client`,
+   RandBots seeded per game) notice the lost connection and come back with
+   IAM, resubmitting the orders of the current turn.
+
+Then, game by game (games are told apart by their players' names, which
+carry the seed), the stored phases must be identical: the same turns in the
+same order, each with the same adjudicated orders, announcements, SCO and
+NOW, and the same ending.  So no accepted order and no processed phase was
+lost, and no phase was processed twice.
+
+Determinism rests on what `bots.demo` describes: each bot asks for its power
+by name (``'AUS:...'``), its orders come from a generator seeded by the
+game's seed, its power and the phase, and the server processes a phase only
+when all orders are in (no deadlines).  The games are joined one after the
+other, so that each fills with its own seven bots; the first kill waits
+until every game has started.
+
+``tests/test_crash.py`` runs a short trial in ``make test``; ``make crash``
+runs a long one: ``python -m tests.crash_harness --games 12 --kills 20
+--max-year 1910``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import random
+import re
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from contextlib import closing
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+
+from bots.client import BotClient, ClientSettings
+from bots.randbot import RandBot
+from bots.runner import run_clients
+from server.app import Server
+from server.logconfig import configure_logging
+from server.settings import GameSettings, ServerSettings
+from server.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+POWERS = ("AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR")
+
+#: What must be equal between the two runs, phase by phase.
+Phases = list[tuple[int, str, dict[str, tuple[str, ...]], tuple[str, ...], str, str]]
+
+
+@dataclass(frozen=True)
+class CrashPlan:
+    """How many games, how long, how many kills, and the seed of everything."""
+
+    games: int = 3
+    max_year: int = 1903
+    kills: int = 3
+    seed: int = 1
+
+
+@dataclass
+class CrashResult:
+    """The games of both runs and what happened to the server."""
+
+    reference: dict[int, tuple[Phases, tuple[str, ...]]] = field(default_factory=dict)
+    crashed: dict[int, tuple[Phases, tuple[str, ...]]] = field(default_factory=dict)
+    kills: list[int] = field(default_factory=list)
+    """Phases stored (all games together) at each kill."""
+    rejoins: int = 0
+    seconds: float = 0.0
+
+    def differences(self) -> list[str]:
+        """Human-readable differences between the runs (empty when they agree)."""
+        out = []
+        for seed in sorted(set(self.reference) | set(self.crashed)):
+            ref, got = self.reference.get(seed), self.crashed.get(seed)
+            if ref is None or got is None:
+                out.append(f"game {seed}: missing in the {'reference' if ref is None else 'crash'} run")
+                continue
+            turns = [p[1] for p in got[0] if p[0] > 0]      # seq 0 is the start, not a phase
+            if len(turns) != len(set(turns)):
+                out.append(f"game {seed}: a phase was processed twice: {turns}")
+            for mine, theirs in zip(got[0], ref[0], strict=False):
+                if mine != theirs:
+                    out.append(f"game {seed}: phase {theirs[0]} ({theirs[1]}) differs")
+                    break
+            if len(got[0]) != len(ref[0]):
+                out.append(f"game {seed}: {len(got[0])} phases, reference {len(ref[0])}")
+            if got[1] != ref[1]:
+                out.append(f"game {seed}: ending {got[1]} != {ref[1]}")
+        return out
+
+
+def game_seed(k: int, plan: CrashPlan) -> int:
+    return plan.seed * 1000 + k
+
+
+def bots_for(port: int, plan: CrashPlan) -> list[BotClient]:
+    """Seven RandBots per game, game after game, named for their power and seed."""
+    clients = []
+    for k in range(plan.games):
+        seed = game_seed(k, plan)
+        for power in POWERS:
+            settings = ClientSettings(port=port, name=f"{power}:RandBot-g{seed}", seed=seed,
+                                      reconnect_attempts=60, reconnect_delay=0.05)
+            clients.append(BotClient(RandBot(), settings))
+    return clients
+
+
+def read_games(db: Path) -> dict[int, tuple[Phases, tuple[str, ...]]]:
+    """Finished games by seed: their phases and their ending."""
+    store = Store.open(db)
+    try:
+        games = {}
+        for record in store.games():
+            names = {s.client_name for s in record.seats}
+            seeds = {int(m.group(1)) for n in names if (m := re.search(r"-g(\d+)$", n))}
+            if len(seeds) != 1 or record.status != "finished":
+                continue
+            phases = [(p.seq, p.turn, dict(p.orders), p.messages, p.sco, p.now)
+                      for p in store.phases(record.id)]
+            games[seeds.pop()] = (phases, record.ending)
+        return games
+    finally:
+        store.close()
+
+
+def status_counts(db: Path) -> tuple[dict[str, int], int]:
+    """Games by status, and phases stored, read (read-only) beside the running server."""
+    db_uri = f"file:{db}?mode=ro"
+    with closing(sqlite3.connect(db_uri, uri=True, timeout=5)) as conn:
+        counts = dict(conn.execute("SELECT status, COUNT(*) FROM games GROUP BY status").fetchall())
+        phases = int(conn.execute("SELECT COUNT(*) FROM phases").fetchone()[0])
+    return counts, phases
+
+
+async def poll(done: Callable[[], bool], every: float) -> None:
+    """Wait until ``done()`` - the database of another process cannot wake us up."""
+    while True:
+        if done():
+            return
+        await trio.sleep(every)
+
+
+async def play_reference(db: Path, plan: CrashPlan) -> None:
+    settings = ServerSettings(host="127.0.0.1", port=0, db_path=db,
+                              game=GameSettings(max_year=plan.max_year))
+    server = Server(settings)
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(server.run)
+        port = int(listeners[0].socket.getsockname()[1])
+        outcomes = await run_clients(bots_for(port, plan))
+        failed = [o.error for o in outcomes if o.error]
+        assert not failed, f"reference bots failed: {failed[:3]}"
+        server.stop()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ServerProcess:
+    """``daide serve`` on a fixed port; its log goes to a file."""
+
+    def __init__(self, db: Path, port: int, plan: CrashPlan, log: Path) -> None:
+        self.db, self.port, self.plan, self.log = db, port, plan, log
+        self.process: trio.Process | None = None
+        self.starts = 0
+
+    async def start(self) -> None:
+        self.starts += 1
+        log = self.log.with_suffix(f".{self.starts}.log")
+        with log.open("wb") as out:
+            self.process = await trio.lowlevel.open_process(
+                [sys.executable, "-m", "daide", "serve", "--port", str(self.port),
+                 "--db", str(self.db), "--max-year", str(self.plan.max_year), "--log-json"],
+                cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=out)
+        with trio.fail_after(30):
+            while b'"listening"' not in log.read_bytes():
+                assert self.process.poll() is None, log.read_text()
+                await trio.sleep(0.02)
+
+    async def kill(self) -> None:
+        assert self.process is not None
+        self.process.kill()                  # SIGKILL: no shutdown code runs
+        await self.process.wait()
+
+    async def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            with trio.move_on_after(10):
+                await self.process.wait()
+            if self.process.poll() is None:
+                await self.kill()
+
+
+async def play_with_kills(db: Path, plan: CrashPlan, total_phases: int, result: CrashResult,
+                          logs: Path) -> None:
+    """The crash run: kills at random points, spread over the games' progress.
+
+    Once every game has started, ``plan.kills`` phase counts are drawn at
+    random between the count then and the reference's total; the server is
+    killed when the stored phases reach each of them, after a random extra
+    pause of up to 80 ms so that the kill lands anywhere in a phase (orders
+    half in, a phase being written, messages half sent).
+    """
+    rng = random.Random(f"kills/{plan.seed}")
+    server = ServerProcess(db, free_port(), plan, logs / "server")
+    await server.start()
+    clients = bots_for(server.port, plan)
+    done = trio.Event()
+
+    async def play() -> None:
+        await run_clients(clients)
+        done.set()
+
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play)
+            with trio.fail_after(120):       # every game has started (none is forming)
+                await poll(lambda: sum(n for s, n in status_counts(db)[0].items()
+                                       if s != "forming") >= plan.games, 0.02)
+            first = status_counts(db)[1] + 1
+            points = range(first, max(first, total_phases - 2))
+            for point in sorted(rng.sample(points, min(plan.kills, len(points)))):
+                with trio.fail_after(120):
+                    await poll(lambda: status_counts(db)[1] >= point, 0.01)   # noqa: B023
+                await trio.sleep(rng.uniform(0, 0.08))
+                await server.kill()
+                result.kills.append(status_counts(db)[1])
+                await server.start()
+            with trio.fail_after(600):
+                await poll(lambda: status_counts(db)[0].get("finished", 0) >= plan.games, 0.1)
+            # Bots whose game ended during the last kill cannot rejoin it: let them go.
+            with trio.move_on_after(5):
+                await done.wait()
+            nursery.cancel_scope.cancel()
+    finally:
+        with trio.CancelScope(shield=True):
+            await server.stop()
+    result.rejoins = sum(c.rejoins for c in clients)
+
+
+async def crash_trial(workdir: Path, plan: CrashPlan) -> CrashResult:
+    """Both runs of ``plan`` in ``workdir``; compare with `CrashResult.differences`."""
+    result = CrashResult()
+    started = time.monotonic()
+    await play_reference(workdir / "reference.db", plan)
+    result.reference = read_games(workdir / "reference.db")
+    total = sum(len(phases) for phases, _ in result.reference.values())
+    await play_with_kills(workdir / "crashed.db", plan, total, result, workdir)
+    result.crashed = read_games(workdir / "crashed.db")
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.crash_harness",
+                                     description="SIGKILL the server at random points of "
+                                                 "seeded games and check nothing is lost")
+    parser.add_argument("--games", type=int, default=12)
+    parser.add_argument("--kills", type=int, default=20)
+    parser.add_argument("--max-year", type=int, default=1910)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    plan = CrashPlan(games=args.games, max_year=args.max_year, kills=args.kills, seed=args.seed)
+    configure_logging(sys.stderr, json=False, level=logging.ERROR)
+    with tempfile.TemporaryDirectory(prefix="daide-crash-") as tmp:
+        result = trio.run(crash_trial, Path(tmp), plan)
+    phases = sum(len(p) for p, _ in result.reference.values())
+    print(json.dumps({"games": plan.games, "max_year": plan.max_year, "phases": phases,
+                      "kills": len(result.kills), "phases_stored_at_each_kill": result.kills,
+                      "rejoins": result.rejoins, "seconds": round(result.seconds, 1)}))
+    problems = result.differences()
+    for line in problems:
+        print("DIFFERENCE", line)
+    print("OK: every game ended exactly as without a crash" if not problems else
+          f"FAILED: {len(problems)} difference(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,30 @@
+"""Crash safety in ``make test``: a short trial of `tests.crash_harness`.
+
+Three seeded games of seven RandBots; the server (``daide serve``, a
+subprocess) is killed with SIGKILL three times at random moments and
+restarted on the same database; every game must end exactly as the same
+game played without a crash.  ``make crash`` runs the long form.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio
+
+from tests.crash_harness import CrashPlan, crash_trial
+
+
+async def test_killed_servers_lose_nothing_and_repeat_nothing(tmp_path: Path) -> None:
+    plan = CrashPlan(games=3, max_year=1905, kills=3, seed=7)
+    with trio.fail_after(120):
+        result = await crash_trial(tmp_path, plan)
+    assert result.differences() == []
+    assert len(result.reference) == len(result.crashed) == 3
+    assert len(result.kills) == 3
+    # The kills hit running games, whose bots rejoined them with IAM.
+    total = sum(len(phases) for phases, _ in result.reference.values())
+    assert result.kills == sorted(result.kills) and 3 < result.kills[0] < result.kills[-1] < total
+    assert result.rejoins >= 7
+    for phases, ending in result.reference.values():
+        assert len(phases) > 10 and ending[-1].startswith("SMR")
