@@ -15,7 +15,9 @@ For bot authors:
   the adjudicator (benchmarks, tests).
 
 The sample bots: `bots.holdbot.HoldBot`, `bots.randbot.RandBot`,
-`bots.dumbbot.DumbBot` (valuation in `bots.values`).  `bots.demo` plays the
+`bots.dumbbot.DumbBot` (valuation in `bots.values`; both plan convoys with
+`bots.convoys`, and their order sets pass `bots.orders.unmatched_supports`
+and `bots.convoys.unmatched_convoys`).  `bots.demo` plays the
 demo game; `bots.record.GameWatcher` shows and records a game.
 
 Nothing here imports the server: strategies never see sockets, and the

@@ -9,10 +9,17 @@ threats and the strength of their owners, spread over several rounds):
   gain.  A unit does not move where another own unit already goes or stays;
   when its best place is held by an own unit that has not decided yet, that
   unit decides first; two own units never swap places (they would bounce).
+* **Convoys.**  An army (giving or getting no support) is carried by sea to
+  an empty place it cannot walk to - England's armies to the continent - when
+  that place is worth more than its own plan plus whatever the fleets of the
+  chain give up: own fleets in sea provinces that hold anyway, or whose move
+  is worth less (a fleet keeps its move if an own unit follows into its
+  place).  The best such convoys first; each fleet carries one army.
 * **Supports.**  Units that stay put then look for an own move into a place
   they can reach and support it, the most valuable contested move first
   ("support where moves meet"); failing that, they support an own unit that
-  holds under threat.  An uncontested move gets no support.
+  holds under threat.  An uncontested move gets no support.  Every support
+  is chosen from the final moves, so it matches the supported unit's order.
 * **Retreats** go to the most valuable MRT place that no other own unit
   retreats to; with none left the unit disbands.
 * **Builds** go to the most valuable free home centre and unit type (a fleet
@@ -28,6 +35,7 @@ import random
 
 from bots import orders as o
 from bots.board import ADJUSTMENT, MOVEMENT, RETREAT, BoardUnit, BoardView
+from bots.convoys import convoy_routes
 from bots.geography import ARMY, FLEET, Node
 from bots.orders import Order
 from bots.values import DEFAULT_WEIGHTS, Valuation, Weights, valuation
@@ -139,6 +147,10 @@ class _Movement:
         self.claimed: dict[str, BoardUnit] = {}
         self.deciding: set[BoardUnit] = set()
         self.helps: dict[BoardUnit, BoardUnit] = {}
+        self.convoys: dict[BoardUnit, tuple[str, ...]] = {}
+        """army -> the sea provinces it is carried through (its dest is the landing)."""
+        self.carriers: dict[BoardUnit, BoardUnit] = {}
+        """convoying fleet -> the army it carries."""
         self.by_province = {u.province: u for u in self.units}
         self.enemy_reach: dict[str, int] = {}
         for other in view.units:
@@ -149,11 +161,22 @@ class _Movement:
     def plan(self) -> list[Order]:
         for unit in sorted(self.units, key=lambda u: -self.best[u]):
             self._decide(unit)
+        self._convoy()
         self._recruit()
-        orders = {u: (o.hold(u) if self.dest[u] == u.node else o.move(u, self.dest[u]))
-                  for u in self.units}
+        orders = {u: self._order(u) for u in self.units}
         self._supports(orders)
         return [orders[u] for u in self.view.my_units]
+
+    def _order(self, unit: BoardUnit) -> Order:
+        """The unit's move, convoy or hold (supports are chosen afterwards)."""
+        if unit in self.convoys:
+            return o.convoy_move(unit, self.dest[unit][0], self.convoys[unit])
+        if unit in self.carriers:
+            army = self.carriers[unit]
+            return o.convoy(unit, army, self.dest[army][0])
+        if self.dest[unit] == unit.node:
+            return o.hold(unit)
+        return o.move(unit, self.dest[unit])
 
     def _decide(self, unit: BoardUnit) -> None:
         if unit in self.dest or unit in self.deciding:
@@ -187,6 +210,61 @@ class _Movement:
         self.claimed.setdefault(unit.province, unit)
         self.deciding.discard(unit)
 
+    def _convoy(self) -> None:
+        """Carry armies by sea to valuable empty places out of their walking reach."""
+        helping = set(self.helps) | set(self.helps.values())
+        entering = {self.dest[u][0] for u in self.units if self.dest[u] != u.node}
+        fleets: dict[str, BoardUnit] = {}
+        give_up: dict[BoardUnit, float] = {}
+        for fleet in self.units:
+            if (fleet.kind != FLEET or fleet in helping or not self.geo.is_sea(fleet.province)):
+                continue
+            if self.dest[fleet] == fleet.node:
+                give_up[fleet] = 0.0
+            elif fleet.province not in entering:
+                give_up[fleet] = (self.values.value(FLEET, self.dest[fleet])
+                                  - self.values.value(FLEET, fleet.node))
+            else:
+                continue
+            fleets[fleet.province] = fleet
+        if not fleets:
+            return
+        options: list[tuple[float, int, int, str, tuple[str, ...]]] = []
+        for index, army in enumerate(self.units):
+            if army.kind != ARMY or army in helping:
+                continue
+            walk = self.geo.reachable_provinces(ARMY, army.node)
+            here = self.values.value(ARMY, self.dest[army])
+            for dest, chain in convoy_routes(self.view, army, fleets):
+                if dest in walk or dest in self.claimed or self.view.unit_in(dest) is not None:
+                    continue
+                # A lone convoyed army wins a place only if no enemy goes there too.
+                odds = 1.0 / (1 + self.enemy_reach.get(dest, 0))
+                gain = (odds * self.values.value(ARMY, (dest, None)) - here
+                        - sum(give_up[fleets[sea]] for sea in chain))
+                if gain > 0:
+                    options.append((gain, len(chain), index, dest, chain))
+        options.sort(key=lambda opt: (-opt[0], opt[1], opt[2], opt[3], opt[4]))
+        for _, _, index, dest, chain in options:
+            army = self.units[index]
+            carriers = [fleets[sea] for sea in chain]
+            if (army in self.convoys or dest in self.claimed
+                    or any(f in self.carriers for f in carriers)):
+                continue
+            self._reroute(army, (dest, None))
+            self.convoys[army] = chain
+            for fleet in carriers:
+                self._reroute(fleet, fleet.node)
+                self.carriers[fleet] = army
+
+    def _reroute(self, unit: BoardUnit, node: Node) -> None:
+        """Change a unit's destination, moving its claim along."""
+        old = self.dest[unit][0]
+        if self.claimed.get(old) is unit:
+            del self.claimed[old]
+        self.dest[unit] = node
+        self.claimed[node[0]] = unit
+
     def _recruit(self) -> None:
         """Give every unsupported attack on an occupied enemy province one supporter.
 
@@ -213,8 +291,9 @@ class _Movement:
             best: tuple[float, BoardUnit] | None = None
             helped = set(self.helps.values())
             for unit in self.units:
-                # A unit already giving or getting support keeps its order.
-                if unit is attacker or unit in self.helps or unit in helped:
+                # A unit already giving or getting support, or in a convoy, keeps its order.
+                if (unit is attacker or unit in self.helps or unit in helped
+                        or unit in self.convoys or unit in self.carriers):
                     continue
                 if target not in self.geo.reachable_provinces(unit.kind, unit.node):
                     continue
@@ -244,6 +323,8 @@ class _Movement:
         movers = [u for u in self.units if self.dest[u] != u.node]
         holders = [u for u in self.units if self.dest[u] == u.node]
         for unit in holders:
+            if unit in self.carriers:
+                continue        # convoys; it can still be supported to hold
             # A plan to help is kept only if the helped unit really moves in the
             # end: a support must match the supported unit's final order.
             helped = self.helps.get(unit)

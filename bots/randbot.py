@@ -3,9 +3,9 @@
 Movement phase: units are taken in a random order; each picks an order
 *kind* uniformly among the kinds open to it (hold, move, support, convoy,
 move by convoy), then one order of that kind uniformly.  Convoys are
-planned as a whole: an army moving by convoy takes a real chain of own,
-not yet ordered fleets in sea provinces, and each of those fleets is given
-the matching CVY.  Supports are decided last, so they *match*: a support
+planned as a whole (`bots.convoys`): an army moving by convoy takes a real
+chain of own, not yet ordered fleets in sea provinces, and each of those
+fleets is given the matching CVY.  Supports are decided last, so they *match*: a support
 to hold names a unit that stays where it is (a foreign unit, or an own unit
 that holds, supports or convoys), a support to move names an own unit's
 actual move.
@@ -18,46 +18,14 @@ centre (random unit type and coast) or is waived; removals are random units.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 from bots import orders as o
 from bots.board import ADJUSTMENT, MOVEMENT, RETREAT, BoardUnit, BoardView
+from bots.convoys import convoy_routes
 from bots.geography import ARMY, FLEET, Node
 from bots.orders import Order
 
-MAX_CONVOY_FLEETS = 4
-"""Longest convoy chain RandBot looks for (keeps the search small)."""
-
 HOLD, MOVE, SUPPORT, CONVOY, VIA = "HLD", "MTO", "SUP", "CVY", "CTO"
-
-
-def convoy_routes(view: BoardView, army: BoardUnit, fleets: dict[str, BoardUnit]
-                  ) -> Iterator[tuple[str, tuple[str, ...]]]:
-    """Every (destination, chain of sea provinces) an army can be convoyed along.
-
-    `fleets` maps sea province -> available own fleet.  A chain starts next to
-    the army's province and ends next to a land province other than the
-    army's own (PROTOCOL.md 9.1 VIA; docs/adjudication-conventions.md).
-    """
-    geo = view.geography
-    seen: set[tuple[str, tuple[str, ...]]] = set()
-
-    def extend(chain: tuple[str, ...]) -> Iterator[tuple[str, tuple[str, ...]]]:
-        last = chain[-1]
-        for near in sorted(geo.province_neighbours(last)):
-            if geo.is_land(near) and near != army.province and (near, chain) not in seen:
-                seen.add((near, chain))
-                yield near, chain
-        if len(chain) < MAX_CONVOY_FLEETS:
-            for near in sorted(geo.province_neighbours(last)):
-                if near in fleets and near not in chain:
-                    yield from extend((*chain, near))
-
-    if army.kind != ARMY:
-        return
-    for sea in sorted(geo.province_neighbours(army.province)):
-        if sea in fleets:
-            yield from extend((sea,))
 
 
 class RandBot:

@@ -1,14 +1,22 @@
-"""DumbBot's movement plans: self-consistent supports (issue 5 regression) and convoys."""
+"""DumbBot's movement plans: self-consistent supports (issue 5 regression) and convoys.
+
+`bots.orders.unmatched_supports` and `bots.convoys.unmatched_convoys` judge an
+order set as a whole: each support and convoy must match the own unit's order.
+"""
 
 from __future__ import annotations
 
 import random
 
+from adjudicator import advance
 from adjudicator.values import GameState, Location, Phase, Unit
+from bots.board import BoardView
+from bots.convoys import unmatched_convoys
 from bots.dumbbot import DumbBot
-from bots.local import submit, view_of
+from bots.local import play_game, submit, view_of
 from bots.orders import unmatched_supports
 from bots.strategy import phase_rng
+from maps import standard_map
 from maps.variants import variant_map
 from protocol.text import format_tree
 
@@ -87,3 +95,93 @@ def test_unmatched_supports_names_contradicted_supports_only() -> None:
     assert unmatched_supports(by_sea) == []
     coast = [(blm, "MTO", ("STP", "NCS")), (bsl, "SUP", blm, "MTO", "STP")]
     assert unmatched_supports(coast) == []
+
+
+# -- convoys ---------------------------------------------------------------------------
+
+STANDARD = standard_map()
+OTHERS = ("FRA AMY PAR, FRA FLT BRE, FRA AMY MAR, GER AMY MUN, GER AMY BER, GER FLT KIE,"
+          " RUS AMY WAR, RUS AMY MOS, RUS FLT SEV, RUS FLT STP SCS")
+OWNERS = ("LON ENG, EDI ENG, LVP ENG, PAR FRA, BRE FRA, MAR FRA, BER GER, KIE GER, MUN GER,"
+          " MOS RUS, WAR RUS, SEV RUS, STP RUS")
+
+
+def test_dumbbot_convoys_an_army_to_the_continent() -> None:
+    """England's army cannot walk to Norway, which nobody else can reach: the
+    North Sea fleet gives up its own move and carries it there."""
+    state = state_of("FAL", 1901, "ENG AMY YOR, ENG FLT NTH, " + OTHERS, OWNERS)
+    view = view_of(STANDARD, state, "ENG")
+    for seed in range(20):
+        orders = DumbBot().orders(view, random.Random(seed))
+        assert texts(orders) == ["( ENG AMY YOR ) CTO NWY VIA ( NTH )",
+                                 "( ENG FLT NTH ) CVY ( ENG AMY YOR ) CTO NWY"]
+        assert unmatched_convoys(orders) == [] and unmatched_supports(orders) == []
+    accepted = submit(STANDARD, state, "ENG", orders)
+    result = advance(STANDARD, state, {"ENG": accepted})
+    assert [r.outcome for r in result.results if r.order.unit.power == "ENG"] == ["SUC", "SUC"]
+    assert any(u.power == "ENG" and u.kind == "AMY" and u.location.province == "NWY"
+               for u in result.state.units)
+
+
+def test_dumbbot_keeps_a_fleet_moving_when_an_own_unit_follows_it() -> None:
+    """With the London fleet following into the North Sea, the North Sea fleet
+    must leave it: no convoy (the follower would be stopped)."""
+    state = state_of("FAL", 1901, "ENG AMY YOR, ENG FLT NTH, ENG FLT LON, " + OTHERS, OWNERS)
+    view = view_of(STANDARD, state, "ENG")
+    for seed in range(20):
+        orders = texts(DumbBot().orders(view, random.Random(seed)))
+        assert "( ENG FLT LON ) MTO NTH" in orders
+        assert not any(" CTO " in order or " CVY " in order for order in orders), orders
+
+
+def test_dumbbot_england_lands_convoyed_armies_in_played_games() -> None:
+    """All-DumbBot games: England convoys, every convoy order set is whole, and
+    some convoyed armies land."""
+    convoys: list[tuple[int, str, int, tuple]] = []
+
+    class Recording:
+        name = "DumbBot"
+
+        def __init__(self, seed: int) -> None:
+            self.seed = seed
+
+        def orders(self, view: BoardView, rng: random.Random) -> list:
+            orders = DumbBot().orders(view, rng)
+            assert unmatched_convoys(orders) == [] and unmatched_supports(orders) == []
+            convoys.extend((self.seed, view.season, view.year, o) for o in orders
+                           if o[1] == "CTO")
+            return orders
+
+    landed = 0
+    for seed in range(8):
+        states: list[GameState] = []
+        game = play_game(STANDARD, {p: Recording(seed) for p in STANDARD.powers}, seed=seed,
+                         max_year=1908, on_phase=states.append)
+        assert game.rejections == []
+        states.append(game.state)
+        for (s, season, year, order) in convoys:
+            if s != seed:
+                continue
+            after = next(i for i, st in enumerate(states)
+                         if (st.phase.season, st.phase.year) == (season, year)) + 1
+            landed += any(u.power == order[0][0] and u.kind == "AMY"
+                          and u.location.province == order[2] for u in states[after].units)
+    assert {order[0][0] for *_, order in convoys} >= {"ENG"}
+    assert len(convoys) >= 4 and landed >= 1, convoys
+
+
+def test_unmatched_convoys_names_broken_convoy_orders() -> None:
+    yor, nth, ech = ("ENG", "AMY", "YOR"), ("ENG", "FLT", "NTH"), ("ENG", "FLT", "ECH")
+    whole = [(yor, "CTO", "BRE", "VIA", ("NTH", "ECH")),
+             (nth, "CVY", yor, "CTO", "BRE"), (ech, "CVY", yor, "CTO", "BRE")]
+    assert unmatched_convoys(whole) == []
+    wrong_dest = [whole[0], whole[1], (ech, "CVY", yor, "CTO", "PIC")]
+    assert unmatched_convoys(wrong_dest) == [whole[0], wrong_dest[2]]
+    walking = [(yor, "MTO", "LON"), whole[1]]
+    assert unmatched_convoys(walking) == [whole[1]]
+    not_in_chain = [(yor, "CTO", "NWY", "VIA", ("NTH",)), (nth, "CVY", yor, "CTO", "NWY"),
+                    (ech, "CVY", yor, "CTO", "NWY")]
+    assert unmatched_convoys(not_in_chain) == [not_in_chain[2]]
+    foreign = [(nth, "CVY", ("FRA", "AMY", "BEL"), "CTO", "YOR"),
+               (yor, "CTO", "NWY", "VIA", ("NTH", "NWG"))]     # NWG: not ours
+    assert unmatched_convoys(foreign) == [foreign[1]]

@@ -10,8 +10,9 @@ Two sources of positions:
   (`bots.local`, which validates each order exactly as the server does),
   on the standard map and on every playable variant of `maps.variants`.
 
-Besides legality, every order set must be self-consistent: each support of an
-own unit matches that unit's final order (`bots.orders.unmatched_supports`).
+Besides legality, every order set must be self-consistent: each support and
+convoy of an own unit matches that unit's final order
+(`bots.orders.unmatched_supports`, `bots.convoys.unmatched_convoys`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pytest
 
 from adjudicator.values import Dislodged, GameState, Location, Phase, Unit
 from bots.board import BoardView
+from bots.convoys import unmatched_convoys
 from bots.dumbbot import DumbBot
 from bots.local import owes_orders, play_game, submit, view_of
 from bots.orders import unmatched_supports
@@ -89,7 +91,7 @@ def test_orders_are_legal_on_generated_positions(strategy: Strategy) -> None:
             rejected: list = []
             accepted = submit(MAP, state, power, trees, rejected)
             assert rejected == [], (state, power, rejected)
-            assert unmatched_supports(trees) == [], (state, power)
+            assert unmatched_supports(trees) + unmatched_convoys(trees) == [], (state, power)
             checked += len(accepted)
     assert checked > 10_000, checked
 
@@ -130,7 +132,7 @@ def test_nearly_every_variant_is_playable() -> None:
 
 
 class Checked:
-    """A strategy wrapper that keeps every self-contradicting support it saw."""
+    """A strategy wrapper that keeps every self-contradicting support or convoy it saw."""
 
     def __init__(self, inner: Strategy) -> None:
         self.inner = inner
@@ -139,7 +141,7 @@ class Checked:
 
     def orders(self, view: BoardView, rng: random.Random) -> list:
         orders = self.inner.orders(view, rng)
-        self.unmatched.extend(unmatched_supports(orders))
+        self.unmatched.extend(unmatched_supports(orders) + unmatched_convoys(orders))
         return orders
 
 
@@ -175,4 +177,4 @@ def test_bots_order_legally_on_generated_variant_positions(stem: str) -> None:
                     rejected: list = []
                     submit(variant, state, power, trees, rejected, rep)
                     assert rejected == [], (state, power, rejected)
-                    assert unmatched_supports(trees) == [], (state, power)
+                    assert unmatched_supports(trees) + unmatched_convoys(trees) == [], (state, power)

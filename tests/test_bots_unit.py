@@ -7,12 +7,13 @@ import random
 import pytest
 
 from bots.board import BoardUnit, BoardView
+from bots.convoys import convoy_routes
 from bots.demo import DEFAULT_LINEUP, DemoError, demo_map, parse_lineup
 from bots.dumbbot import DumbBot
 from bots.geography import geography_of
 from bots.holdbot import HoldBot, farthest_units
 from bots.press import no_press_replies
-from bots.randbot import RandBot, convoy_routes
+from bots.randbot import RandBot
 from bots.strategy import phase_rng
 from bots.tracking import GameTracker
 from bots.values import base_values, valuation
