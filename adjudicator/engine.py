@@ -31,7 +31,7 @@ from adjudicator.results import OrderResult, PhaseResult, Rejected
 from adjudicator.retreats import resolve_retreats
 from adjudicator.rulebook import DEFAULT, Rulebook
 from adjudicator.tables import tables
-from adjudicator.validate import MBV, NYU, check_order
+from adjudicator.validate import MBV, NYU, check_order, movement_checks
 from adjudicator.values import (
     ADJUSTMENT,
     MOVEMENT,
@@ -120,10 +120,28 @@ def _with_rejected(
     return tuple(out)
 
 
+def _movement_orders(
+    m: Map, state: GameState, orders_by_power: OrdersByPower, rules: Rulebook
+) -> tuple[dict[str, Order], dict[str, tuple[str, Order]]]:
+    """:func:`_unit_orders` of a movement phase, through the state's
+    remembered checks (the usual case: every order already got its THX)."""
+    checks = movement_checks(m, state, rules)
+    assert checks is not None
+    if rules.aoa:
+        return _unit_orders(m, state, orders_by_power, rules)
+    valid: dict[str, Order] = {}
+    for power in sorted(orders_by_power):
+        for order in orders_by_power[power]:
+            canon = checks.accepted(state, power, order)
+            if canon is not None:
+                valid[canon.unit.location.province] = canon
+    return valid, {}
+
+
 def _movement(
     m: Map, state: GameState, orders_by_power: OrdersByPower, rules: Rulebook
 ) -> PhaseResult:
-    valid, rejected = _unit_orders(m, state, orders_by_power, rules)
+    valid, rejected = _movement_orders(m, state, orders_by_power, rules)
     outcome = resolve_movement(m, state, valid, rules)
     results = _with_rejected(outcome.results, rejected)
     phase = state.phase

@@ -40,6 +40,7 @@ from adjudicator.values import (
     SupportHold,
     SupportMove,
     Unit,
+    UnitOrder,
     Waive,
 )
 from maps import Map, ProvinceKind
@@ -62,6 +63,8 @@ CST = "CST"
 NMB = "NMB"
 NMR = "NMR"
 NRS = "NRS"
+
+_MOVEMENT_TYPES = frozenset((Hold, Move, SupportHold, SupportMove, Convoy, ConvoyMove))
 
 _PHASE_OF: dict[type, str] = {
     Hold: MOVEMENT,
@@ -93,7 +96,80 @@ def validate(
     NMB / NMR counts).  AOA games accept every order with MBV regardless
     (PROTOCOL.md 9.2); use this function to find the note their ORD shows.
     """
+    checks = movement_checks(m, state, rules)
+    if checks is not None:
+        return checks.note(state, power, order)
     return check_order(m, state, power, order, accepted, rules)[0]
+
+
+class MovementChecks:
+    """The movement-phase checks of one state (under one map and rulebook),
+    remembered per order object: the server's THX check and :func:`advance`'s
+    own check of the same order objects cost one computation.
+
+    Kept in ``state.memo`` (see :func:`movement_checks`).  An order that
+    passed unchanged is remembered as itself, any other outcome as
+    ``(order, power, note, canonical order)``.
+    """
+
+    def __init__(self, m: Map, state: GameState, rules: Rulebook) -> None:
+        self.m = m
+        self.rules = rules
+        self.t = tables(m)
+        self.by_province = state.by_province
+        self.done: dict[int, Order | tuple[Order, str, str, Order]] = {}
+
+    def check(self, state: GameState, power: str, order: Order) -> tuple[str, Order]:
+        """``(note, canonical order)`` of ``order`` given by ``power``."""
+        key = id(order)
+        got = self.done.get(key)
+        if got is not None:
+            if got is order:
+                if not isinstance(order, Waive) and order.unit.power == power:
+                    return MBV, order
+            elif type(got) is tuple and got[0] is order and got[1] == power:
+                return got[2], got[3]
+        note, canon = _check_movement(self, state, power, order)
+        if note == MBV and canon is order:
+            self.done[key] = order
+        else:
+            self.done[key] = (order, power, note, canon)
+        return note, canon
+
+    def note(self, state: GameState, power: str, order: Order) -> str:
+        """The THX note alone (:meth:`check` without building the pair)."""
+        got = self.done.get(id(order))
+        if got is order and not isinstance(order, Waive) and order.unit.power == power:
+            return MBV
+        return self.check(state, power, order)[0]
+
+    def accepted(self, state: GameState, power: str, order: Order) -> UnitOrder | None:
+        """The canonical order if it gets MBV, else None."""
+        got = self.done.get(id(order))
+        if got is order and not isinstance(order, Waive) and order.unit.power == power:
+            return order
+        note, canon = self.check(state, power, order)
+        if note != MBV or isinstance(canon, Waive):
+            return None
+        return canon
+
+
+_CHECKS_KEY = "movement-checks"
+
+
+def movement_checks(m: Map, state: GameState, rules: Rulebook) -> MovementChecks | None:
+    """The :class:`MovementChecks` of ``state`` for ``m`` and ``rules`` (None
+    outside movement phases)."""
+    memo = state.memo
+    got = memo.get(_CHECKS_KEY)
+    if isinstance(got, MovementChecks) and got.m is m and got.rules is rules:
+        return got
+    if state.phase.kind != MOVEMENT:
+        return None
+    checks = MovementChecks(m, state, rules)
+    if got is None:
+        memo[_CHECKS_KEY] = checks
+    return checks
 
 
 def check_order(
@@ -106,29 +182,15 @@ def check_order(
 ) -> tuple[str, Order]:
     """``(note, canonical order)``; see :func:`validate`.
 
-    Movement-phase results are cached on the state (keyed by the order
-    object's identity), so the server's THX check and :func:`advance`'s own
-    check of the same order objects cost one computation.
+    Movement-phase results are cached on the state (:class:`MovementChecks`).
     """
     kind = _PHASE_OF.get(type(order))
     if kind is None or kind != state.phase.kind:
         return NRS, order
     if kind == MOVEMENT:
-        memo = state.memo
-        key = id(order)
-        hit: tuple[Order, str, Rulebook, Map, tuple[str, Order]] | None
-        hit = memo.get(key)  # type: ignore[assignment]
-        if (
-            hit is not None
-            and hit[0] is order
-            and hit[1] == power
-            and hit[2] is rules
-            and hit[3] is m
-        ):
-            return hit[4]
-        checked = _check_movement(m, state, power, order, rules)
-        memo[key] = (order, power, rules, m, checked)
-        return checked
+        checks = movement_checks(m, state, rules)
+        assert checks is not None
+        return checks.check(state, power, order)
     if isinstance(order, Waive):
         if order.power != power:
             return NYU, order
@@ -205,15 +267,15 @@ def _same_unit(a: Unit, b: Unit) -> bool:
 
 
 def _check_movement(
-    m: Map, state: GameState, power: str, order: Order, rules: Rulebook
+    c: MovementChecks, state: GameState, power: str, order: Order
 ) -> tuple[str, Order]:
     """Movement-phase orders: the hot path of every turn, kept flat."""
-    if isinstance(order, Waive):
+    if isinstance(order, Waive) or type(order) not in _MOVEMENT_TYPES:
         return NRS, order
     unit = order.unit
     if unit.power != power:
         return NYU, order
-    t = tables(m)
+    t = c.t
     ids = t.ids
     prov = unit.location.province
     # NSP: every province named must exist (checked before NSU)
@@ -226,11 +288,19 @@ def _check_movement(
     elif type(order) is SupportHold:
         if order.supported.location.province not in ids:
             return NSP, order
-    elif type(order) is not Hold:
-        for name in _provinces_named(order):
+    elif type(order) is SupportMove:
+        if order.supported.location.province not in ids or order.dest not in ids:
+            return NSP, order
+    elif type(order) is Convoy:
+        if order.army.location.province not in ids or order.dest not in ids:
+            return NSP, order
+    elif type(order) is ConvoyMove:
+        if order.dest not in ids:
+            return NSP, order
+        for name in order.via:
             if name not in ids:
                 return NSP, order
-    actual = state.by_province.get(prov)
+    actual = c.by_province.get(prov)
     if actual is None:
         return NSU, order
     if not _same_unit(actual, unit):
@@ -243,13 +313,13 @@ def _check_movement(
     if type(order) is Move:
         return _check_move(t, order, src)
     if type(order) is SupportHold:
-        return _check_support_hold(t, state, order, src)
+        return _check_support_hold(c, order, src)
     if type(order) is SupportMove:
-        return _check_support_move(m, t, state, order, src)
+        return _check_support_move(c, state, order, src)
     if type(order) is Convoy:
-        return _check_convoy(m, t, state, order, src, rules)
+        return _check_convoy(c, state, order, src)
     if type(order) is ConvoyMove:
-        return _check_convoy_move(t, state, order, src)
+        return _check_convoy_move(c, order, src)
     return NRS, order
 
 
@@ -287,12 +357,11 @@ def _check_move(t: MapTables, order: Move, src: int) -> tuple[str, Order]:
     return CST, order  # two coasts possible, none given (4.B.1 a)
 
 
-def _check_support_hold(
-    t: MapTables, state: GameState, order: SupportHold, src: int
-) -> tuple[str, Order]:
+def _check_support_hold(c: MovementChecks, order: SupportHold, src: int) -> tuple[str, Order]:
+    t = c.t
     sup = order.supported
     name = sup.location.province
-    target = state.by_province.get(name)
+    target = c.by_province.get(name)
     if target is None or not _same_unit(target, sup):
         return NSU, order
     unit = order.unit
@@ -303,11 +372,12 @@ def _check_support_hold(
 
 
 def _check_support_move(
-    m: Map, t: MapTables, state: GameState, order: SupportMove, src: int
+    c: MovementChecks, state: GameState, order: SupportMove, src: int
 ) -> tuple[str, Order]:
+    t = c.t
     sup = order.supported
     sloc = sup.location
-    target = state.by_province.get(sloc.province)
+    target = c.by_province.get(sloc.province)
     if target is None or not _same_unit(target, sup):
         return NSU, order
     unit = order.unit
@@ -325,14 +395,15 @@ def _check_support_move(
         return MBV, order
     # An army may get there by convoy - but not through the supporter
     # itself: a fleet cannot convoy and support at once (DATC 6.D.31).
-    if sup.kind == AMY and convoy_possible(m, state, tsrc, dst, exclude=src):
+    if sup.kind == AMY and convoy_possible(c.m, state, tsrc, dst, exclude=src):
         return MBV, order
     return FAR, order
 
 
 def _check_convoy(
-    m: Map, t: MapTables, state: GameState, order: Convoy, src: int, rules: Rulebook
+    c: MovementChecks, state: GameState, order: Convoy, src: int
 ) -> tuple[str, Order]:
+    t = c.t
     if order.unit.kind != FLT:
         return NSF, order
     if src not in t.seas:
@@ -340,28 +411,27 @@ def _check_convoy(
     army = order.army
     if army.kind != AMY:
         return NSA, order
-    actual = state.by_province.get(army.location.province)
+    actual = c.by_province.get(army.location.province)
     if actual is None or not _same_unit(actual, army):
         return NSU, order
     ids = t.ids
     asrc = ids[army.location.province]
     dst = ids[order.dest]
-    if dst == asrc or not _convoy_through(m, state, asrc, dst, src, rules):
+    if dst == asrc or not _convoy_through(c.m, state, asrc, dst, src, c.rules):
         return FAR, order
     return MBV, order
 
 
-def _check_convoy_move(
-    t: MapTables, state: GameState, order: ConvoyMove, src: int
-) -> tuple[str, Order]:
+def _check_convoy_move(c: MovementChecks, order: ConvoyMove, src: int) -> tuple[str, Order]:
     if order.unit.kind != AMY:
         return NSA, order
+    t = c.t
     ids = t.ids
     dst = ids[order.dest]
     if dst == src:
         return FAR, order
     via = order.via
-    by_province = state.by_province
+    by_province = c.by_province
     for name in via:
         u = by_province.get(name)
         if u is None or u.kind != FLT:
@@ -587,8 +657,10 @@ __all__ = [
     "NVR",
     "NYU",
     "YSC",
+    "MovementChecks",
     "check_order",
     "convoy_possible",
+    "movement_checks",
     "reach",
     "validate",
 ]
