@@ -43,3 +43,26 @@ lint: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+
+# --- hardening (README "Hostile input and limits", "Load", "Crash safety") ---------
+.PHONY: load fuzz crash
+
+# N concurrent games of seven RandBots; the server and the bots in their own processes.
+LOAD_ARGS ?= --sweep 25,50,100 --max-year 1906
+load: $(STAMP)
+	$(BIN)/python -m load $(LOAD_ARGS)
+
+# Coverage-guided fuzzing with atheris (installed on demand; without it the
+# target says so and runs random cases instead).  Crashes land in build/fuzz-crashes/.
+FUZZ_SECONDS ?= 300
+fuzz: $(STAMP)
+	$(BIN)/python -c "import atheris" 2>/dev/null || $(BIN)/pip install --quiet atheris \
+		|| echo "atheris could not be installed: falling back to random cases"
+	mkdir -p build/fuzz-corpus build/fuzz-crashes
+	$(BIN)/python -m fuzz.fuzz_server -max_total_time=$(FUZZ_SECONDS) -max_len=1024 \
+		-artifact_prefix=build/fuzz-crashes/ build/fuzz-corpus
+
+# The long crash-safety run (make test runs a short one: tests/test_crash.py).
+CRASH_ARGS ?= --games 10 --kills 20 --max-year 1912
+crash: $(STAMP)
+	$(BIN)/python -m tests.crash_harness $(CRASH_ARGS)

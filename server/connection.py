@@ -52,12 +52,12 @@ from protocol.frames import (
     RepresentationMessage,
     build_frame,
 )
-from protocol.messages import Message, Off
+from protocol.messages import Message, Now, Off, Sub
 from protocol.parse import Role as Sender
 from protocol.tokens import Representation
 from server.durability import DurabilityLost
 from server.limits import FrameTracker, TokenBucket
-from server.session import Client, Close, Outgoing
+from server.session import Client, Close, Outgoing, Role
 
 if TYPE_CHECKING:
     from server.lobby import Lobby
@@ -139,7 +139,7 @@ class _Reader:
         self.settings = settings = lobby.settings
         now = trio.current_time()
         self.im_deadline: float | None = now + settings.im_timeout
-        self.last_heard = now
+        self.last_heard = self.read_at = now
         self.frames = FrameTracker(settings.max_frame_body)
         self.bucket = TokenBucket(settings.message_rate, settings.message_burst, now)
         self.oversize: str | None = None
@@ -161,6 +161,9 @@ class _Reader:
                     rm = RepresentationMessage.for_representation(lobby.variant.rep)
                     client.send(machine.send(rm))
                 case MessageReceived(message, tokens):
+                    if lobby.turn_stats is not None and isinstance(message, Sub) \
+                            and client.game is not None:
+                        lobby.turn_stats.order_in(client.game.id, self.read_at)
                     await self._throttle()
                     await lobby.received(client, message, tokens)
                 case MessageRejected(tokens, error, reply):
@@ -190,7 +193,7 @@ class _Reader:
             if self._expired(expired):
                 await self._on_timeout(expired)
         now = trio.current_time()
-        self.last_heard = now
+        self.last_heard = self.read_at = now
         oversize = self.frames.feed(data, now)
         if oversize is not None:
             # The frames before the big one are still read and answered.
@@ -258,9 +261,11 @@ class _Reader:
 
 # --- writing ------------------------------------------------------------------------
 
-#: Frames of recently broadcast messages: one encoding per message, not per client.
+#: Frames of recently sent messages: a broadcast is encoded once, not once per
+#: client.  Big enough for every game's phase announcements at once (a hundred
+#: games, ~30 messages each).
 _encoded: dict[int, tuple[Message, Representation, bytes]] = {}
-_ENCODED_MAX = 512
+_ENCODED_MAX = 8192
 
 
 def _frame_of(machine: Machine, message: Message) -> bytes | None:
@@ -279,7 +284,7 @@ def _frame_of(machine: Machine, message: Message) -> bytes | None:
         return cached[2]
     data = build_frame(DiplomacyMessage(message.to_tokens(rep)))
     if len(_encoded) >= _ENCODED_MAX:
-        _encoded.clear()
+        del _encoded[next(iter(_encoded))]        # the oldest (dicts keep insertion order)
     _encoded[id(message)] = (message, rep, data)
     return data
 
@@ -336,4 +341,9 @@ async def _writer(stream: trio.abc.Stream, machine: Machine,
                         reason=f"no write completed in {settings.send_timeout} s")
             client.abort("socket blocked")
             break
+        if lobby.turn_stats is not None and client.game is not None and client.role is Role.PLAYER:
+            for item in items:
+                if isinstance(item, Now):
+                    lobby.turn_stats.now_out(client.game.id, str(item.turn), client.game.seats,
+                                             trio.current_time())
     client.abort(client.close_reason or "closed")

@@ -16,20 +16,32 @@ every commit made since the one before, however many games made them, so
 the promise is unchanged - nothing reaches a client before it is on disk -
 while the cost is one fsync per batch instead of one per commit.
 
-`Durability.run` is the flusher task.  The fsync runs on the event loop's
-thread, like SQLite's own would: a virtual clock (trio's MockClock in the
-tests) must not see a disk wait as idle time.
+`Durability.run` is the flusher task.  The fsync runs in a worker thread,
+so the server goes on reading, adjudicating and committing meanwhile (the
+next batch grows while this one syncs).  Checkpoints (copying the WAL into
+the database file, which syncs that file) run there too, on a connection of
+their own, once the WAL has grown past `CHECKPOINT_BYTES`: SQLite's automatic
+checkpoint would do it on the committing thread, stopping the server for
+the length of a big fsync.  Under a virtual clock (trio's
+MockClock, in tests) it runs on the event loop's thread instead, as
+SQLite's own fsync would: a clock that jumps when the run looks idle must
+not take a disk wait for idle time.
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 import trio
+import trio.testing
 
 from server.store import Store, StoreError
+
+#: WAL size from which the flusher checkpoints it into the database file.
+CHECKPOINT_BYTES = 4 * 2**20
 
 
 class GroupCommitStore(Store):
@@ -40,6 +52,7 @@ class GroupCommitStore(Store):
         store = super().open(path)
         assert isinstance(store, GroupCommitStore)
         store._db.execute("PRAGMA synchronous = NORMAL")
+        store._db.execute("PRAGMA wal_autocheckpoint = 0")     # Durability checkpoints
         return store
 
     @property
@@ -67,6 +80,8 @@ class Durability:
             self._fd = os.open(store.path + "-wal", os.O_RDONLY)
         self.durable = self._changes()
         self.flushes = 0
+        self.checkpoints = 0
+        self._checkpointer: sqlite3.Connection | None = None
         self.failure: str | None = None
         self._running = False
         self._wanted = trio.Event()
@@ -99,18 +114,44 @@ class Durability:
                 await self._wanted.wait()
                 self._wanted = trio.Event()
                 await trio.lowlevel.checkpoint()     # let every runnable task commit first
-                self._flush()
+                if isinstance(trio.lowlevel.current_clock(), trio.testing.MockClock):
+                    self._flush()
+                else:
+                    target = self._changes()
+                    error = await trio.to_thread.run_sync(self._sync_fd)
+                    self._synced(target, error)
         finally:
             self._running = False
             self._release()
 
     def _flush(self) -> None:
-        assert self._fd is not None
         target = self._changes()
+        self._synced(target, self._sync_fd())
+
+    def _sync_fd(self) -> OSError | None:
+        """fsync the WAL, and checkpoint a big one (in any thread); the error, if it failed."""
+        assert self._fd is not None
         try:
             self._sync(self._fd)
+            if os.fstat(self._fd).st_size > CHECKPOINT_BYTES:
+                self._checkpoint()
         except OSError as exc:
-            self.failure = f"fsync of {self.store.path}-wal failed: {exc.strerror or exc}"
+            return exc
+        return None
+
+    def _checkpoint(self) -> None:
+        if self._checkpointer is None:
+            self._checkpointer = sqlite3.connect(self.store.path, check_same_thread=False,
+                                                 isolation_level=None, timeout=0)
+        try:
+            self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            self.checkpoints += 1
+        except sqlite3.Error:
+            pass       # busy: the next flush tries again; the WAL only grows meanwhile
+
+    def _synced(self, target: int, error: OSError | None) -> None:
+        if error is not None:
+            self.failure = f"fsync of {self.store.path}-wal failed: {error.strerror or error}"
             self.store.fail(self.failure)
         else:
             self.durable = max(self.durable, target)
@@ -124,6 +165,9 @@ class Durability:
                 self._flush()
             os.close(self._fd)
             self._fd = None
+        if self._checkpointer is not None:
+            self._checkpointer.close()
+            self._checkpointer = None
 
     def _release(self) -> None:
         flushed, self._flushed = self._flushed, trio.Event()

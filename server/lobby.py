@@ -70,6 +70,7 @@ from server.limits import ConnectionGate, IamGuard
 from server.session import Client, Role
 from server.settings import GameSettings, ServerSettings
 from server.store import GameRecord, StorageFailure, Store
+from server.turnstats import TurnStats
 
 log = structlog.get_logger("server.lobby")
 
@@ -93,6 +94,7 @@ class Lobby:
                                    settings.limit_exempt)
         self.iam_guard = IamGuard(settings.iam_failures_per_address, settings.iam_failure_window)
         self.durability = Durability(store)
+        self.turn_stats = TurnStats() if settings.turn_stats else None
         self.storage_failure: str | None = store.failure
         store.on_failure = self.storage_failed
         self.idle = trio.Event()          # set while no client is connected

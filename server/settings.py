@@ -153,7 +153,8 @@ class ServerSettings:
     may stay idle before it joins a game (``join_idle_timeout``) and the time
     a partly received frame may take to complete (``frame_timeout``).
     ``group_commit`` makes the database durable with one fsync per batch of
-    transactions instead of one per transaction (`server.durability`).
+    transactions instead of one per transaction (`server.durability`);
+    ``turn_stats`` measures turn latencies (`server.turnstats`, for `load/`).
     """
 
     host: str = "127.0.0.1"
@@ -177,6 +178,7 @@ class ServerSettings:
     frame_timeout: float = 30.0
     send_timeout: float = 60.0
     group_commit: bool = True
+    turn_stats: bool = False
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:

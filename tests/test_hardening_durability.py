@@ -1,0 +1,126 @@
+"""Group commit (`server.durability`): nothing is announced before it is on disk,
+one fsync covers a whole batch, and a failed fsync stops all announcements."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+
+import server.durability
+from server.durability import Durability, DurabilityLost, GroupCommitStore
+from server.settings import GameSettings
+from server.store import StorageFailure, Store
+
+
+class Disk:
+    """An fsync that the test releases by hand, counting calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.fail = False
+
+    def __call__(self, fd: int) -> None:
+        self.calls += 1
+        if self.fail:
+            raise OSError(5, "Input/output error")
+
+
+def test_group_commit_store_leaves_syncing_to_the_flusher(tmp_path: Path) -> None:
+    store = GroupCommitStore.open(tmp_path / "g.db")
+    try:
+        assert store._db.execute("PRAGMA synchronous").fetchone()[0] == 1      # NORMAL
+        assert store._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+        before = store.changes
+        store.create_game(GameSettings())
+        assert store.changes == before + 1
+    finally:
+        store.close()
+    plain = Store.open(tmp_path / "p.db")
+    try:
+        assert plain._db.execute("PRAGMA synchronous").fetchone()[0] == 2      # FULL
+    finally:
+        plain.close()
+
+
+async def test_waiters_are_released_only_after_an_fsync_that_follows_their_commit(
+        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    store = GroupCommitStore.open(tmp_path / "g.db")
+    disk = Disk()
+    durability = Durability(store, sync=disk)
+    released: list[int] = []
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(durability.run)
+            await durability.wait()                  # nothing committed yet: no fsync needed
+            assert disk.calls == 0
+            for _ in range(10):
+                store.create_game(GameSettings())    # ten commits...
+
+            async def writer(i: int) -> None:
+                await durability.wait()
+                released.append(disk.calls)
+
+            for i in range(10):                      # ...and ten writers waiting for them
+                nursery.start_soon(writer, i)
+            await trio.testing.wait_all_tasks_blocked()
+            assert released == [1] * 10              # one fsync for the whole batch
+            store.create_game(GameSettings())
+            nursery.start_soon(writer, 10)
+            await trio.testing.wait_all_tasks_blocked()
+            assert released[-1] == 2 and durability.flushes == 2
+            nursery.cancel_scope.cancel()
+    finally:
+        durability.close()
+        store.close()
+
+
+async def test_a_failed_fsync_stops_every_announcement(
+        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    store = GroupCommitStore.open(tmp_path / "g.db")
+    reasons: list[str] = []
+    store.on_failure = reasons.append
+    disk = Disk()
+    disk.fail = True
+    durability = Durability(store, sync=disk)
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(durability.run)
+            store.create_game(GameSettings())
+            with pytest.raises(DurabilityLost, match="Input/output error"):
+                await durability.wait()
+            assert reasons == [f"fsync of {store.path}-wal failed: Input/output error"]
+            with pytest.raises(StorageFailure):     # and the store takes no more writes
+                store.create_game(GameSettings())
+    finally:
+        durability.close()
+        store.close()
+
+
+async def test_a_big_wal_is_checkpointed_by_the_flusher(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(server.durability, "CHECKPOINT_BYTES", 64 * 1024)
+    store = GroupCommitStore.open(tmp_path / "g.db")
+    durability = Durability(store)
+    wal = tmp_path / "g.db-wal"
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(durability.run)
+            for _ in range(40):
+                for _ in range(20):
+                    store.create_game(GameSettings(variant="x" * 500))
+                await durability.wait()
+            assert durability.checkpoints >= 1
+            # Checkpointed pages are reused: the WAL stays near the threshold.
+            assert wal.stat().st_size < 1024 * 1024
+            nursery.cancel_scope.cancel()
+    finally:
+        durability.close()
+        store.close()
+    again = Store.open(tmp_path / "g.db")
+    try:
+        assert len(again.games()) == 800
+    finally:
+        again.close()
