@@ -20,17 +20,20 @@ English name, ignoring spaces, dots and hyphens (4.D.8).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Final
 
 from adjudicator.results import SUC, Default, OrderResult
 from adjudicator.rulebook import Rulebook
 from adjudicator.values import AMY, Build, GameState, Order, Remove, Unit, Waive
 from maps import Map
 
-_FAR_AWAY = 1 << 20
-_UNUSED_BUILD = Default("build not used: waived")
-_CIVIL_DISORDER = Default("removal not ordered: chosen by the civil-disorder rule (DATC 4.D.8)")
+_FAR_AWAY: Final = 1 << 20
+_UNUSED_BUILD: Final = Default("build not used: waived")
+_CIVIL_DISORDER: Final = Default(
+    "removal not ordered: chosen by the civil-disorder rule (DATC 4.D.8)"
+)
 
-_tables: dict[int, tuple[Map, dict[str, tuple[list[int], list[int]]]]] = {}
+_tables: Final[dict[int, tuple[Map, dict[str, tuple[list[int], list[int]]]]]] = {}
 
 
 def _bfs(neighbours: Sequence[frozenset[int]] | list[set[int]], starts: Sequence[int]) -> list[int]:

@@ -16,10 +16,11 @@ a few dozen nodes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Final
 
-_SHORE_A = -1  # virtual node: the army's shore
-_SHORE_B = -2  # virtual node: the destination's shore
-_SINK = -3
+_SHORE_A: Final = -1  # virtual node: the army's shore
+_SHORE_B: Final = -2  # virtual node: the destination's shore
+_SINK: Final = -3
 
 
 def route_seas(

@@ -40,7 +40,6 @@ from adjudicator.values import (
     Phase,
     Unit,
     Waive,
-    make_state,
     phase_of,
 )
 from maps import Map
@@ -147,25 +146,18 @@ def _movement(
     phase = state.phase
     if outcome.dislodged:
         season = "SUM" if phase.season == "SPR" else "AUT"
-        new_state = make_state(
-            phase_of(season, phase.year),
-            outcome.units,
-            state.ownership,
-            outcome.dislodged,
-            outcome.by_province,
+        new_state = GameState(
+            phase_of(season, phase.year), outcome.units, state.ownership, outcome.dislodged
         )
         return _finish(state, phase, results, new_state, False, None)
     if phase.season == "SPR":
-        new_state = make_state(
-            phase_of("FAL", phase.year), outcome.units, state.ownership, (), outcome.by_province
-        )
+        new_state = GameState(phase_of("FAL", phase.year), outcome.units, state.ownership)
         return _finish(state, phase, results, new_state, False, None)
     # Nobody lost a unit in this phase: the powers present before are those
     # owning a centre or a unit now, plus the former owners of centres.
     return _end_of_year(
-        m, phase, results, outcome.units, outcome.by_province, set(state.ownership.values()),
-        state.ownership,
-    )  # fmt: skip
+        m, phase, results, outcome.units, set(state.ownership.values()), state.ownership
+    )
 
 
 def _retreat(
@@ -178,8 +170,7 @@ def _retreat(
     if phase.season == "SUM":
         new_state = GameState(phase_of("FAL", phase.year), units, state.ownership)
         return _finish(state, phase, results, new_state, False, None)
-    index = {u.location.province: u for u in units}
-    return _end_of_year(m, phase, results, units, index, _present(state), state.ownership)
+    return _end_of_year(m, phase, results, units, _present(state), state.ownership)
 
 
 def _end_of_year(
@@ -187,7 +178,6 @@ def _end_of_year(
     phase: Phase,
     results: tuple[OrderResult, ...],
     units: tuple[Unit, ...],
-    by_province: dict[str, Unit],
     present_before: set[str],
     old_ownership: Mapping[str, str],
 ) -> PhaseResult:
@@ -198,39 +188,43 @@ def _end_of_year(
     a centre before the phase; those without either now are eliminated.
     """
     t = tables(m)
-    ownership = dict(old_ownership)
     supply = t.supply
     ids = t.ids
+    occupant: list[str | None] = [None] * t.n
     units_per_power: dict[str, int] = {}
     for u in units:
-        name = u.location.province
         power = u.power
-        if supply[ids[name]]:
-            ownership[name] = power
-        units_per_power[power] = units_per_power.get(power, 0) + 1
+        p = ids[u.location.province]
+        if supply[p]:
+            occupant[p] = power
+        count = units_per_power.get(power)
+        units_per_power[power] = 1 if count is None else count + 1
     ordered: dict[str, str] = {}
     centres_per_power: dict[str, int] = {}
-    for name in t.centre_names:
-        owner = ownership.get(name)
-        if owner is not None:
-            ordered[name] = owner
-            centres_per_power[owner] = centres_per_power.get(owner, 0) + 1
+    for c, name in t.centres:
+        owner = occupant[c]
+        if owner is None:
+            owner = old_ownership.get(name)
+            if owner is None:
+                continue
+        ordered[name] = owner
+        count = centres_per_power.get(owner)
+        centres_per_power[owner] = 1 if count is None else count + 1
     winner = _solo(m, centres_per_power)
-    gone = [
-        p for p in present_before if p not in centres_per_power and p not in units_per_power
-    ]
+    gone = [p for p in present_before if p not in centres_per_power and p not in units_per_power]
     if centres_per_power != units_per_power:  # somebody builds or removes
         next_phase = phase_of("WIN", phase.year)
     else:
         next_phase = phase_of("SPR", phase.year + 1)
-    new_state = make_state(next_phase, units, MappingProxyType(ordered), (), by_province)
+    new_state = GameState(next_phase, units, MappingProxyType(ordered))
     return PhaseResult(phase, results, new_state, True, winner, tuple(sorted(gone)))
 
 
 def _solo(m: Map, centres_per_power: Mapping[str, int]) -> str | None:
     """The power owning more than half of the centres, if any."""
-    need = m.victory_centres
-    for power in m.powers:
+    t = tables(m)
+    need = t.victory_centres
+    for power in t.powers:
         if centres_per_power.get(power, 0) >= need:
             return power
     return None

@@ -9,6 +9,7 @@ computed once per map and shared.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from adjudicator.convoys import route_seas
 from adjudicator.values import (
@@ -45,7 +46,7 @@ class _Tables:
     fleet_into: tuple[tuple[int, ...], ...]  # province -> locations whose fleet reaches it
 
 
-_cache: dict[Map, _Tables] = {}
+_cache: Final[dict[Map, _Tables]] = {}
 
 
 def _tables(m: Map) -> _Tables:

@@ -38,8 +38,6 @@ plain (non-convoyed) attack are certain and decided before any recursion
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Final
 
 from adjudicator.convoys import route_seas
@@ -60,7 +58,6 @@ from adjudicator.results import (
     OwnUnit,
     Paradox,
     Reason,
-    make_result,
 )
 from adjudicator.rulebook import Rulebook
 from adjudicator.tables import MapTables, tables
@@ -93,16 +90,20 @@ _GUESSING: Final = 1
 _RESOLVED: Final = 2
 
 
-@dataclass(frozen=True, slots=True)
 class MovementOutcome:
     """Results of a movement phase: one result per unit (board order), the
-    units on the board afterwards (``by_province`` indexes them) and the
-    dislodged units with their retreat options."""
+    units on the board afterwards and the dislodged units with their
+    retreat options."""
 
-    results: tuple[OrderResult, ...]
-    units: tuple[Unit, ...]
-    dislodged: tuple[Dislodged, ...]
-    by_province: dict[str, Unit]
+    def __init__(
+        self,
+        results: tuple[OrderResult, ...],
+        units: tuple[Unit, ...],
+        dislodged: tuple[Dislodged, ...],
+    ) -> None:
+        self.results: Final = results
+        self.units: Final = units
+        self.dislodged: Final = dislodged
 
 
 _DEFAULT_HOLD: Final = Default("no order: the unit holds")
@@ -111,7 +112,7 @@ _DEFAULT_HOLD: Final = Default("no order: the unit holds")
 def resolve_movement(
     m: Map,
     state: GameState,
-    orders: Mapping[str, Order],
+    orders: dict[str, Order],
     rules: Rulebook,
 ) -> MovementOutcome:
     """Adjudicate a movement phase.
@@ -141,7 +142,7 @@ class _Board:
         self,
         t: MapTables,
         units: tuple[Unit, ...],
-        orders: Mapping[str, Order],
+        orders: dict[str, Order],
         rules: Rulebook,
     ) -> None:
         ids = t.ids
@@ -228,8 +229,7 @@ class _Board:
                 R_END[a] = {c for c in route if dst in reach[P[c]]}
                 seas = {P[c]: c for c in route}
                 R_NBR[a] = {
-                    c: [seas[q] for q in reach[P[c]] if q in seas and seas[q] != c]
-                    for c in route
+                    c: [seas[q] for q in reach[P[c]] if q in seas and seas[q] != c] for c in route
                 }
 
         ATT: list[list[int] | None] = [None] * t.n
@@ -618,46 +618,45 @@ class _Board:
             k = DISL[i]
             if k < 0:
                 if o is None:
-                    append(make_result(Hold(units[i]), SUC, False, _DEFAULT_HOLD))
+                    append(OrderResult(Hold(units[i]), SUC, False, _DEFAULT_HOLD))
                     continue
                 ti = T[i]
                 if RES[i] or ti == _HOLD:
                     # a successful move, a support given, or a hold
-                    append(make_result(o, SUC))
+                    append(OrderResult(o, SUC))
                 elif ti == _MOVE:
                     outcome, reason = self.move_failure(i)
-                    append(make_result(o, outcome, False, reason))
+                    append(OrderResult(o, outcome, False, reason))
                 elif ti == _CVY:
                     army = self.S[i]
                     if type(ORD[army]) is ConvoyMove and D[army] == D[i]:
-                        append(make_result(o, SUC))
+                        append(OrderResult(o, SUC))
                     else:
-                        append(make_result(o, NSO, False, NotMatched(units[army])))
+                        append(OrderResult(o, NSO, False, NotMatched(units[army])))
                 elif not self.matched[i]:
-                    append(make_result(o, NSO, False, NotMatched(units[self.S[i]])))
+                    append(OrderResult(o, NSO, False, NotMatched(units[self.S[i]])))
                 else:
-                    append(make_result(o, CUT, False, self.cutter(i)))
+                    append(OrderResult(o, CUT, False, self.cutter(i)))
                 continue
             by = DislodgedBy(units[k], names[P[k]])
             ti = T[i]
             if o is None:
-                append(make_result(Hold(units[i]), None, True, by, by))
+                append(OrderResult(Hold(units[i]), None, True, by, by))
             elif ti == _MOVE:
                 outcome, reason = self.move_failure(i)
-                append(make_result(o, outcome, True, reason, by))
+                append(OrderResult(o, outcome, True, reason, by))
             elif ti == _SUPH or ti == _SUPM:
                 if not self.matched[i]:
-                    append(make_result(o, NSO, True, NotMatched(units[self.S[i]]), by))
+                    append(OrderResult(o, NSO, True, NotMatched(units[self.S[i]]), by))
                 elif RES[i]:
-                    append(make_result(o, SUC))
+                    append(OrderResult(o, SUC))
                 else:
-                    append(make_result(o, CUT, True, self.cutter(i), by))
+                    append(OrderResult(o, CUT, True, self.cutter(i), by))
             else:
-                append(make_result(o, None, True, by, by))
+                append(OrderResult(o, None, True, by, by))
 
         # -- the new board and the retreat options (DATC 5.B.11) ------------------
         placed: list[Unit | None] = [None] * t.n
-        by_province: dict[str, Unit] = {}
         any_dislodged = False
         for i in range(n):
             if DISL[i] >= 0:
@@ -672,16 +671,13 @@ class _Board:
                 else:
                     v = t.unit(u.power, u.kind, d)
                 placed[d] = v
-                by_province[names[d]] = v
             else:
-                u = units[i]
-                placed[P[i]] = u
-                by_province[names[P[i]]] = u
+                placed[P[i]] = units[i]
         new_units: list[Unit] = [u for u in placed if u is not None]
         if not t.alphabetical:
             new_units.sort(key=_province_key)
         if not any_dislodged:
-            return MovementOutcome(tuple(results), tuple(new_units), (), by_province)
+            return MovementOutcome(tuple(results), tuple(new_units), ())
 
         dislodged: list[Dislodged] = []
         to_convoy_origin = self.rules.retreat_to_convoy_origin
@@ -701,7 +697,7 @@ class _Board:
                 if placed[q] is None and (allow_origin or q != origin) and not self.standoff(q):
                     options.append(where)
             dislodged.append(Dislodged(u, tuple(options), names[origin]))
-        return MovementOutcome(tuple(results), tuple(new_units), tuple(dislodged), by_province)
+        return MovementOutcome(tuple(results), tuple(new_units), tuple(dislodged))
 
     def move_failure(self, i: int) -> tuple[str, Reason]:
         """Outcome and reason of the failed move ``i``."""

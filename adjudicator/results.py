@@ -9,17 +9,17 @@ dislodged a unit and from where, why a convoy had no route.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 from adjudicator.values import GameState, Order, Phase, Unit
 
-SUC = "SUC"
-BNC = "BNC"
-CUT = "CUT"
-DSR = "DSR"
-NSO = "NSO"
-RET = "RET"
+SUC: Final = "SUC"
+BNC: Final = "BNC"
+CUT: Final = "CUT"
+DSR: Final = "DSR"
+NSO: Final = "NSO"
+RET: Final = "RET"
 
 
 # -- reasons -------------------------------------------------------------------
@@ -36,6 +36,11 @@ class Bounced:
     against: tuple[Unit, ...]
     standoff: bool
 
+    def __init__(self, province: str, against: tuple[Unit, ...], standoff: bool) -> None:
+        object.__setattr__(self, "province", province)
+        object.__setattr__(self, "against", against)
+        object.__setattr__(self, "standoff", standoff)
+
 
 @dataclass(frozen=True, slots=True)
 class OwnUnit:
@@ -43,6 +48,10 @@ class OwnUnit:
 
     province: str
     unit: Unit
+
+    def __init__(self, province: str, unit: Unit) -> None:
+        object.__setattr__(self, "province", province)
+        object.__setattr__(self, "unit", unit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,12 +63,20 @@ class CutBy:
     origin: str
     dislodged: bool
 
+    def __init__(self, attacker: Unit, origin: str, dislodged: bool) -> None:
+        object.__setattr__(self, "attacker", attacker)
+        object.__setattr__(self, "origin", origin)
+        object.__setattr__(self, "dislodged", dislodged)
+
 
 @dataclass(frozen=True, slots=True)
 class NotMatched:
     """A support or convoy whose supported / convoyed unit ordered something else."""
 
     unit: Unit
+
+    def __init__(self, unit: Unit) -> None:
+        object.__setattr__(self, "unit", unit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +85,9 @@ class NoRoute:
 
     dest: str
 
+    def __init__(self, dest: str) -> None:
+        object.__setattr__(self, "dest", dest)
+
 
 @dataclass(frozen=True, slots=True)
 class Disrupted:
@@ -75,12 +95,18 @@ class Disrupted:
 
     fleets: tuple[Unit, ...]
 
+    def __init__(self, fleets: tuple[Unit, ...]) -> None:
+        object.__setattr__(self, "fleets", fleets)
+
 
 @dataclass(frozen=True, slots=True)
 class Paradox:
     """The convoy was part of a convoy paradox and is void (Szykman rule, DATC 4.A.2 d)."""
 
     fleets: tuple[Unit, ...]
+
+    def __init__(self, fleets: tuple[Unit, ...]) -> None:
+        object.__setattr__(self, "fleets", fleets)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +116,10 @@ class DislodgedBy:
     attacker: Unit
     origin: str
 
+    def __init__(self, attacker: Unit, origin: str) -> None:
+        object.__setattr__(self, "attacker", attacker)
+        object.__setattr__(self, "origin", origin)
+
 
 @dataclass(frozen=True, slots=True)
 class RetreatClash:
@@ -98,12 +128,19 @@ class RetreatClash:
     province: str
     others: tuple[Unit, ...]
 
+    def __init__(self, province: str, others: tuple[Unit, ...]) -> None:
+        object.__setattr__(self, "province", province)
+        object.__setattr__(self, "others", others)
+
 
 @dataclass(frozen=True, slots=True)
 class Rejected:
     """The order failed the THX checks (AOA games): ``note`` is its THX note."""
 
     note: str
+
+    def __init__(self, note: str) -> None:
+        object.__setattr__(self, "note", note)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +149,9 @@ class Default:
     (hold, disband, waive, or a civil-disorder removal, DATC 4.D.8)."""
 
     why: str
+
+    def __init__(self, why: str) -> None:
+        object.__setattr__(self, "why", why)
 
 
 Reason = (
@@ -146,8 +186,6 @@ class OrderResult:
     reason: Reason | None = None
     dislodged_by: DislodgedBy | None = None
 
-    # Written out (the generated one looks object.__setattr__ up per field):
-    # a movement phase builds one of these per unit, on the hot path.
     def __init__(
         self,
         order: Order,
@@ -155,13 +193,12 @@ class OrderResult:
         dislodged: bool = False,
         reason: Reason | None = None,
         dislodged_by: DislodgedBy | None = None,
-        _set: Callable[[object, str, object], None] = object.__setattr__,
     ) -> None:
-        _set(self, "order", order)
-        _set(self, "outcome", outcome)
-        _set(self, "dislodged", dislodged)
-        _set(self, "reason", reason)
-        _set(self, "dislodged_by", dislodged_by)
+        object.__setattr__(self, "order", order)
+        object.__setattr__(self, "outcome", outcome)
+        object.__setattr__(self, "dislodged", dislodged)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "dislodged_by", dislodged_by)
 
     @property
     def tokens(self) -> tuple[str, ...]:
@@ -175,35 +212,6 @@ class OrderResult:
     @property
     def succeeded(self) -> bool:
         return self.outcome == SUC
-
-
-# The slot descriptors of OrderResult (frozen: only they can fill an instance).
-_SLOTS = vars(OrderResult)
-_SET_ORDER: Callable[[OrderResult, object], None] = _SLOTS["order"].__set__
-_SET_OUTCOME: Callable[[OrderResult, object], None] = _SLOTS["outcome"].__set__
-_SET_DISLODGED: Callable[[OrderResult, object], None] = _SLOTS["dislodged"].__set__
-_SET_REASON: Callable[[OrderResult, object], None] = _SLOTS["reason"].__set__
-_SET_BY: Callable[[OrderResult, object], None] = _SLOTS["dislodged_by"].__set__
-_NEW = object.__new__
-
-
-def make_result(
-    order: Order,
-    outcome: str | None,
-    dislodged: bool = False,
-    reason: Reason | None = None,
-    dislodged_by: DislodgedBy | None = None,
-) -> OrderResult:
-    """``OrderResult(...)`` for the adjudicator's hot path: the slots are
-    filled through their descriptors, skipping the frozen class's
-    ``__init__`` (a movement phase builds one result per unit)."""
-    r: OrderResult = _NEW(OrderResult)
-    _SET_ORDER(r, order)
-    _SET_OUTCOME(r, outcome)
-    _SET_DISLODGED(r, dislodged)
-    _SET_REASON(r, reason)
-    _SET_BY(r, dislodged_by)
-    return r
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +234,22 @@ class PhaseResult:
     ownership_updated: bool
     winner: str | None
     eliminated: tuple[str, ...]
+
+    def __init__(
+        self,
+        phase: Phase,
+        results: tuple[OrderResult, ...],
+        state: GameState,
+        ownership_updated: bool,
+        winner: str | None,
+        eliminated: tuple[str, ...],
+    ) -> None:
+        object.__setattr__(self, "phase", phase)
+        object.__setattr__(self, "results", results)
+        object.__setattr__(self, "state", state)
+        object.__setattr__(self, "ownership_updated", ownership_updated)
+        object.__setattr__(self, "winner", winner)
+        object.__setattr__(self, "eliminated", eliminated)
 
     @property
     def next_phase(self) -> Phase:

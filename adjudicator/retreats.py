@@ -8,11 +8,12 @@ province are all destroyed (their ORD result is ``BNC``).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Final
 
 from adjudicator.results import BNC, SUC, Default, OrderResult, RetreatClash
 from adjudicator.values import Disband, GameState, Order, Retreat, Unit
 
-_NO_ORDER = Default("no retreat order: the unit disbands")
+_NO_ORDER: Final = Default("no retreat order: the unit disbands")
 
 
 def resolve_retreats(

@@ -54,8 +54,14 @@ class MapTables:
         self.seas: frozenset[int] = m.seas
         #: province id -> is a supply centre
         self.supply: tuple[bool, ...] = tuple(p.supply_centre for p in provinces)
-        #: mnemonics of the supply centres, in province id order
-        self.centre_names: tuple[str, ...] = tuple(self.names[c] for c in m.supply_centres)
+        #: (province id, mnemonic) of the supply centres, in province id order
+        self.centres: tuple[tuple[int, str], ...] = tuple(
+            (c, self.names[c]) for c in m.supply_centres
+        )
+        #: centres needed for a solo
+        self.victory_centres: int = m.victory_centres
+        #: the powers, in map order
+        self.powers: tuple[str, ...] = m.powers
         #: province id -> (province, Location) an army there may retreat to, by id
         self.army_moves: tuple[tuple[tuple[int, Location], ...], ...] = tuple(
             tuple((q, self.locations[q]) for q in sorted(adj)) for adj in m.army_adj
@@ -65,6 +71,23 @@ class MapTables:
             tuple((m.loc_province[q], self.locations[q]) for q in sorted(adj))
             for adj in m.fleet_adj
         )
+        seas = m.seas
+        #: sea province -> the seas next to it
+        self.sea_nbrs: tuple[tuple[int, ...], ...] = tuple(
+            tuple(sorted(q for q in m.fleet_reach[p] if q in seas)) if p in seas else ()
+            for p in range(self.n)
+        )
+        #: sea province -> the land provinces on its shore
+        self.sea_shores: tuple[frozenset[int], ...] = tuple(
+            frozenset(q for q in m.fleet_reach[p] if q not in seas) if p in seas else frozenset()
+            for p in range(self.n)
+        )
+        #: land province -> the seas on its coast (any of its coasts)
+        self.coast_seas: tuple[tuple[int, ...], ...] = tuple(
+            tuple(sorted(s for s in seas if p in m.fleet_reach[s])) for p in range(self.n)
+        )
+        #: the state.memo key of the fleet groups (adjudicator.validate)
+        self.fleet_groups_key: tuple[str, Map] = ("fleet-groups", m)
         #: province ids ascend with the mnemonics (maps.model guarantees it;
         #: checked, so board order can be produced without sorting)
         self.alphabetical: bool = list(self.names) == sorted(self.names)

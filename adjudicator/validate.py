@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import Final
 
 from adjudicator.convoys import route_seas
 from adjudicator.rulebook import DEFAULT, Rulebook
@@ -45,28 +46,28 @@ from adjudicator.values import (
 )
 from maps import Map, ProvinceKind
 
-MBV = "MBV"
-FAR = "FAR"
-NSP = "NSP"
-NSU = "NSU"
-NAS = "NAS"
-NSF = "NSF"
-NSA = "NSA"
-NYU = "NYU"
-NRN = "NRN"
-NVR = "NVR"
-YSC = "YSC"
-ESC = "ESC"
-HSC = "HSC"
-NSC = "NSC"
-CST = "CST"
-NMB = "NMB"
-NMR = "NMR"
-NRS = "NRS"
+MBV: Final = "MBV"
+FAR: Final = "FAR"
+NSP: Final = "NSP"
+NSU: Final = "NSU"
+NAS: Final = "NAS"
+NSF: Final = "NSF"
+NSA: Final = "NSA"
+NYU: Final = "NYU"
+NRN: Final = "NRN"
+NVR: Final = "NVR"
+YSC: Final = "YSC"
+ESC: Final = "ESC"
+HSC: Final = "HSC"
+NSC: Final = "NSC"
+CST: Final = "CST"
+NMB: Final = "NMB"
+NMR: Final = "NMR"
+NRS: Final = "NRS"
 
-_MOVEMENT_TYPES = frozenset((Hold, Move, SupportHold, SupportMove, Convoy, ConvoyMove))
+_MOVEMENT_TYPES: Final = frozenset((Hold, Move, SupportHold, SupportMove, Convoy, ConvoyMove))
 
-_PHASE_OF: dict[type, str] = {
+_PHASE_OF: Final[dict[type, str]] = {
     Hold: MOVEMENT,
     Move: MOVEMENT,
     SupportHold: MOVEMENT,
@@ -154,7 +155,7 @@ class MovementChecks:
         return canon
 
 
-_CHECKS_KEY = "movement-checks"
+_CHECKS_KEY: Final = "movement-checks"
 
 
 def movement_checks(m: Map, state: GameState, rules: Rulebook) -> MovementChecks | None:
@@ -451,48 +452,59 @@ def _check_convoy_move(c: MovementChecks, order: ConvoyMove, src: int) -> tuple[
     return MBV, order
 
 
-def _occupied_seas(m: Map, state: GameState) -> set[int]:
-    ids = m.ids
-    seas = m.seas
-    return {p for u in state.units if u.kind == FLT and (p := ids[u.location.province]) in seas}
+class _FleetGroups:
+    """The fleets at sea of a state, grouped by connected fleet-held seas.
+
+    ``group[p]`` is the group of sea ``p`` (-1: no fleet there), ``shores[g]``
+    the land provinces touching group ``g``, ``occupied`` the seas holding a
+    fleet.
+    """
+
+    def __init__(self, t: MapTables, state: GameState) -> None:
+        ids = t.ids
+        seas = t.seas
+        group = [-1] * t.n
+        occupied: list[int] = []
+        for u in state.units:
+            if u.kind == FLT:
+                p = ids[u.location.province]
+                if p in seas:
+                    group[p] = -2  # holds a fleet, no group yet
+                    occupied.append(p)
+        shores: list[frozenset[int]] = []
+        sea_nbrs = t.sea_nbrs
+        sea_shores = t.sea_shores
+        for start in occupied:
+            if group[start] != -2:
+                continue
+            g = len(shores)
+            group[start] = g
+            comp = [start]
+            land: set[int] = set()
+            k = 0
+            while k < len(comp):
+                x = comp[k]
+                k += 1
+                land.update(sea_shores[x])
+                for y in sea_nbrs[x]:
+                    if group[y] == -2:
+                        group[y] = g
+                        comp.append(y)
+            shores.append(frozenset(land))
+        self.group = group
+        self.shores = shores
+        self.occupied = occupied
 
 
-def _sea_component(m: Map, seas: set[int], start: int) -> set[int]:
-    comp = {start}
-    todo = [start]
-    reach_of = m.fleet_reach
-    while todo:
-        s = todo.pop()
-        for t in reach_of[s]:
-            if t in seas and t not in comp:
-                comp.add(t)
-                todo.append(t)
-    return comp
-
-
-def _shores(m: Map, comp: Iterable[int]) -> frozenset[int]:
-    """The land provinces touching a group of seas."""
-    seas = m.seas
-    reach_of = m.fleet_reach
-    return frozenset(q for s in comp for q in reach_of[s] if q not in seas)
-
-
-def _fleet_groups(m: Map, state: GameState) -> dict[int, frozenset[int]]:
-    """Sea holding a fleet -> shores of its group of connected fleet-held seas
-    (cached on the state: computed once per phase)."""
+def _fleet_groups(m: Map, state: GameState) -> _FleetGroups:
+    """The :class:`_FleetGroups` of ``state`` (cached on it: computed once per phase)."""
+    t = tables(m)
     memo = state.memo
-    got = memo.get(("fleet-groups", m))
-    if got is not None:
-        return got  # type: ignore[return-value]
-    seas = _occupied_seas(m, state)
-    groups: dict[int, frozenset[int]] = {}
-    for s in sorted(seas):
-        if s not in groups:
-            comp = _sea_component(m, seas, s)
-            shores = _shores(m, comp)
-            for x in comp:
-                groups[x] = shores
-    memo[("fleet-groups", m)] = groups
+    got = memo.get(t.fleet_groups_key)
+    if isinstance(got, _FleetGroups):
+        return got
+    groups = _FleetGroups(t, state)
+    memo[t.fleet_groups_key] = groups
     return groups
 
 
@@ -505,25 +517,39 @@ def convoy_possible(
     must be land provinces with a coast; the route uses seas holding a fleet
     of any power.
     """
-    if src == dst or not m.fleet_locs[src] or not m.fleet_locs[dst]:
+    t = tables(m)
+    if src == dst or not t.fleet_locs[src] or not t.fleet_locs[dst]:
         return False
-    seas_all = m.seas
+    seas_all = t.seas
     if src in seas_all or dst in seas_all:
         return False
-    groups = _fleet_groups(m, state)
-    if exclude is None or exclude not in groups:
-        return any(src in shores and dst in shores for shores in groups.values())
-    seas = set(groups)
-    seas.discard(exclude)
-    reach_of = m.fleet_reach
-    seen: set[int] = set()
-    for s in sorted(seas):
-        if s in seen or src not in reach_of[s]:
+    fg = _fleet_groups(m, state)
+    if exclude is None or fg.group[exclude] < 0:
+        for shores in fg.shores:
+            if src in shores and dst in shores:
+                return True
+        return False
+    # The groups again without the excluded fleet, from the seas next to src.
+    group = fg.group
+    seen = [False] * t.n
+    seen[exclude] = True
+    sea_nbrs = t.sea_nbrs
+    sea_shores = t.sea_shores
+    for start in t.coast_seas[src]:
+        if group[start] < 0 or seen[start]:
             continue
-        comp = _sea_component(m, seas, s)
-        seen |= comp
-        if dst in _shores(m, comp):
-            return True
+        seen[start] = True
+        comp = [start]
+        k = 0
+        while k < len(comp):
+            x = comp[k]
+            k += 1
+            if dst in sea_shores[x]:
+                return True
+            for y in sea_nbrs[x]:
+                if group[y] >= 0 and not seen[y]:
+                    seen[y] = True
+                    comp.append(y)
     return False
 
 
@@ -538,16 +564,19 @@ def _convoy_through(
     seas = m.seas
     if src in seas or dst in seas:
         return False
-    groups = _fleet_groups(m, state)
-    shores = groups.get(sea)
-    if shores is None or src not in shores or dst not in shores:
+    fg = _fleet_groups(m, state)
+    g = fg.group[sea]
+    if g < 0:
+        return False
+    shores = fg.shores[g]
+    if src not in shores or dst not in shores:
         return False
     if not rules.convoy_must_be_on_route:
         return True
     key = ("route-seas", m, src, dst)
     on_route = state.memo.get(key)
     if on_route is None:
-        on_route = route_seas(m.fleet_reach, groups, src, dst)
+        on_route = route_seas(m.fleet_reach, fg.occupied, src, dst)
         state.memo[key] = on_route
     return sea in on_route  # type: ignore[operator]
 

@@ -1,6 +1,9 @@
 """Value types of the adjudicator: locations, units, orders, phases, game state.
 
-All are frozen dataclasses.  Powers, provinces, coasts, unit types and
+All are frozen dataclasses.  Each writes its ``__init__`` out, filling the
+fields with ``object.__setattr__``: when the adjudicator is compiled with
+mypyc (see ``adjudicator/native.py``) those become direct slot stores, where
+the ``__init__`` a frozen dataclass generates stays interpreted.  Powers, provinces, coasts, unit types and
 seasons are the DAIDE mnemonics as plain ``str`` (``'ENG'``, ``'LON'``,
 ``'NCS'``, ``'FLT'``, ``'SPR'``), so converting to and from DAIDE messages is
 one-to-one (PROTOCOL.md 9.1):
@@ -28,22 +31,22 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import ClassVar, TypeAlias
+from typing import Final, TypeAlias
 
 from maps import Map
 
-AMY = "AMY"
-FLT = "FLT"
+AMY: Final = "AMY"
+FLT: Final = "FLT"
 
-MOVEMENT = "movement"
-RETREAT = "retreat"
-ADJUSTMENT = "adjustment"
+MOVEMENT: Final = "movement"
+RETREAT: Final = "retreat"
+ADJUSTMENT: Final = "adjustment"
 
 #: Season mnemonic -> phase kind (PROTOCOL.md 6.6).
-SEASON_KIND: Mapping[str, str] = MappingProxyType(
+SEASON_KIND: Final[Mapping[str, str]] = MappingProxyType(
     {"SPR": MOVEMENT, "SUM": RETREAT, "FAL": MOVEMENT, "AUT": RETREAT, "WIN": ADJUSTMENT}
 )
-_SEASON_ORDER = ("SPR", "SUM", "FAL", "AUT", "WIN")
+_SEASON_ORDER: Final = ("SPR", "SUM", "FAL", "AUT", "WIN")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,10 +60,12 @@ class Phase:
     year: int
     kind: str = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        kind = SEASON_KIND.get(self.season)
+    def __init__(self, season: str, year: int) -> None:
+        kind = SEASON_KIND.get(season)
         if kind is None:
-            raise ValueError(f"unknown season {self.season!r}")
+            raise ValueError(f"unknown season {season!r}")
+        object.__setattr__(self, "season", season)
+        object.__setattr__(self, "year", year)
         object.__setattr__(self, "kind", kind)
 
     @property
@@ -91,6 +96,10 @@ class Location:
     province: str
     coast: str | None = None
 
+    def __init__(self, province: str, coast: str | None = None) -> None:
+        object.__setattr__(self, "province", province)
+        object.__setattr__(self, "coast", coast)
+
     def __str__(self) -> str:
         return self.province if self.coast is None else f"{self.province}/{self.coast}"
 
@@ -102,6 +111,11 @@ class Unit:
     power: str
     kind: str
     location: Location
+
+    def __init__(self, power: str, kind: str, location: Location) -> None:
+        object.__setattr__(self, "power", power)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "location", location)
 
     @property
     def province(self) -> str:
@@ -122,46 +136,87 @@ class Unit:
 class Hold:
     """``(unit) HLD``."""
 
-    token: ClassVar[str] = "HLD"
     unit: Unit
+
+    def __init__(self, unit: Unit) -> None:
+        object.__setattr__(self, "unit", unit)
+
+    @property
+    def token(self) -> str:
+        """The DAIDE order token (``'HLD'``)."""
+        return "HLD"
 
 
 @dataclass(frozen=True, slots=True)
 class Move:
     """``(unit) MTO location``: a move over land or sea adjacency (never by convoy)."""
 
-    token: ClassVar[str] = "MTO"
     unit: Unit
     dest: Location
+
+    def __init__(self, unit: Unit, dest: Location) -> None:
+        object.__setattr__(self, "unit", unit)
+        object.__setattr__(self, "dest", dest)
+
+    @property
+    def token(self) -> str:
+        """The DAIDE order token (``'MTO'``)."""
+        return "MTO"
 
 
 @dataclass(frozen=True, slots=True)
 class SupportHold:
     """``(unit) SUP (unit)``: support to hold (any unit not ordered to move)."""
 
-    token: ClassVar[str] = "SUP"
     unit: Unit
     supported: Unit
+
+    def __init__(self, unit: Unit, supported: Unit) -> None:
+        object.__setattr__(self, "unit", unit)
+        object.__setattr__(self, "supported", supported)
+
+    @property
+    def token(self) -> str:
+        """The DAIDE order token (``'SUP'``)."""
+        return "SUP"
 
 
 @dataclass(frozen=True, slots=True)
 class SupportMove:
     """``(unit) SUP (unit) MTO province``: support to move (no coast, DATC 4.B.4)."""
 
-    token: ClassVar[str] = "SUP"
     unit: Unit
     supported: Unit
     dest: str
+
+    def __init__(self, unit: Unit, supported: Unit, dest: str) -> None:
+        object.__setattr__(self, "unit", unit)
+        object.__setattr__(self, "supported", supported)
+        object.__setattr__(self, "dest", dest)
+
+    @property
+    def token(self) -> str:
+        """The DAIDE order token (``'SUP'``)."""
+        return "SUP"
 
 
 @dataclass(frozen=True, slots=True)
 class Convoy:
     """``(unit) CVY (army) CTO province``."""
 
-    token: ClassVar[str] = "CVY"
     unit: Unit
     army: Unit
     dest: str
+
+    def __init__(self, unit: Unit, army: Unit, dest: str) -> None:
+        object.__setattr__(self, "unit", unit)
+        object.__setattr__(self, "army", army)
+        object.__setattr__(self, "dest", dest)
+
+    @property
+    def token(self) -> str:
+        """The DAIDE order token (``'CVY'``)."""
+        return "CVY"
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,51 +228,96 @@ class ConvoyMove:
     4.A.6).
     """
 
-    token: ClassVar[str] = "CTO"
     unit: Unit
     dest: str
     via: tuple[str, ...] = ()
+
+    def __init__(self, unit: Unit, dest: str, via: tuple[str, ...] = ()) -> None:
+        object.__setattr__(self, "unit", unit)
+        object.__setattr__(self, "dest", dest)
+        object.__setattr__(self, "via", via)
+
+    @property
+    def token(self) -> str:
+        """The DAIDE order token (``'CTO'``)."""
+        return "CTO"
 
 
 @dataclass(frozen=True, slots=True)
 class Retreat:
     """``(unit) RTO location``."""
 
-    token: ClassVar[str] = "RTO"
     unit: Unit
     dest: Location
+
+    def __init__(self, unit: Unit, dest: Location) -> None:
+        object.__setattr__(self, "unit", unit)
+        object.__setattr__(self, "dest", dest)
+
+    @property
+    def token(self) -> str:
+        """The DAIDE order token (``'RTO'``)."""
+        return "RTO"
 
 
 @dataclass(frozen=True, slots=True)
 class Disband:
     """``(unit) DSB`` (retreat phase)."""
 
-    token: ClassVar[str] = "DSB"
     unit: Unit
+
+    def __init__(self, unit: Unit) -> None:
+        object.__setattr__(self, "unit", unit)
+
+    @property
+    def token(self) -> str:
+        """The DAIDE order token (``'DSB'``)."""
+        return "DSB"
 
 
 @dataclass(frozen=True, slots=True)
 class Build:
     """``(unit) BLD``."""
 
-    token: ClassVar[str] = "BLD"
     unit: Unit
+
+    def __init__(self, unit: Unit) -> None:
+        object.__setattr__(self, "unit", unit)
+
+    @property
+    def token(self) -> str:
+        """The DAIDE order token (``'BLD'``)."""
+        return "BLD"
 
 
 @dataclass(frozen=True, slots=True)
 class Remove:
     """``(unit) REM``."""
 
-    token: ClassVar[str] = "REM"
     unit: Unit
+
+    def __init__(self, unit: Unit) -> None:
+        object.__setattr__(self, "unit", unit)
+
+    @property
+    def token(self) -> str:
+        """The DAIDE order token (``'REM'``)."""
+        return "REM"
 
 
 @dataclass(frozen=True, slots=True)
 class Waive:
     """``power WVE``: give up one build."""
 
-    token: ClassVar[str] = "WVE"
     power: str
+
+    def __init__(self, power: str) -> None:
+        object.__setattr__(self, "power", power)
+
+    @property
+    def token(self) -> str:
+        """The DAIDE order token (``'WVE'``)."""
+        return "WVE"
 
 
 UnitOrder: TypeAlias = (
@@ -260,6 +360,16 @@ class Dislodged:
     retreats: tuple[Location, ...]
     attacker: str | None = None
 
+    def __init__(
+        self, unit: Unit, retreats: tuple[Location, ...], attacker: str | None = None
+    ) -> None:
+        object.__setattr__(self, "unit", unit)
+        object.__setattr__(self, "retreats", retreats)
+        object.__setattr__(self, "attacker", attacker)
+
+
+_NO_OWNERS: Final[Mapping[str, str]] = MappingProxyType({})
+
 
 @dataclass(frozen=True)
 class GameState:
@@ -286,12 +396,24 @@ class GameState:
         default_factory=dict, init=False, repr=False, compare=False, hash=False
     )
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.ownership, MappingProxyType):
-            object.__setattr__(self, "ownership", MappingProxyType(dict(self.ownership)))
-        index = self.by_province
-        for u in self.units:
+    def __init__(
+        self,
+        phase: Phase,
+        units: tuple[Unit, ...],
+        ownership: Mapping[str, str] = _NO_OWNERS,
+        dislodged: tuple[Dislodged, ...] = (),
+    ) -> None:
+        if not isinstance(ownership, MappingProxyType):
+            ownership = MappingProxyType(dict(ownership))
+        index: dict[str, Unit] = {}
+        for u in units:
             index[u.location.province] = u
+        object.__setattr__(self, "phase", phase)
+        object.__setattr__(self, "units", units)
+        object.__setattr__(self, "ownership", ownership)
+        object.__setattr__(self, "dislodged", dislodged)
+        object.__setattr__(self, "by_province", index)
+        object.__setattr__(self, "memo", {})
 
     def unit_at(self, province: str) -> Unit | None:
         """The (not dislodged) unit in ``province``, if any."""
@@ -332,33 +454,7 @@ class GameState:
         return iter(self.units)
 
 
-def make_state(
-    phase: Phase,
-    units: tuple[Unit, ...],
-    ownership: Mapping[str, str],
-    dislodged: tuple[Dislodged, ...],
-    by_province: dict[str, Unit],
-) -> GameState:
-    """A :class:`GameState` from trusted parts, without the checks and copies
-    of its constructor (the adjudicator's own hot path).
-
-    ``ownership`` must already be a read-only proxy of a private dict (e.g.
-    the previous state's), ``units`` in canonical order and ``by_province``
-    their index.  The result equals ``GameState(phase, units, ownership,
-    dislodged)``.
-    """
-    s = object.__new__(GameState)
-    d = s.__dict__
-    d["phase"] = phase
-    d["units"] = units
-    d["ownership"] = ownership
-    d["dislodged"] = dislodged
-    d["by_province"] = by_province
-    d["memo"] = {}
-    return s
-
-
-_PHASES: dict[tuple[str, int], Phase] = {}
+_PHASES: Final[dict[tuple[str, int], Phase]] = {}
 
 
 def phase_of(season: str, year: int) -> Phase:
@@ -410,7 +506,6 @@ __all__ = [
     "UnitOrder",
     "Waive",
     "initial_state",
-    "make_state",
     "order_power",
     "phase_of",
 ]
