@@ -13,15 +13,26 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test,dev]'
 	touch $(STAMP)
 
-install: $(STAMP)
+# The adjudicator compiled with mypyc into the venv's site-packages (never
+# into the source tree): rebuilt when a source it was made from changes, and
+# used only while it matches them (adjudicator/native.py).  Without a C
+# compiler the build is skipped and the adjudicator runs as pure Python.
+NATIVE         := $(VENV)/.native
+NATIVE_SOURCES := $(wildcard adjudicator/*.py maps/*.py) tools/compile_adjudicator.py
 
-demo: $(STAMP)
+$(NATIVE): $(STAMP) $(NATIVE_SOURCES)
+	$(BIN)/python tools/compile_adjudicator.py
+	touch $(NATIVE)
+
+install: $(STAMP) $(NATIVE)
+
+demo: $(NATIVE)
 	$(BIN)/daide demo
 
-serve: $(STAMP)
+serve: $(NATIVE)
 	$(BIN)/daide serve
 
-test: $(STAMP)
+test: $(NATIVE)
 	$(BIN)/python -m pytest -q
 
 # The benchmark's reference adjudicator, the PyPI package `diplomacy`, lives in
@@ -34,7 +45,7 @@ $(BENCH_STAMP):
 	$(BENCH_ENV)/bin/pip install --quiet diplomacy
 	touch $(BENCH_STAMP)
 
-bench: $(STAMP) $(BENCH_STAMP)
+bench: $(NATIVE) $(BENCH_STAMP)
 	$(BIN)/python -m benchmarks
 
 lint: $(STAMP)

@@ -14,12 +14,23 @@ Public API (stdlib only; reads :mod:`maps` data, never imports ``protocol``):
   :class:`OrderResult` (DAIDE result tokens plus a reason);
 * move generation for bots - :func:`legal_orders`, :func:`unit_orders`,
   :func:`retreat_orders`, :func:`adjustment_orders`.
+
+When ``make install`` could compile the package with mypyc, the compiled
+modules are used - but only while they match the source files exactly
+(:mod:`adjudicator.native`); :data:`COMPILED` tells which one runs.
 """
 
-from adjudicator.adjustments import civil_disorder_removals
-from adjudicator.engine import advance
-from adjudicator.legal import adjustment_orders, legal_orders, retreat_orders, unit_orders
-from adjudicator.results import (
+from adjudicator.native import activate as _activate
+
+#: True when the mypyc-compiled modules run (adjudicator.native), False for pure Python
+COMPILED: bool = _activate(__path__)
+
+# The modules below are imported after that choice.
+
+from adjudicator.adjustments import civil_disorder_removals  # noqa: E402
+from adjudicator.engine import advance  # noqa: E402
+from adjudicator.legal import adjustment_orders, legal_orders, retreat_orders, unit_orders  # noqa: E402
+from adjudicator.results import (  # noqa: E402
     BNC,
     CUT,
     DSR,
@@ -41,9 +52,9 @@ from adjudicator.results import (
     Rejected,
     RetreatClash,
 )
-from adjudicator.rulebook import DATC_2_4, DATC_3_0, DEFAULT, Rulebook
-from adjudicator.validate import check_order, validate
-from adjudicator.values import (
+from adjudicator.rulebook import DATC_2_4, DATC_3_0, DEFAULT, Rulebook  # noqa: E402
+from adjudicator.validate import check_order, validate  # noqa: E402
+from adjudicator.values import (  # noqa: E402
     AMY,
     FLT,
     Build,
@@ -69,6 +80,7 @@ from adjudicator.values import (
 
 __all__ = [
     "AMY",
+    "COMPILED",
     "BNC",
     "Bounced",
     "Build",

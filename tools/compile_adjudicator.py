@@ -1,0 +1,122 @@
+"""Compile the adjudicator with mypyc into the virtual environment (``make install``).
+
+mypyc (part of mypy, a dev dependency) turns the type-annotated modules of
+``adjudicator/`` into C extension modules; the movement phase runs several
+times faster than interpreted.  The build goes to
+``<site-packages>/daide_native/`` with a manifest of the sources it was made
+from; ``adjudicator/native.py`` uses it only while every source file is
+unchanged, so the source tree never holds a binary and an edited module is
+never shadowed by a stale one.
+
+Without mypyc or a working C compiler this prints why and leaves the
+package pure Python (exit status 0: the product works either way).
+
+    python tools/compile_adjudicator.py [--check]
+
+``--check`` only reports whether the installed build matches the sources.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from adjudicator import native  # noqa: E402
+
+#: name of the shared library module that holds the compiled code
+GROUP = "adjudicator.compiled"
+
+
+def modules_to_compile() -> list[str]:
+    """``adjudicator/<module>.py`` paths (relative to the repository root)."""
+    return [
+        f"adjudicator/{path.name}"
+        for path in sorted((ROOT / "adjudicator").glob("*.py"))
+        if path.name not in native.NOT_COMPILED
+    ]
+
+
+def build(into: Path) -> None:
+    """Compile into a temporary directory, then replace ``into`` with it."""
+    from mypyc.build import mypycify  # noqa: PLC0415 - only needed when building
+    from setuptools import setup  # noqa: PLC0415
+
+    digests = native.source_digests(ROOT)
+    with tempfile.TemporaryDirectory(prefix="daide-native-") as tmp:
+        work = Path(tmp)
+        cwd = os.getcwd()
+        try:
+            os.chdir(ROOT)  # mypy reads pyproject.toml and resolves maps/ from here
+            extensions = mypycify(
+                modules_to_compile(), target_dir=str(work / "c"), group_name=GROUP
+            )
+            os.chdir(work)  # setuptools must not read the project's own configuration
+            setup(
+                name="daide-native",
+                ext_modules=extensions,
+                script_args=[
+                    "--quiet",
+                    "build_ext",
+                    "--build-lib",
+                    str(work / "lib"),
+                    "--build-temp",
+                    str(work / "tmp"),
+                ],
+            )
+        finally:
+            os.chdir(cwd)
+        staged = work / "stage"
+        shutil.copytree(work / "lib" / "adjudicator", staged / "adjudicator")
+        manifest = {
+            "ext_suffix": native.ext_suffix(),
+            "python": sys.version,
+            "sources": digests,
+        }
+        (staged / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+        if native.source_digests(ROOT) != digests:
+            raise RuntimeError("the sources changed during the build")
+        old = into.with_name(into.name + ".old")
+        shutil.rmtree(old, ignore_errors=True)
+        if into.exists():
+            into.rename(old)
+        into.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(staged), str(into))
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only report the build's state")
+    args = parser.parse_args(argv)
+    into = native.build_home()
+    if args.check:
+        ok = native.compiled_path(ROOT / "adjudicator") is not None
+        print(f"compiled adjudicator in {into}: {'up to date' if ok else 'missing or stale'}")
+        return 0 if ok else 1
+    try:
+        import mypyc  # noqa: F401, PLC0415
+    except ImportError:
+        print("adjudicator: mypyc is not installed - running as pure Python")
+        return 0
+    start = time.monotonic()
+    try:
+        build(into)
+    except (Exception, SystemExit) as exc:  # a missing compiler surfaces as either
+        shutil.rmtree(into, ignore_errors=True)
+        print(f"adjudicator: could not compile ({exc!r}) - running as pure Python")
+        return 0
+    print(f"adjudicator: compiled with mypyc into {into} ({time.monotonic() - start:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
