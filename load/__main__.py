@@ -93,7 +93,8 @@ def game_figures(db: Path) -> tuple[int, float, int]:
 
 def run_once(games: int, args: argparse.Namespace, work: Path) -> RunResult:
     port = free_port()
-    db, stats = work / f"load-{games}.db", work / f"server-{games}.json"
+    db = (args.db_dir or work) / f"load-{games}.db"
+    stats = work / f"server-{games}.json"
     for stale in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
         stale.unlink(missing_ok=True)
     server_log = work / f"server-{games}.log"
@@ -101,10 +102,12 @@ def run_once(games: int, args: argparse.Namespace, work: Path) -> RunResult:
     with server_log.open("wb") as log:
         server = subprocess.Popen(
             [sys.executable, "-m", "load.server_proc", "--port", str(port), "--db", str(db),
-             "--max-year", str(args.max_year), "--stats", str(stats),
-             *(["--profile", str(args.profile)] if args.profile else [])],
+             "--max-year", str(args.max_year), "--stats", str(stats), "--time-store",
+             *(["--profile", str(args.profile)] if args.profile else []),
+             *(["--no-group-commit"] if args.no_group_commit else [])],
             cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
     bots: list[tuple[subprocess.Popen[bytes], Path]] = []
+    load_before = os.getloadavg()[0]
     try:
         wait_for_line(server_log, '"listening"', server)
         idle_rss = proc_status(server.pid, "VmRSS")
@@ -120,7 +123,7 @@ def run_once(games: int, args: argparse.Namespace, work: Path) -> RunResult:
                 proc = subprocess.Popen(
                     [sys.executable, "-m", "load.bot_proc", "--port", str(port),
                      "--first-game", str(first), "--games", str(count), "--out", str(out),
-                     "--nice", str(args.bot_nice)],
+                     "--nice", str(args.bot_nice), "--think", str(args.think)],
                     cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=stdout, stderr=log)
             bots.append((proc, out))
             wait_for_line(work / f"bots-{games}-{i}.out", "joined", proc, seconds=600)
@@ -162,9 +165,12 @@ def run_once(games: int, args: argparse.Namespace, work: Path) -> RunResult:
         server_latencies=server_stats["latencies"],
         client_latencies=[x for r in bot_results for x in r["client_latencies"]],
         phases=phases, phases_per_second=rate, wall_seconds=wall, join_seconds=joined,
+        think=args.think, load_before=load_before,
         peak_concurrent=concurrent,
         server_cpu_seconds=server_stats["cpu_seconds"], fsyncs=server_stats["fsyncs"],
-        idle_rss=idle_rss, peak_rss=peak_rss,
+        idle_rss=idle_rss, peak_rss=peak_rss, gc_pauses=server_stats["gc_pauses"],
+        loop_lag_ms=server_stats["loop_lag_ms"], slowest_store_ms=server_stats["slowest_store_ms"],
+        group_commit=not args.no_group_commit, db_dir=str(args.db_dir or "(temporary, on disk)"),
         problems=[p for r in bot_results for p in r["problems"]],
         bot_errors=[e for r in bot_results for e in r["errors"]],
         unfinished_clients=games * 7 - finished, server_warnings=dict(warnings),
@@ -179,10 +185,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-year", type=int, default=1906)
     parser.add_argument("--bot-procs", type=int, default=2)
     parser.add_argument("--bot-nice", type=int, default=10)
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="mean thinking time of a bot per phase, seconds (default 0: "
+                             "as fast as they can)")
     parser.add_argument("--timeout", type=float, default=1800)
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
     parser.add_argument("--profile", type=Path, default=None,
                         help="profile the server (cProfile) into this file")
+    parser.add_argument("--no-group-commit", action="store_true",
+                        help="the server syncs every commit itself (for comparison)")
+    parser.add_argument("--db-dir", type=Path, default=None,
+                        help="put the server's database here (default: the temporary "
+                             "directory, on disk; e.g. /dev/shm to take the disk out)")
     parser.add_argument("--keep", type=Path, default=None,
                         help="keep the databases and logs in this directory")
     args = parser.parse_args(argv)

@@ -2,6 +2,10 @@
 
     python -m load.bot_proc --port P --first-game K --games N --out OUT.json
 
+With ``--think S`` each bot waits a random 0..2S seconds after a NOW
+before it orders, as a bot that thinks (or a person) would; the default 0
+plays as fast as the bots can.
+
 The bots are the sample client library (`bots.client.BotClient` playing
 `bots.randbot.RandBot`, as ``daide bot randbot --count`` runs them).  They
 send their NMEs one after the other (each game fills with its own seven,
@@ -21,6 +25,7 @@ import argparse
 import functools
 import json
 import os
+import random
 import socket
 import sys
 import time
@@ -62,7 +67,9 @@ def _cached_map_from_mdf(mdf: Any, **options: Any) -> Any:
 class Timings:
     """SUB sent and NOW received, per game and turn (monotonic seconds)."""
 
-    def __init__(self) -> None:
+    def __init__(self, think: float = 0.0, seed: int = 0) -> None:
+        self.think = think
+        self.rng = random.Random(seed)
         self.seated = trio.Event()
         self.go = trio.Event()
         self.subs: dict[int, dict[tuple[int, int], float]] = defaultdict(dict)
@@ -107,6 +114,9 @@ class TimedTransport(TcpTransport):
         message = await super().receive()
         if message is not None and message[0] == "NOW":
             self.timings.nows[self.game][_turn(message[1])].append(time.monotonic())
+            if self.timings.think:
+                # Thinking time before the bot reads the NOW and orders (--think).
+                await trio.sleep(self.timings.rng.uniform(0, 2 * self.timings.think))
         if message is not None and message[0] == "MDF" and not self.timings.go.is_set():
             # This bot has its seat (the lobby placed its NME): let the next one join,
             # and accept the map only when every game is filled, so they all start together.
@@ -166,12 +176,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--nice", type=int, default=0)
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="mean seconds a bot thinks before ordering (uniform 0..2x)")
     args = parser.parse_args(argv)
     if args.nice:
         os.nice(args.nice)
     configure_logging(sys.stderr, json=True, level=30)     # warnings: every problem
     bots.client.map_from_mdf = _cached_map_from_mdf         # type: ignore[assignment]
-    timings = Timings()
+    timings = Timings(args.think, args.first_game)
     result = trio.run(play, args.port, args.first_game, args.games, timings)
     args.out.write_text(json.dumps(result))
     return 0

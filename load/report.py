@@ -46,10 +46,17 @@ class RunResult:
     wall_seconds: float
     join_seconds: float
     peak_concurrent: int
+    think: float
+    load_before: float
     server_cpu_seconds: float
     fsyncs: int
     idle_rss: int
     peak_rss: int
+    gc_pauses: dict[str, dict[str, float]] = field(default_factory=dict)
+    loop_lag_ms: dict[str, float] = field(default_factory=dict)
+    slowest_store_ms: dict[str, float] = field(default_factory=dict)
+    group_commit: bool = True
+    db_dir: str = ""
     problems: list[str] = field(default_factory=list)
     bot_errors: list[str] = field(default_factory=list)
     unfinished_clients: int = 0
@@ -68,6 +75,8 @@ class RunResult:
         ms = 1000
         return {
             "games": self.games, "max_year": self.max_year, "bot_procs": self.bot_procs,
+            "think_seconds": self.think, "load_average_before": round(self.load_before, 2),
+            "server_cpu_share": round(self.server_cpu_seconds / self.wall_seconds, 2),
             "phases": self.phases, "phases_per_second": round(self.phases_per_second, 1),
             "server_turn_ms": {"p50": round(percentile(self.server_latencies, 50) * ms, 2),
                                "p99": round(percentile(self.server_latencies, 99) * ms, 2),
@@ -84,6 +93,9 @@ class RunResult:
             "server_idle_rss_mb": round(self.idle_rss / 2**20, 1),
             "server_peak_rss_mb": round(self.peak_rss / 2**20, 1),
             "growth_per_game_kb": round((self.peak_rss - self.idle_rss) / self.games / 1024, 1),
+            "group_commit": self.group_commit, "database_dir": self.db_dir,
+            "gc_pauses": self.gc_pauses, "loop_lag_ms": self.loop_lag_ms,
+            "slowest_store_write_ms": self.slowest_store_ms,
             "errors": self.errors, "problems": self.problems[:5], "bot_errors": self.bot_errors[:5],
             "unfinished_clients": self.unfinished_clients, "server_warnings": self.server_warnings,
         }
@@ -105,18 +117,23 @@ def machine() -> str:
 
 def format_runs(runs: list[RunResult], fit: tuple[float, float, float] | None = None) -> str:
     lines = [f"machine: {machine()}",
-             "games  live  phases  phases/s  server turn p50/p99/max ms  bot-side p50/p99 ms  "
+             "games  think  load  live  phases  phases/s  server turn p50/p99/max ms  bot-side p50/p99 ms  "
              "server CPU s  fsyncs  RSS idle->peak MB  per game KB  errors"]
     for r in runs:
         s = r.summary()
         st, ct = s["server_turn_ms"], s["client_turn_ms"]
         lines.append(
-            f"{r.games:5d}  {r.peak_concurrent:4d}  {r.phases:6d}  {s['phases_per_second']:8.1f}  "
+            f"{r.games:5d}  {r.think:5.2f}  {r.load_before:4.1f}  {r.peak_concurrent:4d}  {r.phases:6d}  {s['phases_per_second']:8.1f}  "
             f"{st['p50']:7.2f} / {st['p99']:6.2f} / {st['max']:6.1f}     "
             f"{ct['p50']:7.2f} / {ct['p99']:7.2f}   "
             f"{s['server_cpu_seconds']:10.1f}  {r.fsyncs:6d}  "
             f"{s['server_idle_rss_mb']:6.1f} -> {s['server_peak_rss_mb']:6.1f}  "
             f"{s['growth_per_game_kb']:10.1f}  {r.errors:6d}")
+        gc2 = r.gc_pauses.get("2", {})
+        lines.append(f"       stalls: gen-2 GC {gc2.get('count', 0)} x, max {gc2.get('max_ms', 0)} ms; "
+                     f"event-loop lag p99/max {r.loop_lag_ms.get('p99', 0)}/"
+                     f"{r.loop_lag_ms.get('max', 0)} ms; slowest DB write "
+                     f"{max(r.slowest_store_ms.values(), default=0)} ms")
         if r.errors:
             lines.append(f"       errors: problems {r.problems[:3]}, bot errors {r.bot_errors[:3]}, "
                          f"unfinished clients {r.unfinished_clients}, "

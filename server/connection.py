@@ -27,6 +27,7 @@ happens.  The limits of `server.limits` are enforced here, per connection:
 
 from __future__ import annotations
 
+import math
 import socket
 from typing import TYPE_CHECKING
 
@@ -187,6 +188,9 @@ class _Reader:
         """Read one chunk within the deadlines; False when reading is over."""
         while True:
             deadline, expired = self._deadline()
+            if deadline == math.inf:         # a settled client between frames: no timer
+                data = await self.stream.receive_some(READ_SIZE)
+                break
             with trio.move_on_at(deadline):
                 data = await self.stream.receive_some(READ_SIZE)
                 break
@@ -219,7 +223,7 @@ class _Reader:
             candidates.append((self.frames.partial_since + settings.frame_timeout, "frame"))
         if not self.client.settled:
             candidates.append((self.last_heard + settings.join_idle_timeout, "idle"))
-        return min(candidates, default=(float("inf"), ""))
+        return min(candidates, default=(math.inf, ""))
 
     def _expired(self, which: str) -> bool:
         # The client may have settled (joined, game started) while we waited.
@@ -262,10 +266,10 @@ class _Reader:
 # --- writing ------------------------------------------------------------------------
 
 #: Frames of recently sent messages: a broadcast is encoded once, not once per
-#: client.  Big enough for every game's phase announcements at once (a hundred
-#: games, ~30 messages each).
+#: client.  Writers encode within moments of the broadcast, so a small window
+#: suffices; the messages it holds stay alive (and GC-tracked) while cached.
 _encoded: dict[int, tuple[Message, Representation, bytes]] = {}
-_ENCODED_MAX = 8192
+_ENCODED_MAX = 1024
 
 
 def _frame_of(machine: Machine, message: Message) -> bytes | None:
