@@ -58,6 +58,7 @@ from protocol.parse import Role as Sender
 from protocol.tokens import Representation
 from server.durability import DurabilityLost
 from server.limits import FrameTracker, TokenBucket
+from server.press import wire_representation
 from server.session import Client, Close, Outgoing, Role
 
 if TYPE_CHECKING:
@@ -161,6 +162,10 @@ class _Reader:
                     self.im_deadline = None
                     rm = RepresentationMessage.for_representation(lobby.variant.rep)
                     client.send(machine.send(rm))
+                    # The RM carries only powers and provinces; the disputed press
+                    # tokens follow the game's numbering camp (PROTOCOL.md 6.7).
+                    machine.representation = wire_representation(
+                        machine.representation, lobby.settings.game.press_numbering)
                 case MessageReceived(message, tokens):
                     if lobby.turn_stats is not None and isinstance(message, Sub) \
                             and client.game is not None:
