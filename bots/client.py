@@ -127,6 +127,9 @@ class ClientSettings:
     every turn (PROTOCOL.md 8.3) - and racy: when this SUB completes the last
     set of orders, the phase is processed before the GOF arrives, which then
     meets the next phase and is answered with a MIS for it."""
+    press_numbering: str = "daide"
+    """Values of the disputed press tokens the server uses: ``daide``,
+    ``parlance`` or ``mila`` (PROTOCOL.md 6.7; `daide serve --press-numbering`)."""
     reconnect_attempts: int = 40
     reconnect_delay: float = 0.05
     """First wait before reconnecting; doubles per attempt up to 2 s."""
@@ -230,8 +233,10 @@ class BotClient:
         connect = self.connect
         if connect is None:
             from bots.transport import open_transport
+            from protocol.press_tokens import PressNumbering
 
-            connect = open_transport
+            numbering = PressNumbering(self.settings.press_numbering)
+            return await open_transport(self.settings.host, self.settings.port, numbering)
         return await connect(self.settings.host, self.settings.port)
 
     async def _send(self, link: Transport, message: Tree) -> None:

@@ -30,6 +30,7 @@ from protocol.connection import (
 from protocol.errors import ProtocolError
 from protocol.frames import DiplomacyMessage, FinalMessage, InitialMessage
 from protocol.parse import Role
+from protocol.press_tokens import PressNumbering, press_representation
 from protocol.tree import from_tree, to_tree
 
 Tree = tuple[Any, ...]
@@ -42,9 +43,18 @@ _BROKEN = (trio.BrokenResourceError, trio.ClosedResourceError, OSError)
 class TcpTransport:
     """One client connection to a DAIDE server (see `bots.client.Transport`)."""
 
-    def __init__(self, stream: trio.abc.Stream) -> None:
+    def __init__(self, stream: trio.abc.Stream,
+                 numbering: PressNumbering = PressNumbering.DAIDE) -> None:
         self.stream = stream
+        self.numbering = numbering
         self.connection = Connection(Role.CLIENT)
+        self._renumber()
+
+    def _renumber(self) -> None:
+        """The RM names powers and provinces only; the disputed press tokens
+        follow the numbering camp the server uses (PROTOCOL.md 6.7)."""
+        conn = self.connection
+        conn.representation = press_representation(conn.representation, self.numbering)
 
     async def start(self) -> None:
         """Send the IM (PROTOCOL.md 4.1); messages may follow before the RM arrives."""
@@ -72,6 +82,7 @@ class TcpTransport:
             if event is CLOSED or isinstance(event, ConnectionClosed):
                 return None
             if isinstance(event, RepresentationReceived):
+                self._renumber()
                 continue
             if isinstance(event, MessageReceived):
                 return to_tree(event.tokens, conn.representation)
@@ -114,12 +125,13 @@ class TcpTransport:
             pass
 
 
-async def open_transport(host: str, port: int) -> TcpTransport:
+async def open_transport(host: str, port: int,
+                         numbering: PressNumbering = PressNumbering.DAIDE) -> TcpTransport:
     """Connect, set SO_KEEPALIVE and send the IM (PROTOCOL.md 2)."""
     stream = await trio.open_tcp_stream(host, port)
     try:
         stream.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
-        transport = TcpTransport(stream)
+        transport = TcpTransport(stream, numbering)
         await transport.start()
     except BaseException:
         # Cancelled or failed before the caller owns the transport: close the

@@ -34,6 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--count", type=int, default=1, help="bots to run in this process")
     parser.add_argument("--draw-year", type=int, default=None,
                         help="vote for a draw in every phase from this year on")
+    parser.add_argument("--press-numbering", choices=("daide", "parlance", "mila"),
+                        default="daide",
+                        help="press-token values the server uses (PROTOCOL.md 6.7; default daide)")
 
 
 def build_clients(args: argparse.Namespace) -> list[BotClient]:
@@ -47,7 +50,8 @@ def build_clients(args: argparse.Namespace) -> list[BotClient]:
     for i in range(args.count):
         name = base if args.count == 1 else f"{base}-{i + 1}"
         settings = ClientSettings(host=args.host, port=args.port, name=name,
-                                  seed=args.seed + i, draw_from_year=args.draw_year)
+                                  seed=args.seed + i, draw_from_year=args.draw_year,
+                                  press_numbering=args.press_numbering)
         clients.append(BotClient(make_strategy(args.kind), settings))
     return clients
 
