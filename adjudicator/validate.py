@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Final
+from typing import Final, TypeVar
 
 from adjudicator.convoys import route_seas
 from adjudicator.rulebook import DEFAULT, Rulebook
@@ -118,11 +118,11 @@ class MovementChecks:
         self.rules = rules
         self.t = tables(m)
         self.by_province = state.by_province
-        self.done: dict[int, Order | tuple[Order, str, str, Order]] = {}
+        self.done: dict[object, Order | tuple[Order, str, str, Order]] = {}
 
     def check(self, state: GameState, power: str, order: Order) -> tuple[str, Order]:
         """``(note, canonical order)`` of ``order`` given by ``power``."""
-        key = id(order)
+        key: object = id(order)  # boxed once for both dict operations
         got = self.done.get(key)
         if got is not None:
             if got is order:
@@ -270,7 +270,12 @@ def _same_unit(a: Unit, b: Unit) -> bool:
 def _check_movement(
     c: MovementChecks, state: GameState, power: str, order: Order
 ) -> tuple[str, Order]:
-    """Movement-phase orders: the hot path of every turn, kept flat."""
+    """Movement-phase orders: the hot path of every turn.
+
+    Per order type: NSP (every province named exists), NSU (the unit, with
+    a wrong coast ignored: DATC 4.B.5 b), then the order's own checks; each
+    province id is looked up once.
+    """
     if isinstance(order, Waive) or type(order) not in _MOVEMENT_TYPES:
         return NRS, order
     unit = order.unit
@@ -278,58 +283,84 @@ def _check_movement(
         return NYU, order
     t = c.t
     ids = t.ids
-    prov = unit.location.province
-    # NSP: every province named must exist (checked before NSU)
-    src = ids.get(prov, -1)
-    if src < 0:
-        return NSP, order
+    src = ids.get(unit.location.province, -1)
     if type(order) is Move:
-        if order.dest.province not in ids:
+        dst = ids.get(order.dest.province, -1)
+        if src < 0 or dst < 0:
             return NSP, order
-    elif type(order) is SupportHold:
-        if order.supported.location.province not in ids:
+        move = _on_board(c, order)
+        if move is None:
+            return NSU, order
+        return _check_move(t, move, src, dst)
+    if type(order) is Hold:
+        if src < 0:
             return NSP, order
-    elif type(order) is SupportMove:
-        if order.supported.location.province not in ids or order.dest not in ids:
+        hold = _on_board(c, order)
+        if hold is None:
+            return NSU, order
+        return MBV, hold
+    if type(order) is SupportHold:
+        tp = ids.get(order.supported.location.province, -1)
+        if src < 0 or tp < 0:
             return NSP, order
-    elif type(order) is Convoy:
-        if order.army.location.province not in ids or order.dest not in ids:
+        sup_hold = _on_board(c, order)
+        if sup_hold is None:
+            return NSU, order
+        return _check_support_hold(c, sup_hold, src, tp)
+    if type(order) is SupportMove:
+        tsrc = ids.get(order.supported.location.province, -1)
+        dst = ids.get(order.dest, -1)
+        if src < 0 or tsrc < 0 or dst < 0:
             return NSP, order
-    elif type(order) is ConvoyMove:
-        if order.dest not in ids:
+        sup_move = _on_board(c, order)
+        if sup_move is None:
+            return NSU, order
+        return _check_support_move(c, state, sup_move, src, tsrc, dst)
+    if type(order) is Convoy:
+        asrc = ids.get(order.army.location.province, -1)
+        dst = ids.get(order.dest, -1)
+        if src < 0 or asrc < 0 or dst < 0:
+            return NSP, order
+        convoy = _on_board(c, order)
+        if convoy is None:
+            return NSU, order
+        return _check_convoy(c, state, convoy, src, asrc, dst)
+    if type(order) is ConvoyMove:
+        dst = ids.get(order.dest, -1)
+        if src < 0 or dst < 0:
             return NSP, order
         for name in order.via:
             if name not in ids:
                 return NSP, order
-    actual = c.by_province.get(prov)
-    if actual is None:
-        return NSU, order
-    if not _same_unit(actual, unit):
-        if not _same_but_coast(actual, unit):
+        convoyed = _on_board(c, order)
+        if convoyed is None:
             return NSU, order
-        order = replace(order, unit=actual)
-        unit = actual
-    if type(order) is Hold:
-        return MBV, order
-    if type(order) is Move:
-        return _check_move(t, order, src)
-    if type(order) is SupportHold:
-        return _check_support_hold(c, order, src)
-    if type(order) is SupportMove:
-        return _check_support_move(c, state, order, src)
-    if type(order) is Convoy:
-        return _check_convoy(c, state, order, src)
-    if type(order) is ConvoyMove:
-        return _check_convoy_move(c, order, src)
+        return _check_convoy_move(c, convoyed, src, dst)
     return NRS, order
 
 
-def _check_move(t: MapTables, order: Move, src: int) -> tuple[str, Order]:
+_MovementOrder = TypeVar("_MovementOrder", Hold, Move, SupportHold, SupportMove, Convoy, ConvoyMove)
+
+
+def _on_board(c: MovementChecks, order: _MovementOrder) -> _MovementOrder | None:
+    """``order`` naming the unit as it stands on the board (a wrong coast is
+    ignored, DATC 4.B.5 b), or None if there is no such unit (NSU)."""
     unit = order.unit
-    dest = order.dest
-    dst = t.ids[dest.province]
+    actual = c.by_province.get(unit.location.province)
+    if actual is None:
+        return None
+    if _same_unit(actual, unit):
+        return order
+    if not _same_but_coast(actual, unit):
+        return None
+    return replace(order, unit=actual)
+
+
+def _check_move(t: MapTables, order: Move, src: int, dst: int) -> tuple[str, Order]:
     if dst == src:
         return FAR, order
+    unit = order.unit
+    dest = order.dest
     if unit.kind == AMY:
         if dst not in t.army_adj[src]:
             return FAR, order
@@ -358,22 +389,21 @@ def _check_move(t: MapTables, order: Move, src: int) -> tuple[str, Order]:
     return CST, order  # two coasts possible, none given (4.B.1 a)
 
 
-def _check_support_hold(c: MovementChecks, order: SupportHold, src: int) -> tuple[str, Order]:
-    t = c.t
+def _check_support_hold(
+    c: MovementChecks, order: SupportHold, src: int, tp: int
+) -> tuple[str, Order]:
     sup = order.supported
-    name = sup.location.province
-    target = c.by_province.get(name)
+    target = c.by_province.get(sup.location.province)
     if target is None or not _same_unit(target, sup):
         return NSU, order
     unit = order.unit
-    tp = t.ids[name]
-    if tp == src or tp not in t.unit_reach(unit.kind, src, unit.location.coast):
+    if tp == src or tp not in c.t.unit_reach(unit.kind, src, unit.location.coast):
         return FAR, order
     return MBV, order
 
 
 def _check_support_move(
-    c: MovementChecks, state: GameState, order: SupportMove, src: int
+    c: MovementChecks, state: GameState, order: SupportMove, src: int, tsrc: int, dst: int
 ) -> tuple[str, Order]:
     t = c.t
     sup = order.supported
@@ -382,9 +412,6 @@ def _check_support_move(
     if target is None or not _same_unit(target, sup):
         return NSU, order
     unit = order.unit
-    ids = t.ids
-    dst = ids[order.dest]
-    tsrc = ids[sloc.province]
     if (
         tsrc == src
         or dst == src
@@ -402,12 +429,11 @@ def _check_support_move(
 
 
 def _check_convoy(
-    c: MovementChecks, state: GameState, order: Convoy, src: int
+    c: MovementChecks, state: GameState, order: Convoy, src: int, asrc: int, dst: int
 ) -> tuple[str, Order]:
-    t = c.t
     if order.unit.kind != FLT:
         return NSF, order
-    if src not in t.seas:
+    if src not in c.t.seas:
         return NAS, order
     army = order.army
     if army.kind != AMY:
@@ -415,20 +441,16 @@ def _check_convoy(
     actual = c.by_province.get(army.location.province)
     if actual is None or not _same_unit(actual, army):
         return NSU, order
-    ids = t.ids
-    asrc = ids[army.location.province]
-    dst = ids[order.dest]
     if dst == asrc or not _convoy_through(c.m, state, asrc, dst, src, c.rules):
         return FAR, order
     return MBV, order
 
 
-def _check_convoy_move(c: MovementChecks, order: ConvoyMove, src: int) -> tuple[str, Order]:
+def _check_convoy_move(
+    c: MovementChecks, order: ConvoyMove, src: int, dst: int
+) -> tuple[str, Order]:
     if order.unit.kind != AMY:
         return NSA, order
-    t = c.t
-    ids = t.ids
-    dst = ids[order.dest]
     if dst == src:
         return FAR, order
     via = order.via
@@ -439,6 +461,8 @@ def _check_convoy_move(c: MovementChecks, order: ConvoyMove, src: int) -> tuple[
             return NSF, order
     if not via:
         return FAR, order
+    t = c.t
+    ids = t.ids
     prev = src
     reach_of = t.fleet_reach
     seas = t.seas
