@@ -64,14 +64,18 @@ class Server:
             # The first log line names the address (with --port 0, the port chosen).
             log.info("listening", host=host, port=port, db=str(settings.db_path),
                      variant=variant.name.lower())
-            async with trio.open_nursery() as flushing:
-                lobby = self.lobby = Lobby(settings, store, variant, flushing)
-                flushing.start_soon(lobby.durability.run)
-                try:
-                    await self._serve(lobby, listeners, task_status)
-                finally:
+            lobby: Lobby | None = None
+            try:
+                async with trio.open_nursery() as flushing:
+                    lobby = self.lobby = Lobby(settings, store, variant, flushing)
+                    flushing.start_soon(lobby.durability.run)
+                    try:
+                        await self._serve(lobby, listeners, task_status)
+                    finally:
+                        flushing.cancel_scope.cancel()
+            finally:
+                if lobby is not None:       # the flusher has stopped: sync the rest here
                     lobby.durability.close()
-                    flushing.cancel_scope.cancel()
         finally:
             store.close()
             log.info("stopped")

@@ -120,7 +120,7 @@ class Durability:
                     self._flush()
                 else:
                     target = self._changes()
-                    error = await trio.to_thread.run_sync(self._sync_fd)
+                    error = await trio.to_thread.run_sync(self._sync_fd, self._fd)
                     self._synced(target, error)
         finally:
             self._running = False
@@ -128,14 +128,17 @@ class Durability:
 
     def _flush(self) -> None:
         target = self._changes()
-        self._synced(target, self._sync_fd())
+        self._synced(target, self._sync_fd(self._fd))
 
-    def _sync_fd(self) -> OSError | None:
-        """fsync the WAL, and checkpoint a big one (in any thread); the error, if it failed."""
-        assert self._fd is not None
+    def _sync_fd(self, fd: int | None) -> OSError | None:
+        """fsync the WAL, and checkpoint a big one (in any thread); the error, if it failed.
+
+        The file stays open while this runs: `close` comes after the flusher ended.
+        """
+        assert fd is not None
         try:
-            self._sync(self._fd)
-            if os.fstat(self._fd).st_size > CHECKPOINT_BYTES:
+            self._sync(fd)
+            if os.fstat(fd).st_size > CHECKPOINT_BYTES:
                 self._checkpoint()
         except OSError as exc:
             return exc
