@@ -288,8 +288,9 @@ def _frame_of(machine: Machine, message: Message) -> bytes | None:
         return None
     rep = machine.representation
     cached = _encoded.get(id(message))
-    # The cache holds the message itself, so its id cannot be reused while cached.
-    if cached is not None and cached[0] is message and cached[1] is rep:
+    # The cache holds the message itself, so its id cannot be reused while cached;
+    # connections of one game share their representation (or an equal one).
+    if cached is not None and cached[0] is message and (cached[1] is rep or cached[1] == rep):
         return cached[2]
     data = build_frame(DiplomacyMessage(message.to_tokens(rep)))
     if len(_encoded) >= _ENCODED_MAX:
