@@ -123,7 +123,8 @@ def run_once(games: int, args: argparse.Namespace, work: Path) -> RunResult:
                 proc = subprocess.Popen(
                     [sys.executable, "-m", "load.bot_proc", "--port", str(port),
                      "--first-game", str(first), "--games", str(count), "--out", str(out),
-                     "--nice", str(args.bot_nice), "--think", str(args.think)],
+                     "--nice", str(args.bot_nice), "--think", str(args.think),
+                     "--stagger", str(args.stagger)],
                     cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=stdout, stderr=log)
             bots.append((proc, out))
             wait_for_line(work / f"bots-{games}-{i}.out", "joined", proc, seconds=600)
@@ -165,7 +166,7 @@ def run_once(games: int, args: argparse.Namespace, work: Path) -> RunResult:
         server_latencies=server_stats["latencies"],
         client_latencies=[x for r in bot_results for x in r["client_latencies"]],
         phases=phases, phases_per_second=rate, wall_seconds=wall, join_seconds=joined,
-        think=args.think, load_before=load_before,
+        think=args.think, stagger=args.stagger, load_before=load_before,
         peak_concurrent=concurrent,
         server_cpu_seconds=server_stats["cpu_seconds"], fsyncs=server_stats["fsyncs"],
         idle_rss=idle_rss, peak_rss=peak_rss, gc_pauses=server_stats["gc_pauses"],
@@ -185,6 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-year", type=int, default=1906)
     parser.add_argument("--bot-procs", type=int, default=2)
     parser.add_argument("--bot-nice", type=int, default=10)
+    parser.add_argument("--stagger", type=float, default=0.0,
+                        help="start each game at a random moment within this many seconds "
+                             "(default 0: all at once, in lockstep)")
     parser.add_argument("--think", type=float, default=0.0,
                         help="mean thinking time of a bot per phase, seconds (default 0: "
                              "as fast as they can)")

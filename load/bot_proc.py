@@ -2,7 +2,9 @@
 
     python -m load.bot_proc --port P --first-game K --games N --out OUT.json
 
-With ``--think S`` each bot waits a random 0..2S seconds after a NOW
+With ``--stagger S`` each game starts at a random moment (seeded by the
+game) within S seconds of the signal instead of all at once.  With
+``--think S`` each bot waits a random 0..2S seconds after a NOW
 before it orders, as a bot that thinks (or a person) would; the default 0
 plays as fast as the bots can.
 
@@ -67,8 +69,10 @@ def _cached_map_from_mdf(mdf: Any, **options: Any) -> Any:
 class Timings:
     """SUB sent and NOW received, per game and turn (monotonic seconds)."""
 
-    def __init__(self, think: float = 0.0, seed: int = 0) -> None:
+    def __init__(self, think: float = 0.0, seed: int = 0, stagger: float = 0.0) -> None:
         self.think = think
+        self.stagger = stagger
+        self.go_at = 0.0
         self.rng = random.Random(seed)
         self.seated = trio.Event()
         self.go = trio.Event()
@@ -119,9 +123,12 @@ class TimedTransport(TcpTransport):
                 await trio.sleep(self.timings.rng.uniform(0, 2 * self.timings.think))
         if message is not None and message[0] == "MDF" and not self.timings.go.is_set():
             # This bot has its seat (the lobby placed its NME): let the next one join,
-            # and accept the map only when every game is filled, so they all start together.
+            # and accept the map only when every game is filled (plus the game's offset
+            # within --stagger), so that they all run at the same time.
             self.timings.seated.set()
             await self.timings.go.wait()
+            offset = random.Random(f"stagger/{self.game}").uniform(0, self.timings.stagger)
+            await trio.sleep_until(self.timings.go_at + offset)
         return message
 
 
@@ -162,6 +169,7 @@ async def play(port: int, first: int, games: int, timings: Timings) -> dict[str,
         print("joined", round(time.monotonic() - started, 2), flush=True)
         # The harness says "go" on stdin once every process has seated its bots.
         await trio.to_thread.run_sync(sys.stdin.readline)
+        timings.go_at = trio.current_time()
         timings.go.set()
     problems = [f"{c.settings.name}: {p.kind} {p.detail}" for c in clients for p in c.problems]
     finished = sum(1 for c in clients if c.tracker.end is not None)
@@ -178,12 +186,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nice", type=int, default=0)
     parser.add_argument("--think", type=float, default=0.0,
                         help="mean seconds a bot thinks before ordering (uniform 0..2x)")
+    parser.add_argument("--stagger", type=float, default=0.0,
+                        help="games start at random moments within this many seconds")
     args = parser.parse_args(argv)
     if args.nice:
         os.nice(args.nice)
     configure_logging(sys.stderr, json=True, level=30)     # warnings: every problem
     bots.client.map_from_mdf = _cached_map_from_mdf         # type: ignore[assignment]
-    timings = Timings(args.think, args.first_game)
+    timings = Timings(args.think, args.first_game, args.stagger)
     result = trio.run(play, args.port, args.first_game, args.games, timings)
     args.out.write_text(json.dumps(result))
     return 0

@@ -47,6 +47,7 @@ class RunResult:
     join_seconds: float
     peak_concurrent: int
     think: float
+    stagger: float
     load_before: float
     server_cpu_seconds: float
     fsyncs: int
@@ -75,7 +76,8 @@ class RunResult:
         ms = 1000
         return {
             "games": self.games, "max_year": self.max_year, "bot_procs": self.bot_procs,
-            "think_seconds": self.think, "load_average_before": round(self.load_before, 2),
+            "think_seconds": self.think, "stagger_seconds": self.stagger,
+            "load_average_before": round(self.load_before, 2),
             "server_cpu_share": round(self.server_cpu_seconds / self.wall_seconds, 2),
             "phases": self.phases, "phases_per_second": round(self.phases_per_second, 1),
             "server_turn_ms": {"p50": round(percentile(self.server_latencies, 50) * ms, 2),
