@@ -199,12 +199,16 @@ def _end_of_year(
             occupant[p] = power
         count = units_per_power.get(power)
         units_per_power[power] = 1 if count is None else count + 1
+    # A plain copy: one lookup per centre (the state's ownership is a read-only proxy).
+    old: dict[str, str] = (
+        old_ownership.copy() if isinstance(old_ownership, MappingProxyType) else dict(old_ownership)
+    )
     ordered: dict[str, str] = {}
     centres_per_power: dict[str, int] = {}
     for c, name in t.centres:
         owner = occupant[c]
         if owner is None:
-            owner = old_ownership.get(name)
+            owner = old.get(name)
             if owner is None:
                 continue
         ordered[name] = owner

@@ -108,6 +108,11 @@ class MovementOutcome:
 
 _DEFAULT_HOLD: Final = Default("no order: the unit holds")
 
+# Shared empty route tables of a phase without any move by convoy (never written).
+_NO_ROUTES: Final[dict[int, list[int]]] = {}
+_NO_ENDS: Final[dict[int, set[int]]] = {}
+_NO_NEIGHBOURS: Final[dict[int, dict[int, list[int]]]] = {}
+
 
 def resolve_movement(
     m: Map,
@@ -150,28 +155,26 @@ class _Board:
         at = [-1] * t.n
         P = [0] * n
         W = [""] * n
-        names = [""] * n
+        ORD: list[Order | None] = [None] * n
         i = 0
         for u in units:
             name = u.location.province
             p = ids[name]
-            names[i] = name
             P[i] = p
             at[p] = i
             W[i] = u.power
+            ORD[i] = orders.get(name)
             i += 1
         T = [_HOLD] * n
         D = [-1] * n
         S = [-1] * n
         CONV = [False] * n
-        ORD: list[Order | None] = [None] * n
         any_convoy = False
         if orders:
             for i in range(n):
-                o = orders.get(names[i])
+                o = ORD[i]
                 if o is None:
                     continue
-                ORD[i] = o
                 if type(o) is Move:
                     T[i] = _MOVE
                     D[i] = ids[o.dest.province]
@@ -196,16 +199,28 @@ class _Board:
 
         ST = [_UNRESOLVED] * n
         RES = [False] * n
+        # Convoy-only facts.  Without any move by convoy (most phases) nothing
+        # writes them: one shared all-False list and empty dicts.
+        no_convoy = [False] * n
         # CTO without any complete ordered route (and no land fallback)
-        NOROUTE = [False] * n
+        NOROUTE = no_convoy
+        # convoy orders matching an ordered move by convoy
+        matched_convoy = no_convoy
         # per convoyed army: its route fleets, the ones touching its origin,
         # the ones touching its destination, and fleet -> neighbouring route fleets
-        R_FLEETS: dict[int, list[int]] = {}
-        R_START: dict[int, list[int]] = {}
-        R_END: dict[int, set[int]] = {}
-        R_NBR: dict[int, dict[int, list[int]]] = {}
-        matched_convoy = [False] * n
+        R_FLEETS: dict[int, list[int]] = _NO_ROUTES
+        R_START: dict[int, list[int]] = _NO_ROUTES
+        R_END: dict[int, set[int]] = _NO_ENDS
+        R_NBR: dict[int, dict[int, list[int]]] = _NO_NEIGHBOURS
+        VOID = no_convoy  # convoyed move voided by the Szykman rule
         if any_convoy:
+            NOROUTE = [False] * n
+            matched_convoy = [False] * n
+            VOID = [False] * n
+            R_FLEETS = {}
+            R_START = {}
+            R_END = {}
+            R_NBR = {}
             reach = t.fleet_reach
             land_fallback = rules.adjacent_convoy_land_fallback
             for a in range(n):
@@ -298,7 +313,8 @@ class _Board:
         self.matched = matched
         self.matched_convoy = matched_convoy
         self.NOROUTE = NOROUTE
-        self.VOID = [False] * n  # convoyed move voided by the Szykman rule
+        self.VOID = VOID
+        self.no_convoy = no_convoy
         self.ST = ST
         self.RES = RES
         self.R_FLEETS = R_FLEETS
@@ -331,7 +347,9 @@ class _Board:
             if ti == _MOVE or matched[i] or (ti == _CVY and matched_convoy[i]):
                 self.resolve(i)
         RES = self.RES
-        path_ok = [False] * n
+        path_ok = self.no_convoy  # all False, not written (no convoy route at all)
+        if self.R_FLEETS:
+            path_ok = [False] * n
         CONV = self.CONV
         for a in self.R_FLEETS:
             path_ok[a] = CONV[a] and self.path(a)

@@ -130,6 +130,10 @@ class MovementChecks:
                     return MBV, order
             elif type(got) is tuple and got[0] is order and got[1] == power:
                 return got[2], got[3]
+        return self._check(key, state, power, order)
+
+    def _check(self, key: object, state: GameState, power: str, order: Order) -> tuple[str, Order]:
+        """Check ``order`` (not remembered yet) and remember the outcome."""
         note, canon = _check_movement(self, state, power, order)
         if note == MBV and canon is order:
             self.done[key] = order
@@ -139,17 +143,24 @@ class MovementChecks:
 
     def note(self, state: GameState, power: str, order: Order) -> str:
         """The THX note alone (:meth:`check` without building the pair)."""
-        got = self.done.get(id(order))
+        key: object = id(order)
+        got = self.done.get(key)
+        if got is None:
+            return self._check(key, state, power, order)[0]
         if got is order and not isinstance(order, Waive) and order.unit.power == power:
             return MBV
         return self.check(state, power, order)[0]
 
     def accepted(self, state: GameState, power: str, order: Order) -> UnitOrder | None:
         """The canonical order if it gets MBV, else None."""
-        got = self.done.get(id(order))
+        key: object = id(order)
+        got = self.done.get(key)
         if got is order and not isinstance(order, Waive) and order.unit.power == power:
             return order
-        note, canon = self.check(state, power, order)
+        if got is None:
+            note, canon = self._check(key, state, power, order)
+        else:
+            note, canon = self.check(state, power, order)
         if note != MBV or isinstance(canon, Waive):
             return None
         return canon
