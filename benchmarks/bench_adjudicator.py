@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import adjudicator
 from adjudicator import (
     DATC_2_4,
     GameState,
@@ -270,6 +271,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if reference is not None:
             reference.close()
     our_median = statistics.median(t for t, _ in ours)
+    print("this adjudicator: " + ("compiled with mypyc" if adjudicator.COMPILED else
+                                  "pure Python (no compiled build matches the sources)"))
     print(f"this adjudicator: median {_us(our_median)} per movement phase "
           f"(validation + adjudication), p90 "
           f"{_us(statistics.quantiles([t for t, _ in ours], n=10)[-1])}")
