@@ -224,7 +224,7 @@ def _end_of_year(
     return PhaseResult(phase, results, new_state, True, winner, tuple(sorted(gone)))
 
 
-def _solo(m: Map, centres_per_power: Mapping[str, int]) -> str | None:
+def _solo(m: Map, centres_per_power: dict[str, int]) -> str | None:
     """The power owning more than half of the centres, if any."""
     t = tables(m)
     need = t.victory_centres

@@ -630,48 +630,47 @@ class _Board:
         DISL = self.DISL
 
         results: list[OrderResult] = []
-        append = results.append
         for i in range(n):
             o = ORD[i]
             k = DISL[i]
             if k < 0:
                 if o is None:
-                    append(OrderResult(Hold(units[i]), SUC, False, _DEFAULT_HOLD))
+                    results.append(OrderResult(Hold(units[i]), SUC, False, _DEFAULT_HOLD))
                     continue
                 ti = T[i]
                 if RES[i] or ti == _HOLD:
                     # a successful move, a support given, or a hold
-                    append(OrderResult(o, SUC))
+                    results.append(OrderResult(o, SUC))
                 elif ti == _MOVE:
                     outcome, reason = self.move_failure(i)
-                    append(OrderResult(o, outcome, False, reason))
+                    results.append(OrderResult(o, outcome, False, reason))
                 elif ti == _CVY:
                     army = self.S[i]
                     if type(ORD[army]) is ConvoyMove and D[army] == D[i]:
-                        append(OrderResult(o, SUC))
+                        results.append(OrderResult(o, SUC))
                     else:
-                        append(OrderResult(o, NSO, False, NotMatched(units[army])))
+                        results.append(OrderResult(o, NSO, False, NotMatched(units[army])))
                 elif not self.matched[i]:
-                    append(OrderResult(o, NSO, False, NotMatched(units[self.S[i]])))
+                    results.append(OrderResult(o, NSO, False, NotMatched(units[self.S[i]])))
                 else:
-                    append(OrderResult(o, CUT, False, self.cutter(i)))
+                    results.append(OrderResult(o, CUT, False, self.cutter(i)))
                 continue
             by = DislodgedBy(units[k], names[P[k]])
             ti = T[i]
             if o is None:
-                append(OrderResult(Hold(units[i]), None, True, by, by))
+                results.append(OrderResult(Hold(units[i]), None, True, by, by))
             elif ti == _MOVE:
                 outcome, reason = self.move_failure(i)
-                append(OrderResult(o, outcome, True, reason, by))
+                results.append(OrderResult(o, outcome, True, reason, by))
             elif ti == _SUPH or ti == _SUPM:
                 if not self.matched[i]:
-                    append(OrderResult(o, NSO, True, NotMatched(units[self.S[i]]), by))
+                    results.append(OrderResult(o, NSO, True, NotMatched(units[self.S[i]]), by))
                 elif RES[i]:
-                    append(OrderResult(o, SUC))
+                    results.append(OrderResult(o, SUC))
                 else:
-                    append(OrderResult(o, CUT, True, self.cutter(i), by))
+                    results.append(OrderResult(o, CUT, True, self.cutter(i), by))
             else:
-                append(OrderResult(o, None, True, by, by))
+                results.append(OrderResult(o, None, True, by, by))
 
         # -- the new board and the retreat options (DATC 5.B.11) ------------------
         placed: list[Unit | None] = [None] * t.n

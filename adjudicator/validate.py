@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Final, TypeVar
+from typing import Final
 
 from adjudicator.convoys import route_seas
 from adjudicator.rulebook import DEFAULT, Rulebook
@@ -299,42 +299,47 @@ def _check_movement(
         dst = ids.get(order.dest.province, -1)
         if src < 0 or dst < 0:
             return NSP, order
-        move = _on_board(c, order)
-        if move is None:
+        on_board = _board_unit(c, order.unit)
+        if on_board is None:
             return NSU, order
+        move = order if on_board is order.unit else replace(order, unit=on_board)
         return _check_move(t, move, src, dst)
     if type(order) is Hold:
         if src < 0:
             return NSP, order
-        hold = _on_board(c, order)
-        if hold is None:
+        on_board = _board_unit(c, order.unit)
+        if on_board is None:
             return NSU, order
+        hold = order if on_board is order.unit else replace(order, unit=on_board)
         return MBV, hold
     if type(order) is SupportHold:
         tp = ids.get(order.supported.location.province, -1)
         if src < 0 or tp < 0:
             return NSP, order
-        sup_hold = _on_board(c, order)
-        if sup_hold is None:
+        on_board = _board_unit(c, order.unit)
+        if on_board is None:
             return NSU, order
+        sup_hold = order if on_board is order.unit else replace(order, unit=on_board)
         return _check_support_hold(c, sup_hold, src, tp)
     if type(order) is SupportMove:
         tsrc = ids.get(order.supported.location.province, -1)
         dst = ids.get(order.dest, -1)
         if src < 0 or tsrc < 0 or dst < 0:
             return NSP, order
-        sup_move = _on_board(c, order)
-        if sup_move is None:
+        on_board = _board_unit(c, order.unit)
+        if on_board is None:
             return NSU, order
+        sup_move = order if on_board is order.unit else replace(order, unit=on_board)
         return _check_support_move(c, state, sup_move, src, tsrc, dst)
     if type(order) is Convoy:
         asrc = ids.get(order.army.location.province, -1)
         dst = ids.get(order.dest, -1)
         if src < 0 or asrc < 0 or dst < 0:
             return NSP, order
-        convoy = _on_board(c, order)
-        if convoy is None:
+        on_board = _board_unit(c, order.unit)
+        if on_board is None:
             return NSU, order
+        convoy = order if on_board is order.unit else replace(order, unit=on_board)
         return _check_convoy(c, state, convoy, src, asrc, dst)
     if type(order) is ConvoyMove:
         dst = ids.get(order.dest, -1)
@@ -343,28 +348,25 @@ def _check_movement(
         for name in order.via:
             if name not in ids:
                 return NSP, order
-        convoyed = _on_board(c, order)
-        if convoyed is None:
+        on_board = _board_unit(c, order.unit)
+        if on_board is None:
             return NSU, order
+        convoyed = order if on_board is order.unit else replace(order, unit=on_board)
         return _check_convoy_move(c, convoyed, src, dst)
     return NRS, order
 
 
-_MovementOrder = TypeVar("_MovementOrder", Hold, Move, SupportHold, SupportMove, Convoy, ConvoyMove)
-
-
-def _on_board(c: MovementChecks, order: _MovementOrder) -> _MovementOrder | None:
-    """``order`` naming the unit as it stands on the board (a wrong coast is
-    ignored, DATC 4.B.5 b), or None if there is no such unit (NSU)."""
-    unit = order.unit
+def _board_unit(c: MovementChecks, unit: Unit) -> Unit | None:
+    """``unit`` as it stands on the board (a wrong coast is ignored, DATC
+    4.B.5 b: the unit there), or None if there is no such unit (NSU)."""
     actual = c.by_province.get(unit.location.province)
     if actual is None:
         return None
     if _same_unit(actual, unit):
-        return order
+        return unit
     if not _same_but_coast(actual, unit):
         return None
-    return replace(order, unit=actual)
+    return actual
 
 
 def _check_move(t: MapTables, order: Move, src: int, dst: int) -> tuple[str, Order]:
