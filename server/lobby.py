@@ -90,6 +90,7 @@ class Lobby:
         self.start = variant.start()      # what clients outside any game are shown
         self.games: dict[int, GameHandle] = {}
         self.clients: set[Client] = set()
+        self._finished: dict[tuple[str, int], int] = {}    # (power, passcode) -> ended game
         self.gate = ConnectionGate(settings.max_connections, settings.connections_per_address,
                                    settings.limit_exempt)
         self.iam_guard = IamGuard(settings.iam_failures_per_address, settings.iam_failure_window)
@@ -130,11 +131,24 @@ class Lobby:
                 log.exception("game_failed")
             finally:
                 self.games.pop(game.handle.id, None)
+                if game.handle.status == "finished":
+                    self._remember_finished(game.handle.id, game.handle.passcodes)
                 if not self.games:
                     self.no_games.set()
 
+    def _remember_finished(self, game_id: int, passcodes: dict[str, int]) -> None:
+        for power, code in passcodes.items():
+            self._finished[(power, code)] = game_id
+
     def resume(self, records: list[GameRecord]) -> None:
-        """Restart the actors of the games that were running when the server stopped."""
+        """Restart the actors of the games that were running when the server stopped.
+
+        The seats of the finished games are remembered too: their players'
+        IAMs carry a right passcode and must not count as guesses.
+        """
+        for finished in self.store.games():
+            if finished.status == "finished":
+                self._remember_finished(finished.id, {s.power: s.passcode for s in finished.seats})
         for record in records:
             if record.settings.variant.lower() != self.variant.name.lower():
                 log.warning("game_not_resumed", game=record.id, variant=record.settings.variant,
@@ -263,6 +277,13 @@ class Lobby:
             return
         if self.iam_guard.blocked(client.address, now):
             log.warning("iam_refused", power=message.power, reason="address blocked")
+            client.send(Rej(message))
+            return
+        ended = self._finished.get((message.power, message.passcode))
+        if ended is not None and not any(h.passcodes.get(message.power) == message.passcode
+                                         for h in self.games.values()):
+            # A player of a game that is over, coming back: a right passcode, no guess.
+            log.info("iam_refused", power=message.power, reason=f"game {ended} is over")
             client.send(Rej(message))
             return
         handle = next((h for h in self.games.values()

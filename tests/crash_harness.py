@@ -19,8 +19,9 @@ Determinism rests on what `bots.demo` describes: each bot asks for its power
 by name (``'AUS:...'``), its orders come from a generator seeded by the
 game's seed, its power and the phase, and the server processes a phase only
 when all orders are in (no deadlines).  The games are joined one after the
-other, so that each fills with its own seven bots; the first kill waits
-until every game has started.
+other, so that each fills with its own seven bots, and in the crash run
+they all start together (`StartGate`), so that the kills fall all over the
+games; the first kill waits until every game has started.
 
 ``tests/test_crash.py`` runs a short trial in ``make test``; ``make crash``
 runs a long one: ``python -m tests.crash_harness --games 12 --kills 20
@@ -40,16 +41,18 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import trio
 
 from bots.client import BotClient, ClientSettings
 from bots.randbot import RandBot
 from bots.runner import run_clients
+from bots.transport import TcpTransport
 from server.app import Server
 from server.logconfig import configure_logging
 from server.settings import GameSettings, ServerSettings
@@ -109,7 +112,37 @@ def game_seed(k: int, plan: CrashPlan) -> int:
     return plan.seed * 1000 + k
 
 
-def bots_for(port: int, plan: CrashPlan) -> list[BotClient]:
+class StartGate:
+    """Holds every bot's YES (MAP) until all the games are seated, so that they start together.
+
+    A bot is seated once its MDF arrives (the lobby has placed its NME); the
+    next bot may then send its NME, so each game fills with its own seven.
+    """
+
+    def __init__(self) -> None:
+        self.seated = trio.Event()
+        self.go = trio.Event()
+
+    def connector(self) -> Callable[[str, int], Awaitable[TcpTransport]]:
+        gate = self
+
+        class GatedTransport(TcpTransport):
+            async def receive(self) -> tuple[Any, ...] | None:
+                message = await super().receive()
+                if message is not None and message[0] == "MDF" and not gate.go.is_set():
+                    gate.seated.set()
+                    await gate.go.wait()
+                return message
+
+        async def connect(host: str, port: int) -> TcpTransport:
+            transport = GatedTransport(await trio.open_tcp_stream(host, port))
+            await transport.start()
+            return transport
+
+        return connect
+
+
+def bots_for(port: int, plan: CrashPlan, gate: StartGate | None = None) -> list[BotClient]:
     """Seven RandBots per game, game after game, named for their power and seed."""
     clients = []
     for k in range(plan.games):
@@ -117,7 +150,8 @@ def bots_for(port: int, plan: CrashPlan) -> list[BotClient]:
         for power in POWERS:
             settings = ClientSettings(port=port, name=f"{power}:RandBot-g{seed}", seed=seed,
                                       reconnect_attempts=60, reconnect_delay=0.05)
-            clients.append(BotClient(RandBot(), settings))
+            clients.append(BotClient(RandBot(), settings,
+                                     connect=gate.connector() if gate is not None else None))
     return clients
 
 
@@ -223,11 +257,17 @@ async def play_with_kills(db: Path, plan: CrashPlan, total_phases: int, result: 
     rng = random.Random(f"kills/{plan.seed}")
     server = ServerProcess(db, free_port(), plan, logs / "server")
     await server.start()
-    clients = bots_for(server.port, plan)
+    gate = StartGate()
+    clients = bots_for(server.port, plan, gate)
     done = trio.Event()
 
     async def play() -> None:
-        await run_clients(clients)
+        async with trio.open_nursery() as bots:
+            for client in clients:          # seated one after the other...
+                gate.seated = trio.Event()
+                bots.start_soon(client.run)
+                await gate.seated.wait()
+            gate.go.set()                   # ...then every game starts at once
         done.set()
 
     try:

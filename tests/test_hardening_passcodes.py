@@ -196,3 +196,46 @@ class TestAddressBlock:
         for power, client in clients.items():
             if power != "TUR":
                 await client.close()
+
+
+async def test_players_of_a_finished_game_coming_back_are_not_guessing(
+        nursery: trio.Nursery, tmp_path: Path) -> None:
+    """Bots of a game that ended (say, while the server was down) retry their IAM:
+    right passcodes, refused without counting, so they never block their address."""
+    options = {"iam_failures_per_address": 4}
+    server, port = await start_server(nursery, tmp_path / "g.db", options=options)
+    over = await start_game(port)
+    codes = {p: c.passcode for p, c in over.items()}
+    for client in over.values():
+        await client.send("DRW")
+        await client.expect("YES ( DRW )")
+    for client in over.values():
+        await client.receive_until("OFF")
+        await client.stream.aclose()
+    running = await start_game(port)
+    await running["ITA"].drop()
+
+    async def comeback_of_the_finished_game() -> None:
+        for power, code in codes.items():
+            c = await ScriptClient.connect(port)
+            await c.send(f"IAM ( {power} ) ( {code} )")
+            await c.expect(f"REJ ( IAM ( {power} ) ( {code} ) )")
+            await c.close()
+
+    await comeback_of_the_finished_game()          # seven refusals, none counted
+    back = await ScriptClient.connect(port, "ita")
+    await back.send(f"IAM ( ITA ) ( {running['ITA'].passcode} )")
+    assert (await back.receive()).startswith("YES ( IAM ( ITA )")
+    # The same after a restart: the finished game's seats come from the database.
+    server.stop()
+    for client in [*running.values(), back]:
+        if client is not running["ITA"]:
+            await client.receive_until("OFF")
+            await client.stream.aclose()
+    _again, port = await start_server(nursery, tmp_path / "g.db", options=options)
+    await comeback_of_the_finished_game()
+    for power in ("AUS", "ENG"):
+        c = await ScriptClient.connect(port)
+        await c.send(f"IAM ( {power} ) ( {running[power].passcode} )")
+        assert (await c.receive()).startswith(f"YES ( IAM ( {power} )")
+        await c.close()
