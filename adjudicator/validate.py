@@ -65,8 +65,6 @@ NMB: Final = "NMB"
 NMR: Final = "NMR"
 NRS: Final = "NRS"
 
-_MOVEMENT_TYPES: Final = frozenset((Hold, Move, SupportHold, SupportMove, Convoy, ConvoyMove))
-
 _PHASE_OF: Final[dict[type, str]] = {
     Hold: MOVEMENT,
     Move: MOVEMENT,
@@ -287,8 +285,8 @@ def _check_movement(
     a wrong coast ignored: DATC 4.B.5 b), then the order's own checks; each
     province id is looked up once.
     """
-    if isinstance(order, Waive) or type(order) not in _MOVEMENT_TYPES:
-        return NRS, order
+    if isinstance(order, (Retreat, Disband, Build, Remove, Waive)):
+        return NRS, order  # not a movement-phase order
     unit = order.unit
     if unit.power != power:
         return NYU, order
