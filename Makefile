@@ -70,7 +70,7 @@ fuzz: $(STAMP)
 	$(BIN)/python -c "import atheris" 2>/dev/null || $(BIN)/pip install --quiet atheris \
 		|| echo "atheris could not be installed: falling back to random cases"
 	mkdir -p build/fuzz-corpus build/fuzz-crashes
-	$(BIN)/python -m fuzz.fuzz_server -max_total_time=$(FUZZ_SECONDS) -max_len=1024 \
+	$(BIN)/python -m fuzz.fuzz_server -max_total_time=$(FUZZ_SECONDS) -max_len=512 -len_control=0 \
 		-artifact_prefix=build/fuzz-crashes/ build/fuzz-corpus
 
 # The long crash-safety run (make test runs a short one: tests/test_crash.py).

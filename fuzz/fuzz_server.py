@@ -30,7 +30,7 @@ import time
 from typing import Any
 
 try:
-    import atheris
+    import atheris  # type: ignore[import-untyped]
 except ImportError:            # the documented fallback below
     atheris = None
 

@@ -205,7 +205,7 @@ def exchange(chunks: Sequence[bytes], *, level: int = 0, as_player: bool = False
     clock = trio.testing.MockClock()
     with structlog.testing.capture_logs() as logs:
         trio.run(_exchange, chunks, level, as_player, report, clock, clock=clock)
-    report.errors = [e for e in logs if e.get("log_level") in ERROR_LEVELS]
+    report.errors = [dict(e) for e in logs if e.get("log_level") in ERROR_LEVELS]
     return report
 
 

@@ -38,6 +38,7 @@ from typing import Any
 import trio
 
 import bots.client
+import maps
 from bots.client import BotClient, ClientError, ClientSettings
 from bots.randbot import RandBot
 from bots.transport import TcpTransport
@@ -53,7 +54,7 @@ def _freeze(tree: Any) -> Any:
     return tuple(_freeze(x) for x in tree) if isinstance(tree, tuple) else tree
 
 
-_map_from_mdf = bots.client.map_from_mdf
+_map_from_mdf = maps.map_from_mdf
 
 
 @functools.lru_cache(maxsize=4)
@@ -192,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.nice:
         os.nice(args.nice)
     configure_logging(sys.stderr, json=True, level=30)     # warnings: every problem
-    bots.client.map_from_mdf = _cached_map_from_mdf         # type: ignore[assignment]
+    bots.client.map_from_mdf = _cached_map_from_mdf  # type: ignore[attr-defined,assignment]
     timings = Timings(args.think, args.first_game, args.stagger)
     result = trio.run(play, args.port, args.first_game, args.games, timings)
     args.out.write_text(json.dumps(result))

@@ -189,18 +189,20 @@ class _Reader:
                 case _:
                     return
 
-    async def _receive(self) -> bool:
-        """Read one chunk within the deadlines; False when reading is over."""
+    async def _read(self) -> bytes:
+        """One chunk (``b""`` at EOF) within the deadlines; a limit that expires closes."""
         while True:
             deadline, expired = self._deadline()
             if deadline == math.inf:         # a settled client between frames: no timer
-                data = await self.stream.receive_some(READ_SIZE)
-                break
+                return bytes(await self.stream.receive_some(READ_SIZE))
             with trio.move_on_at(deadline):
-                data = await self.stream.receive_some(READ_SIZE)
-                break
+                return bytes(await self.stream.receive_some(READ_SIZE))
             if self._expired(expired):
                 await self._on_timeout(expired)
+
+    async def _receive(self) -> bool:
+        """Read one chunk and feed it to the machine; False when reading is over."""
+        data = await self._read()
         now = trio.current_time()
         self.last_heard = self.read_at = now
         oversize = self.frames.feed(data, now)
@@ -210,7 +212,7 @@ class _Reader:
             data = data[:oversize.offset]
             if not data:
                 await self._refuse_oversize()
-        self.machine.receive_data(bytes(data))
+        self.machine.receive_data(data)
         return True
 
     async def _refuse_oversize(self) -> None:

@@ -202,7 +202,7 @@ async def test_players_of_a_finished_game_coming_back_are_not_guessing(
         nursery: trio.Nursery, tmp_path: Path) -> None:
     """Bots of a game that ended (say, while the server was down) retry their IAM:
     right passcodes, refused without counting, so they never block their address."""
-    options = {"iam_failures_per_address": 4}
+    options: dict[str, object] = {"iam_failures_per_address": 4}
     server, port = await start_server(nursery, tmp_path / "g.db", options=options)
     over = await start_game(port)
     codes = {p: c.passcode for p, c in over.items()}
