@@ -11,6 +11,24 @@ NAME = "serve"
 HELP = "run the DAIDE game server (TCP, many games, SQLite persistence)"
 
 
+# Hostile-input limits of `server.settings.ServerSettings` (README: hardening),
+# each a flag named after its field; unset flags keep the server's default.
+LIMITS: tuple[tuple[str, type, str], ...] = (
+    ("im_timeout", float, "seconds to wait for the IM (default 30)"),
+    ("join_idle_timeout", float, "seconds a connection may stay without joining (default 120)"),
+    ("frame_timeout", float, "seconds a partly received frame may take (default 30)"),
+    ("send_timeout", float, "seconds a client may take no data before it is dropped (default 60)"),
+    ("outbound_queue", int, "messages queued per client before it is dropped (default 256)"),
+    ("max_frame_body", int, "largest DM body a client may send, bytes (default 16384)"),
+    ("message_rate", float, "messages per second per connection (default 100)"),
+    ("message_burst", int, "burst of messages per connection (default 200)"),
+    ("max_connections", int, "connections in total (default 1000)"),
+    ("connections_per_address", int, "connections per peer address (default 50)"),
+    ("iam_failures_per_connection", int, "wrong passcodes per connection (default 3)"),
+    ("iam_failures_per_address", int, "wrong passcodes per address and window (default 10)"),
+)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=16713,
@@ -41,6 +59,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="draw when this year has ended (the DPTG's 35 years: 1935)")
     rules.add_argument("--stop-unchanged", action="store_true",
                        help="seed 004: stop when the centre table is unchanged for three years")
+    limits = parser.add_argument_group("limits")
+    for name, kind, text in LIMITS:
+        limits.add_argument("--" + name.replace("_", "-"), type=kind, default=None, help=text)
     parser.add_argument("--log-json", action=argparse.BooleanOptionalAction, default=None,
                         help="JSON log lines (default: JSON unless stderr is a terminal)")
 
@@ -61,7 +82,10 @@ def run(args: argparse.Namespace) -> int:
             ptl=args.ptl, dsd=args.dsd, aoa=args.aoa, pda=args.pda, npr=args.npr,
             npb=args.npb, idle_years_draw=args.idle_years, max_year=args.max_year,
             stop_unchanged=args.stop_unchanged, press_numbering=args.press_numbering)
-        settings = ServerSettings(host=args.host, port=args.port, db_path=args.db, game=game)
+        chosen = {name: getattr(args, name) for name, _, _ in LIMITS
+                  if getattr(args, name) is not None}
+        settings = ServerSettings(host=args.host, port=args.port, db_path=args.db, game=game,
+                                  **chosen)
         load_variant(game.variant)
     except (SettingsError, VariantError) as exc:
         raise CommandError(str(exc)) from exc

@@ -31,6 +31,10 @@ def _restore_logging() -> Iterator[None]:
     (["--level", "5"], "level 5 is not a DAIDE press level"),
     (["--mtl", "9000"], "mtl must be 1..8191 seconds"),
     (["--variant", "atlantis"], "unknown variant 'atlantis'"),
+    # the limit flags reach ServerSettings and its checks
+    (["--max-frame-body", "10"], "max_frame_body must be 64..65535 bytes, not 10"),
+    (["--message-rate", "0"], "message_rate must be positive"),
+    (["--connections-per-address", "0"], "connections_per_address must be at least 1"),
 ])
 def test_serve_refuses_bad_settings(args: list[str], message: str, tmp_path: Path,
                                     capsys: pytest.CaptureFixture[str]) -> None:
