@@ -203,16 +203,13 @@ def _end_of_year(
     old: dict[str, str] = (
         old_ownership.copy() if isinstance(old_ownership, MappingProxyType) else dict(old_ownership)
     )
-    # Every centre in map order, neutral ones deleted: same order as filling
-    # an empty dict, without its resizes.
-    ordered = t.centre_slots.copy()
+    ordered: dict[str, str] = {}
     centres_per_power: dict[str, int] = {}
     for c, name in t.centres:
         owner = occupant[c]
         if owner is None:
             owner = old.get(name)
             if owner is None:
-                del ordered[name]
                 continue
         ordered[name] = owner
         count = centres_per_power.get(owner)

@@ -58,10 +58,6 @@ class MapTables:
         self.centres: tuple[tuple[int, str], ...] = tuple(
             (c, self.names[c]) for c in m.supply_centres
         )
-        #: every centre mnemonic (in ``centres`` order) -> "": copied as the
-        #: start of a new ownership map (a copy is one allocation of the
-        #: final size; filling an empty dict would resize it several times)
-        self.centre_slots: dict[str, str] = {name: "" for _, name in self.centres}
         #: centres needed for a solo
         self.victory_centres: int = m.victory_centres
         #: the powers, in map order
