@@ -98,6 +98,18 @@ CREATE TABLE IF NOT EXISTS press (
 """
 
 
+
+def connect_sqlite(path: Path | str) -> sqlite3.Connection:
+    """The project's SQLite connection: autocommit (explicit transactions),
+    rows by name, WAL with full sync, and a busy timeout so the server and a
+    tournament can share one file."""
+    db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+    db.row_factory = sqlite3.Row
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = FULL")
+    db.execute("PRAGMA busy_timeout = 5000")
+    return db
+
 class StoreError(Exception):
     """The database is unusable (wrong schema, unknown game, ...)."""
 
@@ -210,12 +222,8 @@ class Store:
     @classmethod
     def open(cls, path: Path | str) -> Store:
         """Open (creating if needed) the database at ``path`` (``":memory:"`` for tests)."""
-        db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-        db.row_factory = sqlite3.Row
+        db = connect_sqlite(path)
         db.execute("PRAGMA foreign_keys = ON")
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = FULL")
-        db.execute("PRAGMA busy_timeout = 5000")
         store = cls(db, str(path))
         try:
             store._migrate()

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from server.store import connect_sqlite
 from tournament.design import GamePlan
 
 SCHEMA_VERSION = 1
@@ -163,11 +164,7 @@ class TournamentStore:
 
     @classmethod
     def open(cls, path: Path | str) -> TournamentStore:
-        db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-        db.row_factory = sqlite3.Row
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = FULL")
-        db.execute("PRAGMA busy_timeout = 5000")
+        db = connect_sqlite(path)
         store = cls(db, str(path))
         try:
             store._migrate()
