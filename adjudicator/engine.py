@@ -26,12 +26,12 @@ from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
 from adjudicator.adjustments import resolve_adjustments
-from adjudicator.movement import resolve_movement
+from adjudicator.movement import MovementOutcome, resolve_plan
 from adjudicator.results import OrderResult, PhaseResult, Rejected
 from adjudicator.retreats import resolve_retreats
 from adjudicator.rulebook import DEFAULT, Rulebook
 from adjudicator.tables import tables
-from adjudicator.validate import MBV, NYU, check_order, movement_checks
+from adjudicator.validate import MBV, NYU, check_order, movement_checks, power_index
 from adjudicator.values import (
     ADJUSTMENT,
     MOVEMENT,
@@ -119,29 +119,19 @@ def _with_rejected(
     return tuple(out)
 
 
-def _movement_orders(
-    m: Map, state: GameState, orders_by_power: OrdersByPower, rules: Rulebook
-) -> tuple[dict[str, Order], dict[str, tuple[str, Order]]]:
-    """:func:`_unit_orders` of a movement phase, through the state's
-    remembered checks (the usual case: every order already got its THX)."""
-    checks = movement_checks(m, state, rules)
-    assert checks is not None
-    if rules.aoa:
-        return _unit_orders(m, state, orders_by_power, rules)
-    valid: dict[str, Order] = {}
-    for power in sorted(orders_by_power):
-        for order in orders_by_power[power]:
-            canon = checks.accepted(state, power, order)
-            if canon is not None:
-                valid[canon.unit.location.province] = canon
-    return valid, {}
-
-
 def _movement(
     m: Map, state: GameState, orders_by_power: OrdersByPower, rules: Rulebook
 ) -> PhaseResult:
-    valid, rejected = _movement_orders(m, state, orders_by_power, rules)
-    outcome = resolve_movement(m, state, valid, rules)
+    checks = movement_checks(m, state, rules)
+    assert checks is not None
+    rejected: dict[str, tuple[str, Order]] = {}
+    if rules.aoa:
+        valid, rejected = _unit_orders(m, state, orders_by_power, rules)
+        plan = checks.plan_of(valid)
+    else:
+        # The usual case: every order already got its THX from these checks.
+        plan = checks.plan(orders_by_power)
+    outcome = resolve_plan(checks, plan)
     results = _with_rejected(outcome.results, rejected)
     phase = state.phase
     if outcome.dislodged:
@@ -153,11 +143,120 @@ def _movement(
     if phase.season == "SPR":
         new_state = GameState(phase_of("FAL", phase.year), outcome.units, state.ownership)
         return _finish(state, phase, results, new_state, False, None)
-    # Nobody lost a unit in this phase: the powers present before are those
-    # owning a centre or a unit now, plus the former owners of centres.
-    return _end_of_year(
-        m, phase, results, outcome.units, set(state.ownership.values()), state.ownership
-    )
+    return _end_of_movement_year(m, phase, results, outcome, state.ownership)
+
+
+def _end_of_movement_year(
+    m: Map,
+    phase: Phase,
+    results: tuple[OrderResult, ...],
+    outcome: MovementOutcome,
+    old_ownership: Mapping[str, str],
+) -> PhaseResult:
+    """:func:`_end_of_year` after fall moves that dislodged nobody, on the
+    resolution's integer board: the same units as before (by index, powers
+    as indices) and ``outcome.where`` (province -> unit), so that no
+    province or power name is looked up per unit.
+
+    The old ownership is read in one pass; when it lists the centres in
+    province order (as every state made here does) the names are matched by
+    walking ``t.centres`` along, and when nothing changed hands the new
+    state shares the old read-only mapping.
+    """
+    board = outcome.board
+    t = board.t
+    W = board.W
+    where = outcome.where
+    powers = board.powers
+    centres = t.centres
+    nc = len(centres)
+    # previous owner of each centre (power index, -1: neutral)
+    prev = [-1] * t.n
+    in_order = True  # the old keys are centres, in province order
+    k = 0
+    ids = t.ids
+    supply = t.supply
+    owners_before: list[int] = []
+    for name, owner in old_ownership.items():
+        w = power_index(powers, owner)
+        owners_before.append(w)
+        p = -1
+        if in_order:
+            while k < nc:
+                cp, cname = centres[k]
+                k += 1
+                if cname == name:
+                    p = cp
+                    break
+            if p < 0:
+                in_order = False
+        if p < 0:
+            p = ids.get(name, -1)
+            if p < 0 or not supply[p]:
+                continue
+        prev[p] = w
+    npow = len(powers)
+    units_of = [0] * npow
+    for w in W:
+        units_of[w] = units_of[w] + 1  # (mypyc: `+=` on an item is a generic call)
+    centres_of = [0] * npow
+    changed = False  # an owned centre changed hands
+    gained = False  # a neutral centre got an owner
+    for c, _name in centres:
+        i = where[c]
+        before = prev[c]
+        if i >= 0:
+            w = W[i]
+            if w != before:
+                if before < 0:
+                    gained = True
+                else:
+                    changed = True
+        elif before >= 0:
+            w = before
+        else:
+            continue
+        centres_of[w] = centres_of[w] + 1
+    ownership: Mapping[str, str]
+    if in_order and not gained and not changed and len(owners_before) == sum(centres_of):
+        ownership = old_ownership  # exactly the old mapping: share it
+    elif in_order and not gained and len(owners_before) == sum(centres_of):
+        # The same centres in the same order, some with a new owner: a copy
+        # keeps the order without inserting every key again.
+        copied = (
+            old_ownership.copy()  # the dict's own copy: no key inserted again
+            if isinstance(old_ownership, (MappingProxyType, dict))
+            else dict(old_ownership)
+        )
+        for c, name in centres:
+            i = where[c]
+            if i >= 0 and W[i] != prev[c]:
+                copied[name] = powers[W[i]]
+        ownership = MappingProxyType(copied)
+    else:
+        ordered: dict[str, str] = {}
+        for c, name in centres:
+            i = where[c]
+            w = W[i] if i >= 0 else prev[c]
+            if w >= 0:
+                ordered[name] = powers[w]
+        ownership = MappingProxyType(ordered)
+    winner: str | None = None
+    need = t.victory_centres
+    for w in range(len(t.powers)):
+        if centres_of[w] >= need:
+            winner = powers[w]
+            break
+    gone_set: set[str] = set()
+    for w in owners_before:
+        if centres_of[w] == 0 and units_of[w] == 0:
+            gone_set.add(powers[w])
+    if centres_of != units_of:  # somebody builds or removes
+        next_phase = phase_of("WIN", phase.year)
+    else:
+        next_phase = phase_of("SPR", phase.year + 1)
+    new_state = GameState(next_phase, outcome.units, ownership)
+    return PhaseResult(phase, results, new_state, True, winner, tuple(sorted(gone_set)))
 
 
 def _retreat(

@@ -60,10 +60,18 @@ from adjudicator.results import (
     Reason,
 )
 from adjudicator.rulebook import Rulebook
-from adjudicator.tables import MapTables, tables
+from adjudicator.validate import (
+    CVY,
+    HOLD,
+    MOVE,
+    SUPH,
+    SUPM,
+    MovementChecks,
+    Plan,
+    movement_checks,
+)
 from adjudicator.values import (
     AMY,
-    Convoy,
     ConvoyMove,
     Dislodged,
     GameState,
@@ -71,18 +79,16 @@ from adjudicator.values import (
     Location,
     Move,
     Order,
-    SupportHold,
-    SupportMove,
     Unit,
 )
 from maps import Map
 
-# order type codes
-_HOLD: Final = 0
-_MOVE: Final = 1
-_SUPH: Final = 2
-_SUPM: Final = 3
-_CVY: Final = 4
+# order type codes (adjudicator.validate records them with each accepted order)
+_HOLD: Final = HOLD
+_MOVE: Final = MOVE
+_SUPH: Final = SUPH
+_SUPM: Final = SUPM
+_CVY: Final = CVY
 
 # decision states
 _UNRESOLVED: Final = 0
@@ -93,17 +99,26 @@ _RESOLVED: Final = 2
 class MovementOutcome:
     """Results of a movement phase: one result per unit (board order), the
     units on the board afterwards and the dislodged units with their
-    retreat options."""
+    retreat options.
+
+    ``where[p]`` is the index (in the old board order of ``board``) of the
+    unit standing in province ``p`` afterwards, or -1: the end of the year
+    counts centres from it without looking a name up.
+    """
 
     def __init__(
         self,
         results: tuple[OrderResult, ...],
         units: tuple[Unit, ...],
         dislodged: tuple[Dislodged, ...],
+        where: list[int],
+        board: MovementChecks,
     ) -> None:
         self.results: Final = results
         self.units: Final = units
         self.dislodged: Final = dislodged
+        self.where: Final = where
+        self.board: Final = board
 
 
 _DEFAULT_HOLD: Final = Default("no order: the unit holds")
@@ -126,7 +141,16 @@ def resolve_movement(
     units without an entry hold.  Orders must have passed
     :func:`adjudicator.validate.check_order` for this state.
     """
-    board = _Board(tables(m), state.units, orders, rules)
+    checks = movement_checks(m, state, rules)
+    if checks is None:
+        checks = MovementChecks(m, state, rules)
+    return resolve_plan(checks, checks.plan_of(orders))
+
+
+def resolve_plan(checks: MovementChecks, plan: Plan) -> MovementOutcome:
+    """Adjudicate a movement phase given as the board of ``checks`` and the
+    accepted orders by unit (:meth:`MovementChecks.plan`)."""
+    board = _Board(checks, plan)
     board.decide()
     return board.report()
 
@@ -143,59 +167,29 @@ class _Board:
     docstring).
     """
 
-    def __init__(
-        self,
-        t: MapTables,
-        units: tuple[Unit, ...],
-        orders: dict[str, Order],
-        rules: Rulebook,
-    ) -> None:
-        ids = t.ids
-        n = len(units)
-        at = [-1] * t.n
-        P = [0] * n
-        W = [""] * n
-        ORD: list[Order | None] = [None] * n
-        i = 0
-        for u in units:
-            name = u.location.province
-            p = ids[name]
-            P[i] = p
-            at[p] = i
-            W[i] = u.power
-            ORD[i] = orders.get(name)
-            i += 1
-        T = [_HOLD] * n
-        D = [-1] * n
-        S = [-1] * n
-        CONV = [False] * n
+    def __init__(self, checks: MovementChecks, plan: Plan) -> None:
+        # The board (province ids, powers as indices, province -> unit) and
+        # the orders as codes and indices were made by the order checks.
+        t = checks.t
+        rules = checks.rules
+        units = checks.units
+        n = checks.n
+        at = checks.at
+        P = checks.P
+        for p in P:
+            if p < 0:
+                raise KeyError("a unit in a province the map does not have")
+        W = checks.W
+        ORD = plan.orders
+        T = plan.kind
+        D = plan.dest
+        S = plan.other
+        CONV = plan.conv
         any_convoy = False
-        if orders:
-            for i in range(n):
-                o = ORD[i]
-                if o is None:
-                    continue
-                if type(o) is Move:
-                    T[i] = _MOVE
-                    D[i] = ids[o.dest.province]
-                elif type(o) is SupportMove:
-                    T[i] = _SUPM
-                    S[i] = at[ids[o.supported.location.province]]
-                    D[i] = ids[o.dest]
-                elif type(o) is SupportHold:
-                    T[i] = _SUPH
-                    j = at[ids[o.supported.location.province]]
-                    S[i] = j
-                    D[i] = P[j]
-                elif type(o) is ConvoyMove:
-                    T[i] = _MOVE
-                    D[i] = ids[o.dest]
-                    CONV[i] = True
-                    any_convoy = True
-                elif type(o) is Convoy:
-                    T[i] = _CVY
-                    S[i] = at[ids[o.army.location.province]]
-                    D[i] = ids[o.dest]
+        for conv in CONV:
+            if conv:
+                any_convoy = True
+                break
 
         ST = [_UNRESOLVED] * n
         RES = [False] * n
@@ -295,6 +289,7 @@ class _Board:
                     break
 
         self.t = t
+        self.checks = checks
         self.units = units
         self.rules = rules
         self.n = n
@@ -358,7 +353,8 @@ class _Board:
         G = [0] * n  # supports given to each unit's order
         for s in range(n):
             if matched[s] and RES[s]:
-                G[S[s]] += 1
+                j = S[s]
+                G[j] = G[j] + 1  # (mypyc: `+=` on an item is a generic call)
         self.G = G
         P = self.P
         ATT = self.ATT
@@ -673,28 +669,34 @@ class _Board:
                 results.append(OrderResult(o, None, True, by, by))
 
         # -- the new board and the retreat options (DATC 5.B.11) ------------------
-        placed: list[Unit | None] = [None] * t.n
+        # where[p]: the unit standing in province p afterwards (board index)
+        where = [-1] * t.n
         any_dislodged = False
         for i in range(n):
             if DISL[i] >= 0:
                 any_dislodged = True
-                continue
-            if T[i] == _MOVE and RES[i]:
-                o = ORD[i]
-                u = units[i]
-                d = D[i]
-                if type(o) is Move and o.dest.coast is not None:
-                    v = t.unit(u.power, u.kind, t.loc_ids[(d, o.dest.coast)])
-                else:
-                    v = t.unit(u.power, u.kind, d)
-                placed[d] = v
+            elif T[i] == _MOVE and RES[i]:
+                where[D[i]] = i
             else:
-                placed[P[i]] = units[i]
-        new_units: list[Unit] = [u for u in placed if u is not None]
+                where[P[i]] = i
+        W = self.W
+        new_units: list[Unit] = []
+        for p in range(t.n):
+            i = where[p]
+            if i < 0:
+                continue
+            u = units[i]
+            if p != P[i]:  # it moved here
+                o = ORD[i]
+                if type(o) is Move and o.dest.coast is not None:
+                    u = t.unit_of(W[i], u.power, u.kind, t.loc_ids[(p, o.dest.coast)])
+                else:
+                    u = t.unit_of(W[i], u.power, u.kind, p)
+            new_units.append(u)
         if not t.alphabetical:
             new_units.sort(key=_province_key)
         if not any_dislodged:
-            return MovementOutcome(tuple(results), tuple(new_units), ())
+            return MovementOutcome(tuple(results), tuple(new_units), (), where, self.checks)
 
         dislodged: list[Dislodged] = []
         to_convoy_origin = self.rules.retreat_to_convoy_origin
@@ -710,11 +712,13 @@ class _Board:
                 moves = t.army_moves[P[i]]
             else:
                 moves = t.fleet_moves[t.loc_ids[(P[i], u.location.coast)]]
-            for q, where in moves:
-                if placed[q] is None and (allow_origin or q != origin) and not self.standoff(q):
-                    options.append(where)
+            for q, place in moves:
+                if where[q] < 0 and (allow_origin or q != origin) and not self.standoff(q):
+                    options.append(place)
             dislodged.append(Dislodged(u, tuple(options), names[origin]))
-        return MovementOutcome(tuple(results), tuple(new_units), tuple(dislodged))
+        return MovementOutcome(
+            tuple(results), tuple(new_units), tuple(dislodged), where, self.checks
+        )
 
     def move_failure(self, i: int) -> tuple[str, Reason]:
         """Outcome and reason of the failed move ``i``."""
@@ -794,4 +798,4 @@ def _province_key(u: Unit) -> str:
     return u.location.province
 
 
-__all__ = ["MovementOutcome", "resolve_movement"]
+__all__ = ["MovementOutcome", "resolve_movement", "resolve_plan"]

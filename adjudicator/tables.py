@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from adjudicator.values import AMY, Location, Unit
+from adjudicator.values import AMY, FLT, Location, Unit
 from maps import Map, ProvinceKind
 
 
@@ -82,6 +82,10 @@ class MapTables:
             frozenset(q for q in m.fleet_reach[p] if q not in seas) if p in seas else frozenset()
             for p in range(self.n)
         )
+        #: sea province -> its shores, as a tuple (iterated when grouping fleets)
+        self.sea_shore_list: tuple[tuple[int, ...], ...] = tuple(
+            tuple(sorted(shore)) for shore in self.sea_shores
+        )
         #: land province -> the seas on its coast (any of its coasts)
         self.coast_seas: tuple[tuple[int, ...], ...] = tuple(
             tuple(sorted(s for s in seas if p in m.fleet_reach[s])) for p in range(self.n)
@@ -91,7 +95,24 @@ class MapTables:
         #: province ids ascend with the mnemonics (maps.model guarantees it;
         #: checked, so board order can be produced without sorting)
         self.alphabetical: bool = list(self.names) == sorted(self.names)
+        n = self.n
+        # The hot checks ask "can this unit reach q?" many times per phase; a
+        # flat list of flags answers with one index instead of a set lookup
+        # (which hashes a boxed int).
+        #: army_adj as a matrix: ``army_can[p * n + q]``
+        self.army_can: list[bool] = [q in adj for adj in m.army_adj for q in range(n)]
+        #: fleet_reach as a matrix over locations: ``fleet_can[loc * n + q]``
+        self.fleet_can: list[bool] = [q in reach for reach in m.fleet_reach for q in range(n)]
+        #: province id -> is a sea
+        self.sea: list[bool] = [p in seas for p in range(n)]
+        #: power -> its index in ``powers``
+        self.power_ids: dict[str, int] = {p: i for i, p in enumerate(self.powers)}
+        self.location_count: int = len(m.loc_province)
         self._units: dict[tuple[str, str, int], Unit] = {}
+        # The same intern table for the powers of the map, indexed by
+        # ``(power index * 2 + is fleet) * locations + location``: no tuple
+        # to build and hash per moving unit.
+        self._unit_slots: list[Unit | None] = [None] * (len(self.powers) * 2 * self.location_count)
 
     def unit(self, power: str, kind: str, loc: int) -> Unit:
         """The shared :class:`Unit` value of ``power``'s ``kind`` at location ``loc``."""
@@ -100,6 +121,24 @@ class MapTables:
         if u is None:
             u = Unit(power, kind, self.locations[loc])
             self._units[key] = u
+        return u
+
+    def unit_of(self, power_index: int, power: str, kind: str, loc: int) -> Unit:
+        """:meth:`unit` for a power known by its index in ``powers`` (an index
+        outside them - a power the map does not know - still works)."""
+        if kind == AMY:
+            fleet = 0
+        elif kind == FLT:
+            fleet = 1
+        else:
+            return self.unit(power, kind, loc)
+        if power_index >= len(self.powers):
+            return self.unit(power, kind, loc)
+        slot = (power_index * 2 + fleet) * self.location_count + loc
+        u = self._unit_slots[slot]
+        if u is None:
+            u = self.unit(power, kind, loc)
+            self._unit_slots[slot] = u
         return u
 
     def unit_reach(self, kind: str, province: int, coast: str | None) -> frozenset[int]:

@@ -14,9 +14,9 @@ coast (DATC 4.B.2 a), an irrelevant coast is dropped (4.B.6 b).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Final
+from typing import Final, final
 
 from adjudicator.convoys import route_seas
 from adjudicator.rulebook import DEFAULT, Rulebook
@@ -41,7 +41,6 @@ from adjudicator.values import (
     SupportHold,
     SupportMove,
     Unit,
-    UnitOrder,
     Waive,
 )
 from maps import Map, ProvinceKind
@@ -97,88 +96,263 @@ def validate(
     """
     checks = movement_checks(m, state, rules)
     if checks is not None:
-        return checks.note(state, power, order)
+        return checks.check(power, order).note
     return check_order(m, state, power, order, accepted, rules)[0]
 
 
-class MovementChecks:
-    """The movement-phase checks of one state (under one map and rulebook),
-    remembered per order object: the server's THX check and :func:`advance`'s
-    own check of the same order objects cost one computation.
+# Order codes of an accepted movement order, as adjudicator.movement reads them.
+HOLD: Final = 0
+MOVE: Final = 1
+SUPH: Final = 2
+SUPM: Final = 3
+CVY: Final = 4
 
-    Kept in ``state.memo`` (see :func:`movement_checks`).  An order that
-    passed unchanged is remembered as itself, any other outcome as
-    ``(order, power, note, canonical order)``.
+#: records kept per power and state beyond the units' count (a client that
+#: sends the same orders again and again must not grow the state without bound)
+_RECORD_SLACK: Final = 64
+
+
+@final
+class Checked:
+    """One movement-phase order as checked for one power.
+
+    ``note`` and ``canon`` are what :func:`check_order` returns.  An
+    accepted order (MBV) also carries what the resolution needs, already as
+    board indices: ``unit`` the index of the ordered unit in
+    ``state.units`` (-1 when not accepted), ``kind`` its code (HOLD ... CVY;
+    a move by convoy is MOVE with ``conv``), ``dest`` the province id it is
+    directed at and ``other`` the index of the supported or convoyed unit.
+    So :func:`adjudicator.advance` looks no name up again.
+    """
+
+    def __init__(
+        self,
+        order: Order,
+        power: str,
+        note: str,
+        canon: Order,
+        unit: int = -1,
+        kind: int = HOLD,
+        dest: int = -1,
+        other: int = -1,
+        conv: bool = False,
+    ) -> None:
+        self.order = order
+        self.power = power
+        self.note = note
+        self.canon = canon
+        self.unit = unit
+        self.kind = kind
+        self.dest = dest
+        self.other = other
+        self.conv = conv
+
+
+@final
+class Plan:
+    """The accepted orders of a movement phase by unit index (board order):
+    the canonical order, its code, target province, supported / convoyed
+    unit and move-by-convoy flag (see :class:`Checked`); None / HOLD / -1 for
+    a unit without an order."""
+
+    def __init__(self, n: int) -> None:
+        self.orders: list[Order | None] = [None] * n
+        self.kind: list[int] = [HOLD] * n
+        self.dest: list[int] = [-1] * n
+        self.other: list[int] = [-1] * n
+        self.conv: list[bool] = [False] * n
+
+    def add(self, c: Checked) -> None:
+        """Take an accepted order (a later one for the same unit replaces an earlier one)."""
+        i = c.unit
+        self.orders[i] = c.canon
+        self.kind[i] = c.kind
+        self.dest[i] = c.dest
+        self.other[i] = c.other
+        self.conv[i] = c.conv
+
+
+def power_index(powers: list[str], power: str) -> int:
+    """Index of ``power`` in ``powers``, appended if new.  A handful of
+    powers, and the strings are nearly always the map's own objects: a
+    linear scan by identity beats hashing."""
+    k = 0
+    for p in powers:
+        if p is power:
+            return k
+        k += 1
+    k = 0
+    for p in powers:
+        if p == power:
+            return k
+        k += 1
+    powers.append(power)
+    return k
+
+
+class MovementChecks:
+    """The movement-phase checks of one state (under one map and rulebook).
+
+    Built once per state (kept in ``state.checks``, see
+    :func:`movement_checks`): the board as integer lists - ``P`` / ``L``
+    the province / location id of each unit of ``state.units``, ``W`` its
+    power as an index into ``powers``, ``army`` its kind, ``at`` province
+    -> unit index (-1) - so that each order's checks look up only the names
+    the order itself brings.
+
+    Every check is recorded, per power in the order the checks came
+    (``by_power``): when :func:`adjudicator.advance` then gets exactly
+    those order objects (the server's THX step, then the adjudication) it
+    takes the records as they are - no second check, no lookup per order.
+    Otherwise it finds each order's record by identity (``done``, built on
+    first need) or checks it then.
     """
 
     def __init__(self, m: Map, state: GameState, rules: Rulebook) -> None:
+        t = tables(m)
         self.m = m
         self.rules = rules
-        self.t = tables(m)
-        self.by_province = state.by_province
-        self.done: dict[object, Order | tuple[Order, str, str, Order]] = {}
+        self.t = t
+        units = state.units
+        n = len(units)
+        ids = t.ids
+        loc_ids = t.loc_ids
+        at = [-1] * t.n
+        P = [-1] * n
+        L = [-1] * n
+        W = [0] * n
+        army = [False] * n
+        powers = list(t.powers)
+        i = 0
+        for u in units:
+            loc = u.location
+            p = ids.get(loc.province, -1)
+            P[i] = p
+            if p >= 0:
+                at[p] = i
+                coast = loc.coast
+                L[i] = p if coast is None else loc_ids.get((p, coast), -1)
+            army[i] = u.kind == AMY
+            W[i] = power_index(powers, u.power)
+            i += 1
+        self.units = units
+        self.n = n
+        self.at = at
+        self.P = P
+        self.L = L
+        self.W = W
+        self.army = army
+        self.powers = powers
+        self.by_power: dict[str, list[Checked]] = {}
+        self.last_power = ""
+        self.last: list[Checked] = []
+        self.done: dict[int, Checked] | None = None
+        self.groups: _FleetGroups | None = None
+        #: (army province, destination) -> the seas on a simple route (v3.0 rules)
+        self.routes: dict[tuple[int, int], set[int]] = {}
 
-    def check(self, state: GameState, power: str, order: Order) -> tuple[str, Order]:
-        """``(note, canonical order)`` of ``order`` given by ``power``."""
-        key: object = id(order)  # boxed once for both dict operations
-        got = self.done.get(key)
-        if got is not None:
-            if got is order:
-                if not isinstance(order, Waive) and order.unit.power == power:
-                    return MBV, order
-            elif type(got) is tuple and got[0] is order and got[1] == power:
-                return got[2], got[3]
-        return self._check(key, state, power, order)
+    def check(self, power: str, order: Order) -> Checked:
+        """Check ``order`` for ``power`` and record the outcome."""
+        c = _check_movement(self, power, order)
+        if power is not self.last_power:  # usually the same power as the last check
+            got = self.by_power.get(power)
+            if got is None:
+                got = []
+                self.by_power[power] = got
+            self.last_power = power
+            self.last = got
+        if len(self.last) < self.n + _RECORD_SLACK:
+            self.last.append(c)
+        done = self.done
+        if done is not None:
+            done[id(order)] = c
+        return c
 
-    def _check(self, key: object, state: GameState, power: str, order: Order) -> tuple[str, Order]:
-        """Check ``order`` (not remembered yet) and remember the outcome."""
-        note, canon = _check_movement(self, state, power, order)
-        if note == MBV and canon is order:
-            self.done[key] = order
-        else:
-            self.done[key] = (order, power, note, canon)
-        return note, canon
+    def lookup(self, power: str, order: Order) -> Checked:
+        """The record of ``order`` for ``power``: an earlier check of this
+        very object, or a new one."""
+        done = self.done
+        if done is None:
+            done = {}
+            for recs in self.by_power.values():
+                for c in recs:
+                    done[id(c.order)] = c
+            self.done = done
+        got = done.get(id(order))
+        if got is not None and got.order is order and got.power == power:
+            return got
+        return self.check(power, order)
 
-    def note(self, state: GameState, power: str, order: Order) -> str:
-        """The THX note alone (:meth:`check` without building the pair)."""
-        key: object = id(order)
-        got = self.done.get(key)
-        if got is None:
-            return self._check(key, state, power, order)[0]
-        if got is order and not isinstance(order, Waive) and order.unit.power == power:
-            return MBV
-        return self.check(state, power, order)[0]
+    def plan(self, orders_by_power: Mapping[str, Iterable[Order]]) -> Plan:
+        """The accepted orders by unit, powers in alphabetical order and each
+        power's orders in the order given (a later order for a unit replaces
+        an earlier one, PROTOCOL.md 8.3)."""
+        out = Plan(self.n)
+        by_power = self.by_power
+        for power in sorted(orders_by_power):
+            given = orders_by_power[power]
+            seq = given if isinstance(given, tuple) else tuple(given)
+            recs = by_power.get(power)
+            if recs is None or not _same_orders(recs, seq):
+                recs = [self.lookup(power, o) for o in seq]
+            for c in recs:
+                if c.unit >= 0:
+                    out.add(c)
+        return out
 
-    def accepted(self, state: GameState, power: str, order: Order) -> UnitOrder | None:
-        """The canonical order if it gets MBV, else None."""
-        key: object = id(order)
-        got = self.done.get(key)
-        if got is order and not isinstance(order, Waive) and order.unit.power == power:
-            return order
-        if got is None:
-            note, canon = self._check(key, state, power, order)
-        else:
-            note, canon = self.check(state, power, order)
-        if note != MBV or isinstance(canon, Waive):
-            return None
-        return canon
+    def plan_of(self, orders: Mapping[str, Order]) -> Plan:
+        """The :class:`Plan` of accepted, canonical orders by unit province."""
+        out = Plan(self.n)
+        for order in orders.values():
+            if isinstance(order, Waive):
+                continue
+            c = self.lookup(order.unit.power, order)
+            if c.unit >= 0:
+                out.add(c)
+        return out
+
+    def fleet_groups(self) -> _FleetGroups:
+        """The :class:`_FleetGroups` of this board (computed on first need)."""
+        g = self.groups
+        if g is None:
+            t = self.t
+            sea = t.sea
+            P = self.P
+            army = self.army
+            units = self.units
+            fleets: list[int] = []
+            for i in range(self.n):
+                p = P[i]
+                if p >= 0 and not army[i] and units[i].kind == FLT and sea[p]:
+                    fleets.append(p)
+            g = _FleetGroups(t, fleets)
+            self.groups = g
+        return g
 
 
-_CHECKS_KEY: Final = "movement-checks"
+def _same_orders(recs: list[Checked], seq: tuple[Order, ...]) -> bool:
+    """Are the records exactly of these order objects, in this order?"""
+    if len(recs) != len(seq):
+        return False
+    k = 0
+    for c in recs:
+        if c.order is not seq[k]:
+            return False
+        k += 1
+    return True
 
 
 def movement_checks(m: Map, state: GameState, rules: Rulebook) -> MovementChecks | None:
     """The :class:`MovementChecks` of ``state`` for ``m`` and ``rules`` (None
     outside movement phases)."""
-    memo = state.memo
-    got = memo.get(_CHECKS_KEY)
+    got = state.checks
     if isinstance(got, MovementChecks) and got.m is m and got.rules is rules:
         return got
     if state.phase.kind != MOVEMENT:
         return None
     checks = MovementChecks(m, state, rules)
     if got is None:
-        memo[_CHECKS_KEY] = checks
+        object.__setattr__(state, "checks", checks)
     return checks
 
 
@@ -200,7 +374,8 @@ def check_order(
     if kind == MOVEMENT:
         checks = movement_checks(m, state, rules)
         assert checks is not None
-        return checks.check(state, power, order)
+        c = checks.lookup(power, order)
+        return c.note, c.canon
     if isinstance(order, Waive):
         if order.power != power:
             return NYU, order
@@ -276,9 +451,7 @@ def _same_unit(a: Unit, b: Unit) -> bool:
     )
 
 
-def _check_movement(
-    c: MovementChecks, state: GameState, power: str, order: Order
-) -> tuple[str, Order]:
+def _check_movement(c: MovementChecks, power: str, order: Order) -> Checked:
     """Movement-phase orders: the hot path of every turn.
 
     Per order type: NSP (every province named exists), NSU (the unit, with
@@ -286,248 +459,270 @@ def _check_movement(
     province id is looked up once.
     """
     if isinstance(order, (Retreat, Disband, Build, Remove, Waive)):
-        return NRS, order  # not a movement-phase order
+        return Checked(order, power, NRS, order)  # not a movement-phase order
     unit = order.unit
     if unit.power != power:
-        return NYU, order
-    t = c.t
-    ids = t.ids
+        return Checked(order, power, NYU, order)
+    ids = c.t.ids
     src = ids.get(unit.location.province, -1)
     if type(order) is Move:
         dst = ids.get(order.dest.province, -1)
         if src < 0 or dst < 0:
-            return NSP, order
-        on_board = _board_unit(c, order.unit)
-        if on_board is None:
-            return NSU, order
-        move = order if on_board is order.unit else replace(order, unit=on_board)
-        return _check_move(t, move, src, dst)
+            return Checked(order, power, NSP, order)
+        i = _board_index(c, unit, src)
+        if i < 0:
+            return Checked(order, power, NSU, order)
+        on_board = c.units[i]
+        move = order if _same_unit(on_board, unit) else replace(order, unit=on_board)
+        return _check_move(c, power, order, move, i, src, dst)
     if type(order) is Hold:
         if src < 0:
-            return NSP, order
-        on_board = _board_unit(c, order.unit)
-        if on_board is None:
-            return NSU, order
-        hold = order if on_board is order.unit else replace(order, unit=on_board)
-        return MBV, hold
+            return Checked(order, power, NSP, order)
+        i = _board_index(c, unit, src)
+        if i < 0:
+            return Checked(order, power, NSU, order)
+        on_board = c.units[i]
+        hold = order if _same_unit(on_board, unit) else replace(order, unit=on_board)
+        return Checked(order, power, MBV, hold, i, HOLD)
     if type(order) is SupportHold:
         tp = ids.get(order.supported.location.province, -1)
         if src < 0 or tp < 0:
-            return NSP, order
-        on_board = _board_unit(c, order.unit)
-        if on_board is None:
-            return NSU, order
-        sup_hold = order if on_board is order.unit else replace(order, unit=on_board)
-        return _check_support_hold(c, sup_hold, src, tp)
+            return Checked(order, power, NSP, order)
+        i = _board_index(c, unit, src)
+        if i < 0:
+            return Checked(order, power, NSU, order)
+        on_board = c.units[i]
+        sup_hold = order if _same_unit(on_board, unit) else replace(order, unit=on_board)
+        return _check_support_hold(c, power, order, sup_hold, i, src, tp)
     if type(order) is SupportMove:
         tsrc = ids.get(order.supported.location.province, -1)
         dst = ids.get(order.dest, -1)
         if src < 0 or tsrc < 0 or dst < 0:
-            return NSP, order
-        on_board = _board_unit(c, order.unit)
-        if on_board is None:
-            return NSU, order
-        sup_move = order if on_board is order.unit else replace(order, unit=on_board)
-        return _check_support_move(c, state, sup_move, src, tsrc, dst)
+            return Checked(order, power, NSP, order)
+        i = _board_index(c, unit, src)
+        if i < 0:
+            return Checked(order, power, NSU, order)
+        on_board = c.units[i]
+        sup_move = order if _same_unit(on_board, unit) else replace(order, unit=on_board)
+        return _check_support_move(c, power, order, sup_move, i, src, tsrc, dst)
     if type(order) is Convoy:
         asrc = ids.get(order.army.location.province, -1)
         dst = ids.get(order.dest, -1)
         if src < 0 or asrc < 0 or dst < 0:
-            return NSP, order
-        on_board = _board_unit(c, order.unit)
-        if on_board is None:
-            return NSU, order
-        convoy = order if on_board is order.unit else replace(order, unit=on_board)
-        return _check_convoy(c, state, convoy, src, asrc, dst)
+            return Checked(order, power, NSP, order)
+        i = _board_index(c, unit, src)
+        if i < 0:
+            return Checked(order, power, NSU, order)
+        on_board = c.units[i]
+        convoy = order if _same_unit(on_board, unit) else replace(order, unit=on_board)
+        return _check_convoy(c, power, order, convoy, i, src, asrc, dst)
     if type(order) is ConvoyMove:
         dst = ids.get(order.dest, -1)
         if src < 0 or dst < 0:
-            return NSP, order
+            return Checked(order, power, NSP, order)
         for name in order.via:
             if name not in ids:
-                return NSP, order
-        on_board = _board_unit(c, order.unit)
-        if on_board is None:
-            return NSU, order
-        convoyed = order if on_board is order.unit else replace(order, unit=on_board)
-        return _check_convoy_move(c, convoyed, src, dst)
-    return NRS, order
+                return Checked(order, power, NSP, order)
+        i = _board_index(c, unit, src)
+        if i < 0:
+            return Checked(order, power, NSU, order)
+        on_board = c.units[i]
+        convoyed = order if _same_unit(on_board, unit) else replace(order, unit=on_board)
+        return _check_convoy_move(c, power, order, convoyed, i, src, dst)
+    return Checked(order, power, NRS, order)
 
 
-def _board_unit(c: MovementChecks, unit: Unit) -> Unit | None:
-    """``unit`` as it stands on the board (a wrong coast is ignored, DATC
-    4.B.5 b: the unit there), or None if there is no such unit (NSU)."""
-    actual = c.by_province.get(unit.location.province)
-    if actual is None:
-        return None
-    if _same_unit(actual, unit):
-        return unit
-    if not _same_but_coast(actual, unit):
-        return None
-    return actual
+def _board_index(c: MovementChecks, unit: Unit, p: int) -> int:
+    """Index of the unit on the board that ``unit`` (in province ``p``)
+    names - a wrong coast is ignored, DATC 4.B.5 b - or -1 (NSU)."""
+    i = c.at[p]
+    if i < 0:
+        return -1
+    actual = c.units[i]
+    if actual is unit or _same_but_coast(actual, unit):
+        return i
+    return -1
 
 
-def _check_move(t: MapTables, order: Move, src: int, dst: int) -> tuple[str, Order]:
+def _reaches(c: MovementChecks, i: int, q: int) -> bool:
+    """Can unit ``i`` of the board move to province ``q`` without convoy
+    (any coast for fleets)?"""
+    t = c.t
+    if c.army[i]:
+        return t.army_can[c.P[i] * t.n + q]
+    loc = c.L[i]
+    if loc < 0:  # a coast the province does not have: as unit_reach, a KeyError
+        u = c.units[i]
+        loc = t.loc_ids[(c.P[i], u.location.coast)]
+    return t.fleet_can[loc * t.n + q]
+
+
+def _check_move(
+    c: MovementChecks, power: str, given: Order, order: Move, i: int, src: int, dst: int
+) -> Checked:
     if dst == src:
-        return FAR, order
+        return Checked(given, power, FAR, order)
+    t = c.t
     unit = order.unit
     dest = order.dest
     if unit.kind == AMY:
-        if dst not in t.army_adj[src]:
-            return FAR, order
+        if not t.army_can[src * t.n + dst]:
+            return Checked(given, power, FAR, order)
         if dest.coast is not None:  # armies have no coasts (4.B.6 b: ignored)
-            return MBV, Move(unit, t.locations[dst])
-        return MBV, order
+            return Checked(given, power, MBV, Move(unit, t.locations[dst]), i, MOVE, dst)
+        return Checked(given, power, MBV, order, i, MOVE, dst)
     coast = unit.location.coast
     loc = src if coast is None else t.loc_ids[(src, coast)]
-    if dst not in t.fleet_reach[loc]:
-        return FAR, order
+    if not t.fleet_can[loc * t.n + dst]:
+        return Checked(given, power, FAR, order)
     if not t.bicoastal[dst]:
         if dest.coast is not None:  # irrelevant coast (4.B.6 b)
-            return MBV, Move(unit, t.locations[dst])
-        return MBV, order
+            return Checked(given, power, MBV, Move(unit, t.locations[dst]), i, MOVE, dst)
+        return Checked(given, power, MBV, order, i, MOVE, dst)
     adj = t.fleet_adj[loc]
     wanted = dest.coast
     if wanted is not None:
         target = t.loc_ids.get((dst, wanted), -1)
         if target >= 0:
             if target in adj:
-                return MBV, order
-            return FAR, order  # impossible coast: the move fails (4.B.3 b)
-    reachable = [c for c in t.fleet_locs[dst] if c in adj]
+                return Checked(given, power, MBV, order, i, MOVE, dst)
+            # impossible coast: the move fails (4.B.3 b)
+            return Checked(given, power, FAR, order)
+    reachable = [x for x in t.fleet_locs[dst] if x in adj]
     if len(reachable) == 1:  # the only possible coast (4.B.2 a)
-        return MBV, Move(unit, t.locations[reachable[0]])
-    return CST, order  # two coasts possible, none given (4.B.1 a)
+        canon = Move(unit, t.locations[reachable[0]])
+        return Checked(given, power, MBV, canon, i, MOVE, dst)
+    return Checked(given, power, CST, order)  # two coasts possible, none given (4.B.1 a)
 
 
 def _check_support_hold(
-    c: MovementChecks, order: SupportHold, src: int, tp: int
-) -> tuple[str, Order]:
-    sup = order.supported
-    target = c.by_province.get(sup.location.province)
-    if target is None or not _same_unit(target, sup):
-        return NSU, order
-    unit = order.unit
-    if tp == src or tp not in c.t.unit_reach(unit.kind, src, unit.location.coast):
-        return FAR, order
-    return MBV, order
+    c: MovementChecks, power: str, given: Order, order: SupportHold, i: int, src: int, tp: int
+) -> Checked:
+    j = c.at[tp]
+    if j < 0 or not _same_unit(c.units[j], order.supported):
+        return Checked(given, power, NSU, order)
+    if tp == src or not _reaches(c, i, tp):
+        return Checked(given, power, FAR, order)
+    return Checked(given, power, MBV, order, i, SUPH, tp, j)
 
 
 def _check_support_move(
-    c: MovementChecks, state: GameState, order: SupportMove, src: int, tsrc: int, dst: int
-) -> tuple[str, Order]:
-    t = c.t
-    sup = order.supported
-    sloc = sup.location
-    target = c.by_province.get(sloc.province)
-    if target is None or not _same_unit(target, sup):
-        return NSU, order
-    unit = order.unit
-    if (
-        tsrc == src
-        or dst == src
-        or dst == tsrc
-        or dst not in t.unit_reach(unit.kind, src, unit.location.coast)
-    ):
-        return FAR, order
-    if dst in t.unit_reach(sup.kind, tsrc, sloc.coast):
-        return MBV, order
+    c: MovementChecks,
+    power: str,
+    given: Order,
+    order: SupportMove,
+    i: int,
+    src: int,
+    tsrc: int,
+    dst: int,
+) -> Checked:
+    j = c.at[tsrc]
+    if j < 0 or not _same_unit(c.units[j], order.supported):
+        return Checked(given, power, NSU, order)
+    if tsrc == src or dst == src or dst == tsrc or not _reaches(c, i, dst):
+        return Checked(given, power, FAR, order)
+    if _reaches(c, j, dst):
+        return Checked(given, power, MBV, order, i, SUPM, dst, j)
     # An army may get there by convoy - but not through the supporter
     # itself: a fleet cannot convoy and support at once (DATC 6.D.31).
-    if sup.kind == AMY and convoy_possible(c.m, state, tsrc, dst, exclude=src):
-        return MBV, order
-    return FAR, order
+    if order.supported.kind == AMY and _convoy_possible(c, tsrc, dst, src):
+        return Checked(given, power, MBV, order, i, SUPM, dst, j)
+    return Checked(given, power, FAR, order)
 
 
 def _check_convoy(
-    c: MovementChecks, state: GameState, order: Convoy, src: int, asrc: int, dst: int
-) -> tuple[str, Order]:
+    c: MovementChecks,
+    power: str,
+    given: Order,
+    order: Convoy,
+    i: int,
+    src: int,
+    asrc: int,
+    dst: int,
+) -> Checked:
     if order.unit.kind != FLT:
-        return NSF, order
-    if src not in c.t.seas:
-        return NAS, order
+        return Checked(given, power, NSF, order)
+    if not c.t.sea[src]:
+        return Checked(given, power, NAS, order)
     army = order.army
     if army.kind != AMY:
-        return NSA, order
-    actual = c.by_province.get(army.location.province)
-    if actual is None or not _same_unit(actual, army):
-        return NSU, order
-    if dst == asrc or not _convoy_through(c.m, state, asrc, dst, src, c.rules):
-        return FAR, order
-    return MBV, order
+        return Checked(given, power, NSA, order)
+    j = c.at[asrc]
+    if j < 0 or not _same_unit(c.units[j], army):
+        return Checked(given, power, NSU, order)
+    if dst == asrc or not _convoy_through(c, asrc, dst, src):
+        return Checked(given, power, FAR, order)
+    return Checked(given, power, MBV, order, i, CVY, dst, j)
 
 
 def _check_convoy_move(
-    c: MovementChecks, order: ConvoyMove, src: int, dst: int
-) -> tuple[str, Order]:
+    c: MovementChecks, power: str, given: Order, order: ConvoyMove, i: int, src: int, dst: int
+) -> Checked:
     if order.unit.kind != AMY:
-        return NSA, order
+        return Checked(given, power, NSA, order)
     if dst == src:
-        return FAR, order
+        return Checked(given, power, FAR, order)
     via = order.via
-    by_province = c.by_province
-    for name in via:
-        u = by_province.get(name)
-        if u is None or u.kind != FLT:
-            return NSF, order
-    if not via:
-        return FAR, order
     t = c.t
     ids = t.ids
-    prev = src
-    reach_of = t.fleet_reach
-    seas = t.seas
+    at = c.at
+    units = c.units
     for name in via:
-        sea = ids[name]
-        if sea not in seas or prev not in reach_of[sea]:
-            return FAR, order
-        prev = sea
-    if dst not in reach_of[prev]:
-        return FAR, order
-    return MBV, order
+        j = at[ids[name]]
+        if j < 0 or units[j].kind != FLT:
+            return Checked(given, power, NSF, order)
+    if not via:
+        return Checked(given, power, FAR, order)
+    prev = src
+    n = t.n
+    fleet_can = t.fleet_can
+    sea = t.sea
+    for name in via:
+        s = ids[name]
+        if not sea[s] or not fleet_can[s * n + prev]:
+            return Checked(given, power, FAR, order)
+        prev = s
+    if not fleet_can[prev * n + dst]:
+        return Checked(given, power, FAR, order)
+    return Checked(given, power, MBV, order, i, MOVE, dst, -1, True)
 
 
 class _FleetGroups:
-    """The fleets at sea of a state, grouped by connected fleet-held seas.
+    """The fleets at sea of a board, grouped by connected fleet-held seas.
 
-    ``group[p]`` is the group of sea ``p`` (-1: no fleet there), ``shores[g]``
-    the land provinces touching group ``g``, ``occupied`` the seas holding a
-    fleet.
+    ``group[p]`` is the group of sea ``p`` (-1: no fleet there),
+    ``touch[q]`` the groups touching land province ``q`` as a bit set (bit
+    ``g`` for group ``g``: one AND answers "does some group touch both
+    ends?"), ``occupied`` the seas holding a fleet.
     """
 
-    def __init__(self, t: MapTables, state: GameState) -> None:
-        ids = t.ids
-        seas = t.seas
+    def __init__(self, t: MapTables, occupied: list[int]) -> None:
         group = [-1] * t.n
-        occupied: list[int] = []
-        for u in state.units:
-            if u.kind == FLT:
-                p = ids[u.location.province]
-                if p in seas:
-                    group[p] = -2  # holds a fleet, no group yet
-                    occupied.append(p)
-        shores: list[frozenset[int]] = []
+        for p in occupied:
+            group[p] = -2  # holds a fleet, no group yet
+        touch = [0] * t.n
         sea_nbrs = t.sea_nbrs
-        sea_shores = t.sea_shores
+        sea_shores = t.sea_shore_list
+        g = 0
         for start in occupied:
             if group[start] != -2:
                 continue
-            g = len(shores)
             group[start] = g
+            bit = 1 << g
             comp = [start]
-            land: set[int] = set()
             k = 0
             while k < len(comp):
                 x = comp[k]
                 k += 1
-                land.update(sea_shores[x])
+                for q in sea_shores[x]:
+                    touch[q] |= bit
                 for y in sea_nbrs[x]:
                     if group[y] == -2:
                         group[y] = g
                         comp.append(y)
-            shores.append(frozenset(land))
+            g += 1
         self.group = group
-        self.shores = shores
+        self.touch = touch
         self.occupied = occupied
 
 
@@ -538,7 +733,15 @@ def _fleet_groups(m: Map, state: GameState) -> _FleetGroups:
     got = memo.get(t.fleet_groups_key)
     if isinstance(got, _FleetGroups):
         return got
-    groups = _FleetGroups(t, state)
+    ids = t.ids
+    sea = t.sea
+    occupied: list[int] = []
+    for u in state.units:
+        if u.kind == FLT:
+            p = ids[u.location.province]
+            if sea[p]:
+                occupied.append(p)
+    groups = _FleetGroups(t, occupied)
     memo[t.fleet_groups_key] = groups
     return groups
 
@@ -552,18 +755,24 @@ def convoy_possible(
     must be land provinces with a coast; the route uses seas holding a fleet
     of any power.
     """
-    t = tables(m)
+    return _convoy_possible_in(tables(m), _fleet_groups(m, state), src, dst, exclude)
+
+
+def _convoy_possible(c: MovementChecks, src: int, dst: int, exclude: int) -> bool:
+    """:func:`convoy_possible` on the board of ``c``."""
+    return _convoy_possible_in(c.t, c.fleet_groups(), src, dst, exclude)
+
+
+def _convoy_possible_in(
+    t: MapTables, fg: _FleetGroups, src: int, dst: int, exclude: int | None
+) -> bool:
     if src == dst or not t.fleet_locs[src] or not t.fleet_locs[dst]:
         return False
-    seas_all = t.seas
-    if src in seas_all or dst in seas_all:
+    sea = t.sea
+    if sea[src] or sea[dst]:
         return False
-    fg = _fleet_groups(m, state)
     if exclude is None or fg.group[exclude] < 0:
-        for shores in fg.shores:
-            if src in shores and dst in shores:
-                return True
-        return False
+        return (fg.touch[src] & fg.touch[dst]) != 0
     # The groups again without the excluded fleet, from the seas next to src.
     group = fg.group
     seen = [False] * t.n
@@ -588,32 +797,29 @@ def convoy_possible(
     return False
 
 
-def _convoy_through(
-    m: Map, state: GameState, src: int, dst: int, sea: int, rules: Rulebook
-) -> bool:
+def _convoy_through(c: MovementChecks, src: int, dst: int, sea: int) -> bool:
     """Can the fleet at ``sea`` take part in convoying ``src`` -> ``dst``?
 
     DATC v2.4 (4.E.1 d): its group of connected fleet-held seas must touch
     both ends.  v3.0 (6.G.19): it must lie on a possible simple route.
     """
-    seas = m.seas
-    if src in seas or dst in seas:
+    t = c.t
+    if t.sea[src] or t.sea[dst]:
         return False
-    fg = _fleet_groups(m, state)
+    fg = c.fleet_groups()
     g = fg.group[sea]
     if g < 0:
         return False
-    shores = fg.shores[g]
-    if src not in shores or dst not in shores:
+    if not ((fg.touch[src] >> g) & 1) or not ((fg.touch[dst] >> g) & 1):
         return False
-    if not rules.convoy_must_be_on_route:
+    if not c.rules.convoy_must_be_on_route:
         return True
-    key = ("route-seas", m, src, dst)
-    on_route = state.memo.get(key)
+    key = (src, dst)
+    on_route = c.routes.get(key)
     if on_route is None:
-        on_route = route_seas(m.fleet_reach, fg.occupied, src, dst)
-        state.memo[key] = on_route
-    return sea in on_route  # type: ignore[operator]
+        on_route = route_seas(c.m.fleet_reach, fg.occupied, src, dst)
+        c.routes[key] = on_route
+    return sea in on_route
 
 
 # -- retreat phase -----------------------------------------------------------------
@@ -721,7 +927,15 @@ __all__ = [
     "NVR",
     "NYU",
     "YSC",
+    "CVY",
+    "HOLD",
+    "MOVE",
+    "SUPH",
+    "SUPM",
+    "Checked",
     "MovementChecks",
+    "Plan",
+    "power_index",
     "check_order",
     "convoy_possible",
     "movement_checks",

@@ -370,6 +370,10 @@ class Dislodged:
 
 _NO_OWNERS: Final[Mapping[str, str]] = MappingProxyType({})
 
+#: ``object`` under a module-level name: the compiled dataclass resolves its
+#: field annotations in this module's namespace, where builtins are missing
+Anything: TypeAlias = object
+
 
 @dataclass(frozen=True)
 class GameState:
@@ -386,14 +390,18 @@ class GameState:
     units: tuple[Unit, ...]
     ownership: Mapping[str, str] = field(default_factory=dict, hash=False)
     dislodged: tuple[Dislodged, ...] = ()
-    #: province -> the (not dislodged) unit there; derived from ``units``
-    by_province: dict[str, Unit] = field(
-        default_factory=dict, init=False, repr=False, compare=False, hash=False
-    )
     #: derived facts cached by the rules code (e.g. fleets at sea); never part
     #: of the value
     memo: dict[object, object] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
+    #: the movement-phase order checks of this state (adjudicator.validate),
+    #: made on first use; a slot of its own, as every order's check asks for it
+    checks: Anything = field(default=None, init=False, repr=False, compare=False, hash=False)
+    # province -> unit index behind :attr:`by_province`, built on first use
+    # (most states made by advance() are never asked)
+    _index: dict[str, Unit] | None = field(
+        default=None, init=False, repr=False, compare=False, hash=False
     )
 
     def __init__(
@@ -405,15 +413,24 @@ class GameState:
     ) -> None:
         if not isinstance(ownership, MappingProxyType):
             ownership = MappingProxyType(dict(ownership))
-        index: dict[str, Unit] = {}
-        for u in units:
-            index[u.location.province] = u
         object.__setattr__(self, "phase", phase)
         object.__setattr__(self, "units", units)
         object.__setattr__(self, "ownership", ownership)
         object.__setattr__(self, "dislodged", dislodged)
-        object.__setattr__(self, "by_province", index)
         object.__setattr__(self, "memo", {})
+        object.__setattr__(self, "checks", None)
+        object.__setattr__(self, "_index", None)
+
+    @property
+    def by_province(self) -> dict[str, Unit]:
+        """Province -> the (not dislodged) unit there; derived from ``units``."""
+        index = self._index
+        if index is None:
+            index = {}
+            for u in self.units:
+                index[u.location.province] = u
+            object.__setattr__(self, "_index", index)
+        return index
 
     def unit_at(self, province: str) -> Unit | None:
         """The (not dislodged) unit in ``province``, if any."""
@@ -454,16 +471,33 @@ class GameState:
         return iter(self.units)
 
 
-_PHASES: Final[dict[tuple[str, int], Phase]] = {}
+# year -> its phases by season index (a tuple key would be built and hashed
+# on every call)
+_PHASES: Final[dict[int, list[Phase | None]]] = {}
 
 
 def phase_of(season: str, year: int) -> Phase:
     """The shared :class:`Phase` value of a season and year."""
-    key = (season, year)
-    p = _PHASES.get(key)
+    if season == "SPR":
+        k = 0
+    elif season == "SUM":
+        k = 1
+    elif season == "FAL":
+        k = 2
+    elif season == "AUT":
+        k = 3
+    elif season == "WIN":
+        k = 4
+    else:
+        return Phase(season, year)  # raises: unknown season
+    row = _PHASES.get(year)
+    if row is None:
+        row = [None] * 5
+        _PHASES[year] = row
+    p = row[k]
     if p is None:
         p = Phase(season, year)
-        _PHASES[key] = p
+        row[k] = p
     return p
 
 

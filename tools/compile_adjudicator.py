@@ -14,6 +14,9 @@ package pure Python (exit status 0: the product works either way).
     python tools/compile_adjudicator.py [--check]
 
 ``--check`` only reports whether the installed build matches the sources.
+``--c-dir DIR`` writes the generated C there instead of a temporary
+directory and keeps it, so that a profiler (``callgrind_annotate``) can
+show the cost of each line.
 """
 
 from __future__ import annotations
@@ -45,8 +48,9 @@ def modules_to_compile() -> list[str]:
     ]
 
 
-def build(into: Path) -> None:
-    """Compile into a temporary directory, then replace ``into`` with it."""
+def build(into: Path, c_dir: Path | None = None) -> None:
+    """Compile into a temporary directory, then replace ``into`` with it
+    (the generated C goes to ``c_dir`` if given, where it stays)."""
     from mypyc.build import mypycify  # noqa: PLC0415 - only needed when building
     from setuptools import setup  # noqa: PLC0415
 
@@ -56,8 +60,9 @@ def build(into: Path) -> None:
         cwd = os.getcwd()
         try:
             os.chdir(ROOT)  # mypy reads pyproject.toml and resolves maps/ from here
+            c_target = work / "c" if c_dir is None else c_dir
             extensions = mypycify(
-                modules_to_compile(), target_dir=str(work / "c"), group_name=GROUP
+                modules_to_compile(), target_dir=str(c_target), group_name=GROUP
             )
             os.chdir(work)  # setuptools must not read the project's own configuration
             setup(
@@ -96,6 +101,7 @@ def build(into: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only report the build's state")
+    parser.add_argument("--c-dir", type=Path, help="keep the generated C in this directory")
     args = parser.parse_args(argv)
     into = native.build_home()
     if args.check:
@@ -109,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     start = time.monotonic()
     try:
-        build(into)
+        build(into, None if args.c_dir is None else args.c_dir.resolve())
     except (Exception, SystemExit) as exc:  # a missing compiler surfaces as either
         shutil.rmtree(into, ignore_errors=True)
         print(f"adjudicator: could not compile ({exc!r}) - running as pure Python")
