@@ -165,7 +165,7 @@ def _end_of_movement_year(
     """
     board = outcome.board
     t = board.t
-    W = board.W
+    W = board.power_indices()
     where = outcome.where
     powers = board.powers
     centres = t.centres

@@ -158,7 +158,7 @@ def resolve_plan(checks: MovementChecks, plan: Plan) -> MovementOutcome:
 class _Board:
     """One movement phase as flat integer lists indexed by unit (board order).
 
-    ``P`` province, ``W`` power, ``T`` order type, ``D`` target province
+    ``P`` province, ``T`` order type, ``D`` target province
     (move / support / convoy destination), ``S`` supported or convoyed unit,
     ``CONV`` move by convoy; ``at`` maps a province to the unit there (-1).
     ``ATT[p]`` lists the units moving to province ``p``, ``SUPS[i]`` the
@@ -179,7 +179,6 @@ class _Board:
         for p in P:
             if p < 0:
                 raise KeyError("a unit in a province the map does not have")
-        W = checks.W
         ORD = plan.orders
         T = plan.kind
         D = plan.dest
@@ -283,7 +282,11 @@ class _Board:
                 RES[s] = True
                 continue
             for k in attackers:
-                if W[k] != W[s] and not CONV[k] and (T[s] == _SUPH or P[k] != D[s]):
+                if (
+                    units[k].power != units[s].power
+                    and not CONV[k]
+                    and (T[s] == _SUPH or P[k] != D[s])
+                ):
                     ST[s] = _RESOLVED
                     RES[s] = False
                     break
@@ -295,7 +298,6 @@ class _Board:
         self.n = n
         self.ORD = ORD
         self.P = P
-        self.W = W
         self.T = T
         self.D = D
         self.S = S
@@ -482,15 +484,15 @@ class _Board:
         j = self.at[self.D[i]]
         if j < 0 or (self.T[j] == _MOVE and self.H[i] != j and self.resolve(j)):
             return 1 + self.given(i)
-        W = self.W
-        wj = W[j]
-        if wj == W[i]:
+        units = self.units
+        wj = units[j].power
+        if wj == units[i].power:
             return 0
         strength = 1
         supports = self.SUPS[i]
         if supports is not None:
             for s in supports:
-                if W[s] != wj and self.resolve(s):
+                if units[s].power != wj and self.resolve(s):
                     strength += 1
         return strength
 
@@ -538,13 +540,13 @@ class _Board:
         attackers = self.ATT[self.P[s]]
         if attackers is None:
             return True
-        W = self.W
+        units = self.units
         P = self.P
         CONV = self.CONV
-        ws = W[s]
+        ws = units[s].power
         supm = self.T[s] == _SUPM
         for k in attackers:
-            if W[k] == ws:
+            if units[k].power == ws:
                 continue
             if supm and P[k] == self.D[s] and not (CONV[k] and self.convoy_from_target_cuts):
                 # An attack from the province the support is directed at does
@@ -567,18 +569,18 @@ class _Board:
         if self.no_path(i):
             return 0
         RES = self.RES
-        W = self.W
+        units = self.units
         j = self.at[self.D[i]]
         if j < 0 or (self.T[j] == _MOVE and self.H[i] != j and RES[j]):
             return 1 + self.G[i]
-        wj = W[j]
-        if wj == W[i]:
+        wj = units[j].power
+        if wj == units[i].power:
             return 0
         strength = 1
         supports = self.SUPS[i]
         if supports is not None:
             for s in supports:
-                if RES[s] and W[s] != wj:
+                if RES[s] and units[s].power != wj:
                     strength += 1
         return strength
 
@@ -679,7 +681,8 @@ class _Board:
                 where[D[i]] = i
             else:
                 where[P[i]] = i
-        W = self.W
+        power_ids = t.power_ids
+        no_power = len(t.powers)
         new_units: list[Unit] = []
         for p in range(t.n):
             i = where[p]
@@ -688,10 +691,11 @@ class _Board:
             u = units[i]
             if p != P[i]:  # it moved here
                 o = ORD[i]
+                w = power_ids.get(u.power, no_power)
                 if type(o) is Move and o.dest.coast is not None:
-                    u = t.unit_of(W[i], u.power, u.kind, t.loc_ids[(p, o.dest.coast)])
+                    u = t.unit_of(w, u.power, u.kind, t.loc_ids[(p, o.dest.coast)])
                 else:
-                    u = t.unit_of(W[i], u.power, u.kind, p)
+                    u = t.unit_of(w, u.power, u.kind, p)
             new_units.append(u)
         if not t.alphabetical:
             new_units.sort(key=_province_key)
@@ -741,7 +745,7 @@ class _Board:
         name = self.t.names[d]
         a = self.final_attack(i)
         j = self.at[d]
-        if a == 0 and j >= 0 and self.W[j] == self.W[i]:
+        if a == 0 and j >= 0 and units[j].power == units[i].power:
             return OwnUnit(name, units[j])
         against: list[Unit] = []
         h = self.H[i]
@@ -770,10 +774,10 @@ class _Board:
             return CutBy(self.units[k], names[P[k]], True)
         attackers = self.ATT[P[s]]
         assert attackers is not None  # a cut support has an attacker
-        W = self.W
+        units = self.units
         from_target_cuts = self.convoy_from_target_cuts
         for k in attackers:
-            if W[k] == W[s]:
+            if units[k].power == units[s].power:
                 continue
             from_target = self.T[s] == _SUPM and P[k] == self.D[s]
             if from_target and not (self.CONV[k] and from_target_cuts):

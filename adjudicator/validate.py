@@ -107,8 +107,8 @@ SUPH: Final = 2
 SUPM: Final = 3
 CVY: Final = 4
 
-#: records kept per power and state beyond the units' count (a client that
-#: sends the same orders again and again must not grow the state without bound)
+#: records kept per state beyond four per unit (a client that sends orders
+#: again and again must not grow the state without bound)
 _RECORD_SLACK: Final = 64
 
 
@@ -153,23 +153,15 @@ class Plan:
     """The accepted orders of a movement phase by unit index (board order):
     the canonical order, its code, target province, supported / convoyed
     unit and move-by-convoy flag (see :class:`Checked`); None / HOLD / -1 for
-    a unit without an order."""
+    a unit without an order.  Made from the record chosen for each unit."""
 
-    def __init__(self, n: int) -> None:
-        self.orders: list[Order | None] = [None] * n
-        self.kind: list[int] = [HOLD] * n
-        self.dest: list[int] = [-1] * n
-        self.other: list[int] = [-1] * n
-        self.conv: list[bool] = [False] * n
-
-    def add(self, c: Checked) -> None:
-        """Take an accepted order (a later one for the same unit replaces an earlier one)."""
-        i = c.unit
-        self.orders[i] = c.canon
-        self.kind[i] = c.kind
-        self.dest[i] = c.dest
-        self.other[i] = c.other
-        self.conv[i] = c.conv
+    def __init__(self, chosen: list[Checked | None]) -> None:
+        # One comprehension per list: filled in one pass, no stores one by one.
+        self.orders: list[Order | None] = [None if c is None else c.canon for c in chosen]
+        self.kind: list[int] = [HOLD if c is None else c.kind for c in chosen]
+        self.dest: list[int] = [-1 if c is None else c.dest for c in chosen]
+        self.other: list[int] = [-1 if c is None else c.other for c in chosen]
+        self.conv: list[bool] = [False if c is None else c.conv for c in chosen]
 
 
 def power_index(powers: list[str], power: str) -> int:
@@ -194,16 +186,15 @@ class MovementChecks:
     """The movement-phase checks of one state (under one map and rulebook).
 
     Built once per state (kept in ``state.checks``, see
-    :func:`movement_checks`): the board as integer lists - ``P`` / ``L``
-    the province / location id of each unit of ``state.units``, ``W`` its
-    power as an index into ``powers``, ``army`` its kind, ``at`` province
-    -> unit index (-1) - so that each order's checks look up only the names
-    the order itself brings.
+    :func:`movement_checks`): the board as integer lists - ``P`` the
+    province id of each unit of ``state.units``, ``at`` province -> unit
+    index (-1) - so that each order's checks look up only the names the
+    order itself brings.
 
-    Every check is recorded, per power in the order the checks came
-    (``by_power``): when :func:`adjudicator.advance` then gets exactly
-    those order objects (the server's THX step, then the adjudication) it
-    takes the records as they are - no second check, no lookup per order.
+    Every check is recorded in the order the checks came (``log``): when
+    :func:`adjudicator.advance` then gets exactly those order objects in
+    that order (the benchmark's THX step, then the adjudication) it takes
+    the records as they are - no second check, no lookup per order.
     Otherwise it finds each order's record by identity (``done``, built on
     first need) or checks it then.
     """
@@ -216,36 +207,23 @@ class MovementChecks:
         units = state.units
         n = len(units)
         ids = t.ids
-        loc_ids = t.loc_ids
         at = [-1] * t.n
         P = [-1] * n
-        L = [-1] * n
-        W = [0] * n
-        army = [False] * n
-        powers = list(t.powers)
         i = 0
         for u in units:
-            loc = u.location
-            p = ids.get(loc.province, -1)
+            p = ids.get(u.location.province, -1)
             P[i] = p
             if p >= 0:
                 at[p] = i
-                coast = loc.coast
-                L[i] = p if coast is None else loc_ids.get((p, coast), -1)
-            army[i] = u.kind == AMY
-            W[i] = power_index(powers, u.power)
             i += 1
         self.units = units
         self.n = n
         self.at = at
         self.P = P
-        self.L = L
-        self.W = W
-        self.army = army
-        self.powers = powers
-        self.by_power: dict[str, list[Checked]] = {}
-        self.last_power = ""
-        self.last: list[Checked] = []
+        # the powers as indices, made on first need (power_indices)
+        self.W: list[int] | None = None
+        self.powers: list[str] = []
+        self.log: list[Checked] = []
         self.done: dict[int, Checked] | None = None
         self.groups: _FleetGroups | None = None
         #: (army province, destination) -> the seas on a simple route (v3.0 rules)
@@ -254,15 +232,9 @@ class MovementChecks:
     def check(self, power: str, order: Order) -> Checked:
         """Check ``order`` for ``power`` and record the outcome."""
         c = _check_movement(self, power, order)
-        if power is not self.last_power:  # usually the same power as the last check
-            got = self.by_power.get(power)
-            if got is None:
-                got = []
-                self.by_power[power] = got
-            self.last_power = power
-            self.last = got
-        if len(self.last) < self.n + _RECORD_SLACK:
-            self.last.append(c)
+        log = self.log
+        if len(log) < 4 * self.n + _RECORD_SLACK:
+            log.append(c)
         done = self.done
         if done is not None:
             done[id(order)] = c
@@ -274,9 +246,8 @@ class MovementChecks:
         done = self.done
         if done is None:
             done = {}
-            for recs in self.by_power.values():
-                for c in recs:
-                    done[id(c.order)] = c
+            for c in self.log:
+                done[id(c.order)] = c
             self.done = done
         got = done.get(id(order))
         if got is not None and got.order is order and got.power == power:
@@ -287,29 +258,57 @@ class MovementChecks:
         """The accepted orders by unit, powers in alphabetical order and each
         power's orders in the order given (a later order for a unit replaces
         an earlier one, PROTOCOL.md 8.3)."""
-        out = Plan(self.n)
-        by_power = self.by_power
-        for power in sorted(orders_by_power):
-            given = orders_by_power[power]
-            seq = given if isinstance(given, tuple) else tuple(given)
-            recs = by_power.get(power)
-            if recs is None or not _same_orders(recs, seq):
-                recs = [self.lookup(power, o) for o in seq]
-            for c in recs:
+        chosen: list[Checked | None] = [None] * self.n
+        if self._logged(orders_by_power):
+            # Only the owner's order of a unit is accepted (else NYU), so
+            # taking the records in the order of the checks gives the same
+            # choice as taking the powers alphabetically.
+            for c in self.log:
                 if c.unit >= 0:
-                    out.add(c)
-        return out
+                    chosen[c.unit] = c
+        else:
+            for power in sorted(orders_by_power):
+                for order in orders_by_power[power]:
+                    c = self.lookup(power, order)
+                    if c.unit >= 0:
+                        chosen[c.unit] = c
+        return Plan(chosen)
+
+    def _logged(self, orders_by_power: Mapping[str, Iterable[Order]]) -> bool:
+        """Is the log exactly these orders (tuples), power by power, in this order?"""
+        log = self.log
+        k = 0
+        for power, given in orders_by_power.items():
+            if not isinstance(given, tuple) or k + len(given) > len(log):
+                return False
+            for order in given:
+                c = log[k]
+                if c.order is not order or c.power != power:
+                    return False
+                k += 1
+        return k == len(log)
 
     def plan_of(self, orders: Mapping[str, Order]) -> Plan:
         """The :class:`Plan` of accepted, canonical orders by unit province."""
-        out = Plan(self.n)
+        chosen: list[Checked | None] = [None] * self.n
         for order in orders.values():
             if isinstance(order, Waive):
                 continue
             c = self.lookup(order.unit.power, order)
             if c.unit >= 0:
-                out.add(c)
-        return out
+                chosen[c.unit] = c
+        return Plan(chosen)
+
+    def power_indices(self) -> list[int]:
+        """The power of each unit as an index into ``powers`` (which starts
+        with the map's powers, in map order)."""
+        W = self.W
+        if W is None:
+            powers = list(self.t.powers)
+            W = [power_index(powers, u.power) for u in self.units]
+            self.powers = powers
+            self.W = W
+        return W
 
     def fleet_groups(self) -> _FleetGroups:
         """The :class:`_FleetGroups` of this board (computed on first need)."""
@@ -318,28 +317,15 @@ class MovementChecks:
             t = self.t
             sea = t.sea
             P = self.P
-            army = self.army
             units = self.units
             fleets: list[int] = []
             for i in range(self.n):
                 p = P[i]
-                if p >= 0 and not army[i] and units[i].kind == FLT and sea[p]:
+                if p >= 0 and units[i].kind == FLT and sea[p]:
                     fleets.append(p)
             g = _FleetGroups(t, fleets)
             self.groups = g
         return g
-
-
-def _same_orders(recs: list[Checked], seq: tuple[Order, ...]) -> bool:
-    """Are the records exactly of these order objects, in this order?"""
-    if len(recs) != len(seq):
-        return False
-    k = 0
-    for c in recs:
-        if c.order is not seq[k]:
-            return False
-        k += 1
-    return True
 
 
 def movement_checks(m: Map, state: GameState, rules: Rulebook) -> MovementChecks | None:
@@ -548,12 +534,12 @@ def _reaches(c: MovementChecks, i: int, q: int) -> bool:
     """Can unit ``i`` of the board move to province ``q`` without convoy
     (any coast for fleets)?"""
     t = c.t
-    if c.army[i]:
-        return t.army_can[c.P[i] * t.n + q]
-    loc = c.L[i]
-    if loc < 0:  # a coast the province does not have: as unit_reach, a KeyError
-        u = c.units[i]
-        loc = t.loc_ids[(c.P[i], u.location.coast)]
+    u = c.units[i]
+    p = c.P[i]
+    if u.kind == AMY:
+        return t.army_can[p * t.n + q]
+    coast = u.location.coast
+    loc = p if coast is None else t.loc_ids[(p, coast)]
     return t.fleet_can[loc * t.n + q]
 
 
@@ -715,7 +701,7 @@ class _FleetGroups:
                 x = comp[k]
                 k += 1
                 for q in sea_shores[x]:
-                    touch[q] |= bit
+                    touch[q] = touch[q] | bit  # (mypyc: `|=` on an item is a generic call)
                 for y in sea_nbrs[x]:
                     if group[y] == -2:
                         group[y] = g
