@@ -55,11 +55,11 @@ from protocol.frames import (
 )
 from protocol.messages import Message, Now, Off, Sub
 from protocol.parse import Role as Sender
-from protocol.tokens import Representation
 from server.durability import DurabilityLost
 from server.limits import FrameTracker, TokenBucket
 from server.press import wire_representation
 from server.session import Client, Close, Outgoing, Role
+from server.wire import Packet
 
 if TYPE_CHECKING:
     from server.lobby import Lobby
@@ -272,90 +272,108 @@ class _Reader:
 
 # --- writing ------------------------------------------------------------------------
 
-#: Frames of recently sent messages: a broadcast is encoded once, not once per
-#: client.  Writers encode within moments of the broadcast, so a small window
-#: suffices; the messages it holds stay alive (and GC-tracked) while cached.
-_encoded: dict[int, tuple[Message, Representation, bytes]] = {}
-_ENCODED_MAX = 1024
-
-
 def _frame_of(machine: Machine, message: Message) -> bytes | None:
     """The DM frame of ``message``; None before the RM (no DM may be sent yet).
 
     Raises EncodeError for a message that cannot be put on the wire.  After
     the peer broke the protocol or closed, the machine is closed for
     receiving, but what was queued before the EM still goes out first.
+    Broadcasts arrive already encoded (`server.wire.Packet`).
     """
     if machine.state in (State.AWAIT_IM, State.GOT_IM):
         return None
-    rep = machine.representation
-    cached = _encoded.get(id(message))
-    # The cache holds the message itself, so its id cannot be reused while cached;
-    # connections of one game share their representation (or an equal one).
-    if cached is not None and cached[0] is message and (cached[1] is rep or cached[1] == rep):
-        return cached[2]
-    data = build_frame(DiplomacyMessage(message.to_tokens(rep)))
-    if len(_encoded) >= _ENCODED_MAX:
-        del _encoded[next(iter(_encoded))]        # the oldest (dicts keep insertion order)
-    _encoded[id(message)] = (message, rep, data)
-    return data
+    return build_frame(DiplomacyMessage(message.to_tokens(machine.representation)))
 
 
 async def _writer(stream: trio.abc.Stream, machine: Machine,
                   queue: trio.MemoryReceiveChannel[Outgoing], client: Client,
                   lobby: Lobby) -> None:
     """Write queued messages in batches of whole frames; a close marker ends the connection."""
-    settings = lobby.settings
-    done = False
-    while not done:
+    # One cancel scope for the writer's life, its deadline armed only while a
+    # write is under way: entering a scope per write cost more than the write
+    # itself with hundreds of clients (``make load``).
+    with trio.CancelScope() as watchdog:
+        await _write_loop(stream, machine, queue, client, lobby, watchdog)
+    if watchdog.cancelled_caught:
+        log.warning("client_too_slow", power=client.power,
+                    reason=f"no write completed in {lobby.settings.send_timeout} s")
+        client.abort("socket blocked")
+        return
+    client.abort(client.close_reason or "closed")
+
+
+async def _write_loop(stream: trio.abc.Stream, machine: Machine,
+                      queue: trio.MemoryReceiveChannel[Outgoing], client: Client,
+                      lobby: Lobby, watchdog: trio.CancelScope) -> None:
+    send_timeout = lobby.settings.send_timeout
+    while True:
         try:
             items = [await queue.receive()]
         except trio.EndOfChannel:
-            break
+            return
         while len(items) < WRITE_BATCH:
             try:
                 items.append(queue.receive_nowait())
             except (trio.WouldBlock, trio.EndOfChannel):
                 break
-        chunks: list[bytes] = []
-        for item in items:
-            if isinstance(item, Close):
-                if item is Close.WITH_FM:
-                    try:
-                        chunks.append(machine.send(FinalMessage()))
-                    except ProtocolError:
-                        pass
-                done = True
-                break
-            if isinstance(item, bytes):
-                chunks.append(item)
+        chunks, done = _frames(machine, items)
+        if chunks:
+            try:
+                await lobby.durability.wait()
+            except DurabilityLost as exc:
+                client.abort(f"storage failed: {exc}")
+                return
+            watchdog.deadline = trio.current_time() + send_timeout
+            await stream.send_all(b"".join(chunks))
+            watchdog.deadline = math.inf
+            if lobby.turn_stats is not None and client.game is not None \
+                    and client.role is Role.PLAYER:
+                _note_now_out(lobby, client, items)
+        if done:
+            return
+
+
+def _frames(machine: Machine, items: list[Outgoing]) -> tuple[list[bytes], bool]:
+    """The frames of a batch of queued items, and whether a close marker ended it."""
+    chunks: list[bytes] = []
+    for item in items:
+        if isinstance(item, Packet):
+            if machine.state in (State.AWAIT_IM, State.GOT_IM):
+                log.info("message_before_rm_dropped", kind=item.command)
                 continue
             try:
-                frame = _frame_of(machine, item)
+                chunks.append(item.for_rep(machine.representation))
             except ProtocolError as exc:
-                log.error("unsendable_message", kind=getattr(item, "COMMAND", "?"), error=str(exc))
-                continue
-            if frame is None:
-                log.info("message_before_rm_dropped", kind=getattr(item, "COMMAND", "?"))
-            else:
-                chunks.append(frame)
-        if not chunks:
+                log.error("unsendable_message", kind=item.command, error=str(exc))
             continue
+        if isinstance(item, bytes):
+            chunks.append(item)
+            continue
+        if isinstance(item, Close):
+            if item is Close.WITH_FM:
+                try:
+                    chunks.append(machine.send(FinalMessage()))
+                except ProtocolError:
+                    pass
+            return chunks, True
         try:
-            await lobby.durability.wait()
-        except DurabilityLost as exc:
-            client.abort(f"storage failed: {exc}")
-            break
-        with trio.move_on_after(settings.send_timeout) as timer:
-            await stream.send_all(b"".join(chunks))
-        if timer.cancelled_caught:
-            log.warning("client_too_slow", power=client.power,
-                        reason=f"no write completed in {settings.send_timeout} s")
-            client.abort("socket blocked")
-            break
-        if lobby.turn_stats is not None and client.game is not None and client.role is Role.PLAYER:
-            for item in items:
-                if isinstance(item, Now):
-                    lobby.turn_stats.now_out(client.game.id, str(item.turn), client.game.seats,
-                                             trio.current_time())
-    client.abort(client.close_reason or "closed")
+            frame = _frame_of(machine, item)
+        except ProtocolError as exc:
+            log.error("unsendable_message", kind=getattr(item, "COMMAND", "?"), error=str(exc))
+            continue
+        if frame is None:
+            log.info("message_before_rm_dropped", kind=getattr(item, "COMMAND", "?"))
+        else:
+            chunks.append(frame)
+    return chunks, False
+
+
+def _note_now_out(lobby: Lobby, client: Client, items: list[Outgoing]) -> None:
+    """Turn statistics: a NOW has just been handed to a player's socket."""
+    assert lobby.turn_stats is not None and client.game is not None
+    for item in items:
+        turn = item.turn if isinstance(item, Packet) else \
+            str(item.turn) if isinstance(item, Now) else None
+        if turn is not None:
+            lobby.turn_stats.now_out(client.game.id, turn, client.game.seats,
+                                     trio.current_time())

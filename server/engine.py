@@ -148,21 +148,41 @@ class Engine:
     def centre_counts(self) -> Mapping[str, int]:
         return convert.centre_counts(self.state, self.variant.powers)
 
+    @cached_property
+    def _converted(self) -> dict[int, tuple[po.Order, adj.Order]]:
+        return {}
+
+    def _adj(self, orders: Sequence[po.Order]) -> list[adj.Order]:
+        """The adjudicator's form of orders, each converted once per position.
+
+        Every THX check and MIS of a phase looks at the power's accepted
+        orders again; converting them once keeps a SUB of n orders linear.
+        Keyed by identity (cheaper than hashing an order); the cache holds
+        each order, so its id cannot be reused while the position lives.
+        """
+        cache = self._converted
+        out = []
+        for order in orders:
+            found = cache.get(id(order))
+            if found is None or found[0] is not order:
+                found = cache[id(order)] = (order, convert.order_to_adj(order))
+            out.append(found[1])
+        return out
+
     def check(self, power: str, order: po.Order, accepted: Sequence[po.Order]) -> str:
         """The THX note of ``order`` from ``power`` given its accepted orders (9.3)."""
-        return validate(self.variant.map, self.state, power, convert.order_to_adj(order),
-                        [convert.order_to_adj(o) for o in accepted])
+        return validate(self.variant.map, self.state, power, self._adj((order,))[0],
+                        self._adj(accepted))
 
     def missing(self, power: str, accepted: Sequence[po.Order]) -> Mis | None:
         """The MIS for ``power``, or None when its orders are complete."""
         if power not in self._owing:
             return None
-        return convert.missing_message(self.state, power,
-                                       [convert.order_to_adj(o) for o in accepted])
+        return convert.missing_message(self.state, power, self._adj(accepted))
 
     def advance(self, orders: Mapping[str, Sequence[po.Order]]) -> Outcome:
         """Adjudicate the phase; missing orders get the civil-disorder defaults."""
-        given = {p: [convert.order_to_adj(o) for o in held] for p, held in orders.items()}
+        given = {p: self._adj(held) for p, held in orders.items()}
         result = adjudicate(self.variant.map, self.state, given, self.rulebook)
         return Outcome(convert.ord_messages(result), result.ownership_updated, result.winner,
                        Engine(self.variant, result.state, self.rulebook))

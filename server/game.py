@@ -56,9 +56,11 @@ from protocol.messages import (
     Hlo,
     Map,
     Message,
+    Mis,
     Not,
     Now,
     Off,
+    Ord,
     Rej,
     Sco,
     Slo,
@@ -87,12 +89,13 @@ from server.events import (
     Request,
 )
 from server.history import History, Phase
-from server.press import PressRelay
+from server.press import PressRelay, wire_representation
 from server.requests import answer
 from server.session import Client, Role
 from server.settings import GameSettings
 from server.store import GameRecord, Seat, Store
 from server.turn import TurnState
+from server.wire import Encoded, Packet, encode, join, packet
 
 log = structlog.get_logger("server.game")
 
@@ -118,6 +121,11 @@ class Game:
         self.clock = PhaseClock(trio.current_time)
         self.time_requests = TimeRequests()
         self.press = PressRelay(trio.current_time)        # SND answers, rate limit (16.1)
+        # What the game's connections speak: broadcasts are encoded once under it.
+        self.rep = wire_representation(variant.rep, settings.press_numbering)
+        self.mdf = packet(variant.mdf, self.rep)           # every client asks for it once
+        self._missing_memo: dict[str, tuple[TurnState, int, Mis | None]] = {}
+        self._order_texts: dict[int, tuple[POrder, str]] = {}
         self.turn = TurnState(self.engine.season)
         self.players: dict[str, Client | None] = {}      # power -> client (None = CD)
         self.joining: list[Client] = []                   # NME'd, map not yet accepted
@@ -209,9 +217,14 @@ class Game:
             clients.append(include)
         return clients
 
-    def _broadcast(self, message: Message) -> None:
-        for client in self.audience():
-            client.send(message)
+    def _broadcast(self, message: Message | Packet) -> None:
+        """Send to every joined client, encoding the message once for all of them."""
+        audience = self.audience()
+        if not audience:
+            return
+        item = self.encode(message).packet if isinstance(message, Message) else message
+        for client in audience:
+            client.send(item)
 
     def _attended(self) -> bool:
         """Some power still in the game has its client connected."""
@@ -336,11 +349,12 @@ class Game:
             self.players[power] = client
         self.accepted.clear()
         sco, now = self.engine.sco_message(), self.engine.now_message()
+        sco_e, now_e = self.encode(sco), self.encode(now)
         self.store.start_game(self.handle.id, list(self.seats.values()), str(self.engine.turn),
-                              self._text(sco), self._text(now))
+                              sco_e.text, now_e.text)
         self.handle.status = "running"
         self.handle.passcodes = {p: s.passcode for p, s in self.seats.items()}
-        self.history = History([Phase("", (sco, now), sco, now)])
+        self.history = History([Phase("", None, sco_e.packet, now_e.packet)])
         self.year_tables = [(self.engine.turn.year - 1, owners(sco))]
         self.log.info("game_started", powers={p: s.client_name for p, s in self.seats.items()})
         for power, player in self.players.items():
@@ -349,8 +363,8 @@ class Game:
         for observer in self.observers:
             if observer.role is Role.OBSERVER:
                 observer.send(self.hlo(None))
-        self._broadcast(sco)
-        self._broadcast(now)
+        self._broadcast(sco_e.packet)
+        self._broadcast(now_e.packet)
         self._start_phase(announce=True)
 
     def _new_passcode(self, power: str) -> int:
@@ -375,17 +389,21 @@ class Game:
         self.away_since = {p: trio.current_time() for p in self.seats}
         self.handle.status = "running"
         self.handle.passcodes = {p: s.passcode for p, s in self.seats.items()}
+        last: tuple[Sco, Now] | None = None
         for stored in self.store.phases(self.handle.id):
             sco, now = self.parse(stored.sco), self.parse(stored.now)
             assert isinstance(sco, Sco) and isinstance(now, Now)
-            phase = Phase(stored.turn, tuple(self.parse(m) for m in stored.messages), sco, now)
-            self.history.append(phase)
+            last = sco, now
+            messages = [self.parse(m) for m in stored.messages]
+            results = join((self.encode(m).packet for m in messages if isinstance(m, Ord)), "ORD")
+            self.history.append(Phase(stored.turn, results if stored.seq else None,
+                                      self.encode(sco).packet, self.encode(now).packet))
             if stored.seq == 0:
                 self.year_tables.append((now.turn.year - 1, owners(sco)))
-            elif any(isinstance(m, Sco) for m in phase.messages):
+            elif any(isinstance(m, Sco) for m in messages):
                 self.year_tables.append((int(stored.turn.split()[1]), owners(sco)))
-        last = self.history[-1]
-        self.engine = self.variant.position(last.sco, last.now, self.engine.rulebook)
+        assert last is not None, "a running game has its phase 0"
+        self.engine = self.variant.position(*last, self.engine.rulebook)
         self.turn = TurnState(self.engine.season)
         for power, texts in record.pending.items():
             for text in texts:
@@ -435,7 +453,22 @@ class Game:
 
     def _lacking(self, power: str) -> bool:
         """The power has no complete set of orders, or asked to wait (NOT (GOF))."""
-        return power in self.turn.waiting or self.engine.missing(power, self.turn.of(power)) is not None
+        return power in self.turn.waiting or self.missing(power) is not None
+
+    def missing(self, power: str) -> Mis | None:
+        """The power's MIS for the current phase, or None when its orders are complete.
+
+        Remembered until its orders change: `_ready` asks about every power
+        after every event, and most events change nobody's orders.
+        """
+        turn = self.turn
+        revision = turn.revision(power)
+        memo = self._missing_memo.get(power)
+        if memo is not None and memo[0] is turn and memo[1] == revision:
+            return memo[2]
+        mis = self.engine.missing(power, turn.of(power))
+        self._missing_memo[power] = (turn, revision, mis)
+        return mis
 
     def _maybe_pause_clock(self) -> None:
         if self.clock.running and self._must_pause():
@@ -487,18 +520,22 @@ class Game:
         outcome: Outcome = self.engine.advance(orders)
         new = outcome.engine
         sco, now = new.sco_message(), new.now_message()
-        messages: list[Message] = list(outcome.results)
+        # Each message is encoded once: the same tokens give the frame every
+        # client gets and the text the database keeps.
+        results = [self.encode(m) for m in outcome.results]
+        sco_e, now_e = self.encode(sco), self.encode(now)
+        after: list[Encoded] = []
         if outcome.year_end:
-            messages.append(sco)
+            after.append(sco_e)
             self.year_tables.append((processed.year, owners(sco)))
         ending: Ending | None = None
         if outcome.solo is not None:
-            messages.append(Slo(outcome.solo))
+            after.append(self.encode(Slo(outcome.solo)))
             ending = Ending.solo(outcome.solo, (processed.season, processed.year))
         elif outcome.year_end:
             ending = self.rules.check(self.year_tables, new.survivors(),
                                       (processed.season, processed.year))
-        messages.append(now)
+        after.append(now_e)
         end_messages: list[Message] = []
         if ending is not None:
             if ending.draw:
@@ -507,17 +544,20 @@ class Game:
         self.store.record_phase(
             self.handle.id, str(processed),
             {p: [self._order_text(o) for o in held] for p, held in orders.items()},
-            [self._text(m) for m in messages], self._text(sco), self._text(now),
+            [e.text for e in results + after], sco_e.text, now_e.text,
             str(new.turn), [self._text(m) for m in end_messages],
         )
-        self.history.append(Phase(str(processed), tuple(messages), sco, now))
+        ords = join((e.packet for e in results), "ORD")
+        self.history.append(Phase(str(processed), ords, sco_e.packet, now_e.packet))
         self.engine = new
         self.turn = TurnState(new.season)
+        self._order_texts.clear()
         self.log.info("phase_processed", turn=str(processed), next=str(new.turn),
                       orders=sum(len(v) for v in orders.values()), results=len(outcome.results),
                       seconds=round(trio.current_time() - started, 4))
-        for message in messages:
-            self._broadcast(message)
+        # All the results go out as one packet: one queue item per client.
+        for item in ([ords] if ords is not None else []) + [e.packet for e in after]:
+            self._broadcast(item)
         if ending is not None:
             self._finish(end_messages, ending)
         else:
@@ -558,11 +598,26 @@ class Game:
 
     # --- helpers -----------------------------------------------------------------------------
 
+    def encode(self, message: Message) -> Encoded:
+        """``message`` as the game's connections get it, and as the database stores it."""
+        return encode(message, self.rep)
+
     def _text(self, message: Message) -> str:
         return render_text(message.to_tokens(self.variant.rep), self.variant.rep)
 
     def _order_text(self, order: POrder) -> str:
-        return render_text(from_tree(order.to_node(), self.variant.rep), self.variant.rep)
+        """An accepted order's stored text, rendered once per phase (each SUB saves them all).
+
+        Keyed by identity (hashing an order costs more than looking it up):
+        the accepted orders are the same objects all phase long, and the
+        cache holds them, so their ids cannot be reused while it does.
+        """
+        cached = self._order_texts.get(id(order))
+        if cached is not None and cached[0] is order:
+            return cached[1]
+        text = render_text(from_tree(order.to_node(), self.variant.rep), self.variant.rep)
+        self._order_texts[id(order)] = (order, text)
+        return text
 
     def save_orders(self, power: str) -> None:
         """Persist the power's accepted orders before they are acknowledged."""

@@ -9,38 +9,35 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from protocol.messages import Message, Now, Ord, Sco
+from server.wire import Packet
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Phase:
     """A processed phase as clients may ask for it again (HST, ORD)."""
 
     turn: str
-    messages: tuple[Message, ...]
-    sco: Sco
-    now: Now
-
-    @property
-    def results(self) -> list[Message]:
-        return [m for m in self.messages if isinstance(m, Ord)]
+    results: Packet | None      # its ORD messages, one packet (None: no results)
+    sco: Packet                 # the ownership after it
+    now: Packet                 # the phase after it
 
 
 class History(list[Phase]):
     """Every phase of a game in order; entry 0 is the start (turn ``""``)."""
 
-    def last_results(self) -> list[Message]:
+    def last_results(self) -> list[Packet]:
         """ORDs of the last movement phase and the phases after it (bare ORD)."""
-        out: list[Message] = []
+        out: list[Packet] = []
         for phase in reversed(self[1:]):
-            out[:0] = phase.results
+            if phase.results is not None:
+                out.insert(0, phase.results)
             if phase.turn.split()[0] in ("SPR", "FAL"):
                 break
         return out
 
-    def of_turn(self, turn: str) -> list[Message] | None:
+    def of_turn(self, turn: str) -> list[Packet] | None:
         """HST (turn): the phase's ORDs, then SCO and NOW after it; None if no such phase."""
         for phase in self[1:]:
             if phase.turn == turn:
-                return [*phase.results, phase.sco, phase.now]
+                return [*([phase.results] if phase.results else []), phase.sco, phase.now]
         return None

@@ -67,10 +67,12 @@ from server.events import (
 )
 from server.game import Game
 from server.limits import ConnectionGate, IamGuard
+from server.press import wire_representation
 from server.session import Client, Role
 from server.settings import GameSettings, ServerSettings
 from server.store import GameRecord, StorageFailure, Store
 from server.turnstats import TurnStats
+from server.wire import packet
 
 log = structlog.get_logger("server.lobby")
 
@@ -88,13 +90,16 @@ class Lobby:
         self.variant = variant
         self.nursery = nursery
         self.start = variant.start()      # what clients outside any game are shown
+        # Every bot asks for the MDF: encoded once, not once per client.
+        self.mdf = packet(variant.mdf, wire_representation(variant.rep,
+                                                           settings.game.press_numbering))
         self.games: dict[int, GameHandle] = {}
         self.clients: set[Client] = set()
         self._finished: dict[tuple[str, int], int] = {}    # (power, passcode) -> ended game
         self.gate = ConnectionGate(settings.max_connections, settings.connections_per_address,
                                    settings.limit_exempt)
         self.iam_guard = IamGuard(settings.iam_failures_per_address, settings.iam_failure_window)
-        self.durability = Durability(store)
+        self.durability = Durability(store, barrier=settings.durability == "disk")
         self.turn_stats = TurnStats() if settings.turn_stats else None
         self.storage_failure: str | None = store.failure
         store.on_failure = self.storage_failed
@@ -311,7 +316,7 @@ class Lobby:
             case MapRequest():
                 client.send(MapMessage(self.variant.name))
             case MdfRequest():
-                client.send(self.variant.mdf)
+                client.send(self.mdf)
             case NowRequest():
                 client.send(start.now_message())
             case ScoRequest():

@@ -47,6 +47,7 @@ costs microseconds.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -221,10 +222,15 @@ class RateLimiter:
 # --- the relay ---------------------------------------------------------------------------
 
 
+@functools.cache
 def wire_representation(rep: Representation, numbering: str) -> Representation:
     """The representation a connection of a game with this press numbering
     (`server.settings.GameSettings.press_numbering`) speaks after the RM:
-    ``rep`` with FCT/FOR/FWD/CCL/NAR at the values of that camp (PROTOCOL.md 6.7)."""
+    ``rep`` with FCT/FOR/FWD/CCL/NAR at the values of that camp (PROTOCOL.md 6.7).
+
+    One shared object per (map, numbering): `server.wire` packets encoded by a
+    game are written unchanged to every connection whose representation *is* it.
+    """
     return press_representation(rep, PressNumbering(numbering))
 
 

@@ -47,6 +47,7 @@ from protocol.messages import Map as MapMessage
 from protocol.orders import Order
 from server.deadline import whole_seconds
 from server.session import Client, Role
+from server.wire import join, packet
 
 if TYPE_CHECKING:
     from server.game import Game
@@ -83,7 +84,7 @@ def answer(game: Game, client: Client, message: Message, tokens: tuple[int, ...]
         case MapRequest():
             client.send(MapMessage(game.variant.name))
         case MdfRequest():
-            client.send(game.variant.mdf)
+            client.send(game.mdf)
         case HloRequest():
             _hlo(game, client, message)
         case ScoRequest():
@@ -185,9 +186,14 @@ def _sub(game: Game, client: Client, message: Sub) -> None:
             game.turn.accept(power, order)
         notes.append((order, note))
     game.save_orders(power)          # stored before any THX is sent
-    for order, note in notes:
-        client.send(Thx(order, note))
-    _send_missing(game, client, power, bare=False)
+    # The THXs and the MIS go out as one packet: one queue item, one write.
+    replies: list[Message] = [Thx(order, note) for order, note in notes]
+    missing = game.missing(power)
+    if missing is not None:
+        replies.append(missing)
+    reply = join((packet(m, game.rep) for m in replies), "THX")
+    if reply is not None:
+        client.send(reply)
 
 
 def _send_missing(game: Game, client: Client, power: str, *, bare: bool) -> None:

@@ -24,6 +24,7 @@ import trio
 
 from protocol.messages import Message
 from server.limits import TokenBucket
+from server.wire import Packet
 
 if TYPE_CHECKING:
     from server.events import GameHandle
@@ -60,8 +61,9 @@ class Close(enum.Enum):
     NO_FM = "no-fm"      # after an EM: close without FM (PROTOCOL.md 4.5)
 
 
-#: What the outbound queue carries: a message, a raw frame (RM, EM), or a close marker.
-Outgoing = Message | bytes | Close
+#: What the outbound queue carries: a message, frames encoded once for many
+#: clients (`server.wire.Packet`), a raw frame (RM, EM), or a close marker.
+Outgoing = Message | Packet | bytes | Close
 
 
 @dataclass(eq=False)
@@ -106,7 +108,7 @@ class Client:
         host, _, _port = self.peer.rpartition(":")
         return host or self.peer
 
-    def send(self, message: Message | bytes) -> bool:
+    def send(self, message: Message | Packet | bytes) -> bool:
         """Queue one message; False (and the client is dropped) if the queue is full."""
         if self.closed:
             return False

@@ -32,6 +32,14 @@ class TurnState:
     waiting: set[str] = field(default_factory=set)          # sent NOT (GOF)
     draw_all: set[str] = field(default_factory=set)         # bare DRW votes
     draw_sets: dict[str, set[frozenset[str]]] = field(default_factory=dict)  # DRW (powers)
+    revisions: dict[str, int] = field(default_factory=dict)  # power -> changes to its orders
+
+    def revision(self, power: str) -> int:
+        """A number that changes whenever the power's orders change (for caches)."""
+        return self.revisions.get(power, 0)
+
+    def _changed(self, power: str) -> None:
+        self.revisions[power] = self.revisions.get(power, 0) + 1
 
     def of(self, power: str) -> list[Order]:
         """The power's accepted orders (a copy)."""
@@ -44,18 +52,21 @@ class TurnState:
         if self.season in PER_UNIT_SEASONS and unit is not None:
             held[:] = [o for o in held if unit_of(o) != unit]
         held.append(order)
+        self._changed(power)
 
     def cancel(self, power: str, order: Order) -> bool:
         """Remove one accepted order equal to ``order``; False if there is none."""
         held = self.orders.get(power, [])
         if order in held:
             held.remove(order)
+            self._changed(power)
             return True
         return False
 
     def clear(self, power: str) -> None:
         """Forget all of the power's orders (NOT (SUB))."""
         self.orders.pop(power, None)
+        self._changed(power)
 
     # --- draws ---------------------------------------------------------------
 

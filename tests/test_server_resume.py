@@ -87,6 +87,8 @@ async def test_killed_mid_phase_and_resumed_ends_like_an_uninterrupted_game(
     for client in clients.values():
         await client.receive_until("NOW")
     now = await play_script(clients, "FAL 1901")
+    await clients["RUS"].send("HST ( SPR 1901 )")
+    spring = await clients["RUS"].receive_until("NOW")
     await submit(clients, now, ("ENG", "FRA", "GER", "AUS"))
     codes = {p: c.passcode for p, c in clients.items()}
     await first.kill()
@@ -105,6 +107,10 @@ async def test_killed_mid_phase_and_resumed_ends_like_an_uninterrupted_game(
     await back["ENG"].send("NOW")
     now = await back["ENG"].receive()
     assert turn_of(now) == "FAL 1901"
+    # The history was rebuilt from the database: HST answers as before the kill.
+    await back["RUS"].send("HST ( SPR 1901 )")
+    assert await back["RUS"].receive_until("NOW") == spring
+    assert sum(m.startswith("ORD ( SPR 1901 )") for m in spring) == 22
     # The accepted orders survived the kill: only three powers still owe orders.
     await back["ENG"].send("MIS")
     await back["ENG"].expect("MIS")

@@ -1,0 +1,103 @@
+"""Messages encoded once for many clients: a `Packet` is DM frames ready to write.
+
+A game's broadcasts (ORD, SCO, NOW, TME, CCD...) go to every player and
+observer, and the same results are sent again on HST and bare ORD.
+Encoding a message (tree -> tokens -> frame) costs far more than writing
+it, so the game actor encodes each broadcast once (`encode`) and queues the
+same `Packet` for every client; the phase's history keeps its ORDs, SCO
+and NOW as packets too, which also keeps a long game's history out of the
+garbage collector's way (a few bytes objects per phase instead of a tree of
+message objects per result).
+
+A packet is only valid for the representation it was encoded under.  Every
+connection of a server speaks the same one (the variant's tokens with the
+server's press numbering, `server.press.wire_representation`, which returns
+one shared object), so the writer compares by identity and re-encodes
+(`reframe`) only in the unexpected case of a different representation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from protocol.frames import DiplomacyMessage, build_frame
+from protocol.messages import Message, Now
+from protocol.text import render_text
+from protocol.tokens import Representation
+from protocol.tree import bytes_to_tokens, from_tree, to_tree
+
+HEADER = 4     # PROTOCOL.md 3: type, pad, 16-bit length
+
+
+@dataclass(frozen=True, slots=True)
+class Packet:
+    """One or more whole DM frames, encoded under ``rep``.
+
+    ``command`` names the (first) message for log lines; ``turn`` is the
+    turn of a NOW (``'SPR 1901'``), which the turn statistics look for.
+    """
+
+    command: str
+    frames: bytes
+    rep: Representation
+    turn: str | None = None
+
+    def for_rep(self, rep: Representation) -> bytes:
+        """The frames under ``rep`` (the same bytes unless the representation differs)."""
+        if rep is self.rep:
+            return self.frames
+        return reframe(self.frames, self.rep, rep)
+
+
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    """A message's packet and its text form (what the database stores)."""
+
+    packet: Packet
+    text: str
+
+
+def encode(message: Message, rep: Representation) -> Encoded:
+    """Encode ``message`` once: its frame, and its text from the same tokens.
+
+    Raises `protocol.errors.EncodeError` if the message cannot be sent.
+    """
+    tokens = message.to_tokens(rep)
+    return Encoded(_packet(message, tokens, rep), render_text(tokens, rep))
+
+
+def packet(message: Message, rep: Representation) -> Packet:
+    """``message`` encoded for the wire only (no text: nothing stores it)."""
+    return _packet(message, message.to_tokens(rep), rep)
+
+
+def _packet(message: Message, tokens: tuple[int, ...], rep: Representation) -> Packet:
+    turn = str(message.turn) if isinstance(message, Now) else None
+    return Packet(message.COMMAND, build_frame(DiplomacyMessage(tokens)), rep, turn)
+
+
+def join(packets: Iterable[Packet], command: str) -> Packet | None:
+    """The frames of several packets (one representation) as one packet; None if empty."""
+    items = list(packets)
+    if not items:
+        return None
+    return Packet(command, b"".join(p.frames for p in items), items[0].rep)
+
+
+def split(frames: bytes) -> list[bytes]:
+    """The bodies of the DM frames in ``frames``."""
+    bodies = []
+    i = 0
+    while i < len(frames):
+        length = int.from_bytes(frames[i + 2:i + HEADER], "big")
+        bodies.append(frames[i + HEADER:i + HEADER + length])
+        i += HEADER + length
+    return bodies
+
+
+def reframe(frames: bytes, old: Representation, new: Representation) -> bytes:
+    """Re-encode DM frames from one representation to another (by mnemonics)."""
+    return b"".join(
+        build_frame(DiplomacyMessage(from_tree(to_tree(bytes_to_tokens(body), old), new)))
+        for body in split(frames))
