@@ -152,7 +152,7 @@ async def _start_game(nursery: trio.Nursery, lobby: Lobby, prefix: str,
 async def _exchange(chunks: Sequence[bytes], level: int, as_player: bool, report: Report,
                     clock: trio.testing.MockClock) -> None:
     settings = ServerSettings(db_path=":memory:", game=GameSettings(level=level),  # type: ignore[arg-type]
-                              message_rate=math.inf, group_commit=False)
+                              message_rate=math.inf, durability="commit")
     store = Store.open(":memory:")
     try:
         async with trio.open_nursery() as nursery:

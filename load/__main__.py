@@ -104,7 +104,7 @@ def run_once(games: int, args: argparse.Namespace, work: Path) -> RunResult:
             [sys.executable, "-m", "load.server_proc", "--port", str(port), "--db", str(db),
              "--max-year", str(args.max_year), "--stats", str(stats), "--time-store",
              *(["--profile", str(args.profile)] if args.profile else []),
-             *(["--no-group-commit"] if args.no_group_commit else [])],
+             "--durability", args.durability],
             cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
     bots: list[tuple[subprocess.Popen[bytes], Path]] = []
     load_before = os.getloadavg()[0]
@@ -171,7 +171,8 @@ def run_once(games: int, args: argparse.Namespace, work: Path) -> RunResult:
         server_cpu_seconds=server_stats["cpu_seconds"], fsyncs=server_stats["fsyncs"],
         idle_rss=idle_rss, peak_rss=peak_rss, gc_pauses=server_stats["gc_pauses"],
         loop_lag_ms=server_stats["loop_lag_ms"], slowest_store_ms=server_stats["slowest_store_ms"],
-        group_commit=not args.no_group_commit, db_dir=str(args.db_dir or "(temporary, on disk)"),
+        durability=args.durability, slowest_fsync_ms=server_stats.get("slowest_fsync_ms", 0.0),
+        db_dir=str(args.db_dir or "(temporary, on disk)"),
         problems=[p for r in bot_results for p in r["problems"]],
         bot_errors=[e for r in bot_results for e in r["errors"]],
         unfinished_clients=games * 7 - finished, server_warnings=dict(warnings),
@@ -196,8 +197,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
     parser.add_argument("--profile", type=Path, default=None,
                         help="profile the server (cProfile) into this file")
-    parser.add_argument("--no-group-commit", action="store_true",
-                        help="the server syncs every commit itself (for comparison)")
+    parser.add_argument("--durability", choices=("disk", "commit", "os"), default="disk",
+                        help="the server's --durability: announce once on disk with one fsync "
+                             "per batch (disk, the default) or per commit (commit), or once "
+                             "the OS has it (os)")
     parser.add_argument("--db-dir", type=Path, default=None,
                         help="put the server's database here (default: the temporary "
                              "directory, on disk; e.g. /dev/shm to take the disk out)")

@@ -56,7 +56,8 @@ class RunResult:
     gc_pauses: dict[str, dict[str, float]] = field(default_factory=dict)
     loop_lag_ms: dict[str, float] = field(default_factory=dict)
     slowest_store_ms: dict[str, float] = field(default_factory=dict)
-    group_commit: bool = True
+    durability: str = "disk"
+    slowest_fsync_ms: float = 0.0
     db_dir: str = ""
     problems: list[str] = field(default_factory=list)
     bot_errors: list[str] = field(default_factory=list)
@@ -95,7 +96,8 @@ class RunResult:
             "server_idle_rss_mb": round(self.idle_rss / 2**20, 1),
             "server_peak_rss_mb": round(self.peak_rss / 2**20, 1),
             "growth_per_game_kb": round((self.peak_rss - self.idle_rss) / self.games / 1024, 1),
-            "group_commit": self.group_commit, "database_dir": self.db_dir,
+            "durability": self.durability, "slowest_fsync_ms": self.slowest_fsync_ms,
+            "database_dir": self.db_dir,
             "gc_pauses": self.gc_pauses, "loop_lag_ms": self.loop_lag_ms,
             "slowest_store_write_ms": self.slowest_store_ms,
             "errors": self.errors, "problems": self.problems[:5], "bot_errors": self.bot_errors[:5],
@@ -135,7 +137,8 @@ def format_runs(runs: list[RunResult], fit: tuple[float, float, float] | None = 
         lines.append(f"       stalls: gen-2 GC {gc2.get('count', 0)} x, max {gc2.get('max_ms', 0)} ms; "
                      f"event-loop lag p99/max {r.loop_lag_ms.get('p99', 0)}/"
                      f"{r.loop_lag_ms.get('max', 0)} ms; slowest DB write "
-                     f"{max(r.slowest_store_ms.values(), default=0)} ms")
+                     f"{max(r.slowest_store_ms.values(), default=0)} ms; durability "
+                     f"{r.durability}, slowest fsync {r.slowest_fsync_ms} ms")
         if r.errors:
             lines.append(f"       errors: problems {r.problems[:3]}, bot errors {r.bot_errors[:3]}, "
                          f"unfinished clients {r.unfinished_clients}, "

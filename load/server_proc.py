@@ -85,8 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-year", type=int, required=True)
     parser.add_argument("--stats", type=Path, required=True)
     parser.add_argument("--log-level", default="INFO")
-    parser.add_argument("--no-group-commit", action="store_true",
-                        help="one fsync per commit (synchronous=FULL), for comparison")
+    parser.add_argument("--durability", choices=("disk", "commit", "os"), default="disk",
+                        help="the server's durability setting (ServerSettings.durability)")
     parser.add_argument("--time-store", action="store_true",
                         help="record the slowest call of each database write")
     parser.add_argument("--profile", type=Path, default=None,
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = ServerSettings(host="127.0.0.1", port=args.port, db_path=args.db,
                               game=GameSettings(max_year=args.max_year),
                               max_connections=min(hard, 65536) - 64, turn_stats=True,
-                              group_commit=not args.no_group_commit)
+                              durability=args.durability)
     server = Server(settings)
     gc_pauses = GcPauses()
     lags: list[float] = []
@@ -139,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         "cpu_seconds": usage.ru_utime + usage.ru_stime,
         "max_rss_bytes": usage.ru_maxrss * 1024,
         "fsyncs": server.lobby.durability.flushes,
+        "slowest_fsync_ms": round(server.lobby.durability.slowest_sync * 1000, 1),
         "gc_pauses": gc_pauses.summary(),
         "loop_lag_ms": percentiles_ms(lags),
         "slowest_store_ms": {k: round(v * 1000, 2) for k, v in slowest_store.items()},

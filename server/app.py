@@ -13,10 +13,11 @@ outside the games get OFF too - and give the writers a bounded grace period
 to flush before the remaining connections are cut.  The database is closed
 last.
 
-With ``group_commit`` (the default) the store commits without waiting for
-the disk and `server.durability.Durability` syncs it once per batch; its
+With ``durability="disk"`` (the default) the store commits without waiting
+for the disk and `server.durability.Durability` syncs it once per batch; its
 flusher task runs beside the games until the very end, so the last OFFs
-still wait for the disk.  Admission (connections in total and per address)
+still wait for the disk (``"commit"``: one fsync per transaction; ``"os"``:
+no waiting for the disk at all).  Admission (connections in total and per address)
 is the lobby's `server.limits.ConnectionGate`, checked before a byte is read.
 """
 
@@ -55,7 +56,9 @@ class Server:
         variant = load_variant(settings.game.variant)
         listeners = await trio.open_tcp_listeners(settings.port, host=settings.host)
         try:
-            opener = GroupCommitStore.open if settings.group_commit else Store.open
+            # "commit": SQLite syncs every transaction itself; otherwise the
+            # store commits without syncing and `Durability` decides.
+            opener = Store.open if settings.durability == "commit" else GroupCommitStore.open
             store = opener(settings.db_path)
         except BaseException:
             for listener in listeners:
@@ -134,6 +137,7 @@ def freeze_startup_heap() -> None:
         _frozen = True
         gc.collect()
         gc.freeze()
+        gc.set_threshold(50_000, 20, 100)
 
 
 async def serve(settings: ServerSettings, *,

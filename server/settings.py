@@ -129,6 +129,10 @@ def default_db_path() -> Path:
     return Path("daide-server.db")
 
 
+#: When an announcement may go out (``ServerSettings.durability``).
+DURABILITY = ("disk", "commit", "os")
+
+
 @dataclass(frozen=True)
 class ServerSettings:
     """How this server process runs.
@@ -152,8 +156,13 @@ class ServerSettings:
     ``limit_exempt`` count towards the total only), the time a connection
     may stay idle before it joins a game (``join_idle_timeout``) and the time
     a partly received frame may take to complete (``frame_timeout``).
-    ``group_commit`` makes the database durable with one fsync per batch of
-    transactions instead of one per transaction (`server.durability`);
+    ``durability`` says when a client may hear of an order or phase
+    (`server.durability`): ``"disk"`` once an fsync has put it on disk,
+    one fsync per batch of transactions (group commit, the default);
+    ``"commit"`` the same with one fsync per transaction; ``"os"`` once it
+    is committed to the operating system - it then survives a crash or kill
+    of the server, not a power cut or an OS crash, and announcements never
+    wait for the disk;
     ``turn_stats`` measures turn latencies (`server.turnstats`, for `load/`).
     """
 
@@ -177,10 +186,13 @@ class ServerSettings:
     join_idle_timeout: float = 120.0
     frame_timeout: float = 30.0
     send_timeout: float = 60.0
-    group_commit: bool = True
+    durability: str = "disk"
     turn_stats: bool = False
 
     def __post_init__(self) -> None:
+        if self.durability not in DURABILITY:
+            raise SettingsError(f"durability must be one of {', '.join(DURABILITY)},"
+                                f" not {self.durability!r}")
         if not 0 <= self.port <= 65535:
             raise SettingsError(f"port must be 0..65535, not {self.port}")
         if self.outbound_queue < 8:

@@ -317,18 +317,34 @@ class Store:
             self._update_position(game_id, turn, sco, now, status="running", started_at=stamp)
 
     def save_orders(self, game_id: int, power: str, turn: str, orders: Sequence[str]) -> None:
-        """Replace one power's accepted orders for the current phase."""
-        with self._transaction():
-            if orders:
-                self._db.execute(
-                    "INSERT INTO pending_orders (game_id, power, turn, orders) VALUES (?, ?, ?, ?)"
-                    " ON CONFLICT (game_id, power) DO UPDATE SET turn = excluded.turn,"
-                    " orders = excluded.orders",
-                    (game_id, power, turn, json.dumps(list(orders))),
-                )
-            else:
-                self._db.execute("DELETE FROM pending_orders WHERE game_id = ? AND power = ?",
-                                 (game_id, power))
+        """Replace one power's accepted orders for the current phase.
+
+        One statement, so SQLite's autocommit makes it its own transaction:
+        every SUB of every game comes here, and BEGIN/COMMIT around it
+        would triple the calls.
+        """
+        if orders:
+            self._statement(
+                "INSERT INTO pending_orders (game_id, power, turn, orders) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (game_id, power) DO UPDATE SET turn = excluded.turn,"
+                " orders = excluded.orders",
+                (game_id, power, turn, json.dumps(list(orders))),
+            )
+        else:
+            self._statement("DELETE FROM pending_orders WHERE game_id = ? AND power = ?",
+                            (game_id, power))
+
+    def _statement(self, sql: str, params: tuple[object, ...]) -> None:
+        """One write statement, committed on its own (failures as in `_transaction`)."""
+        if self.failure is not None:
+            raise self.fail(self.failure)
+        try:
+            self._db.execute(sql, params)
+        except sqlite3.Error as exc:
+            reason = storage_reason(exc)
+            if reason is None:
+                raise
+            raise self.fail(f"{reason} ({exc})") from exc
 
     def record_phase(self, game_id: int, turn: str, orders: Mapping[str, Sequence[str]],
                      messages: Sequence[str], sco: str, now: str, new_turn: str,

@@ -73,6 +73,7 @@ class CrashPlan:
     max_year: int = 1903
     kills: int = 3
     seed: int = 1
+    durability: str = "disk"     # the killed server's --durability
 
 
 @dataclass
@@ -223,7 +224,8 @@ class ServerProcess:
         with log.open("wb") as out:
             self.process = await trio.lowlevel.open_process(
                 [sys.executable, "-m", "daide", "serve", "--port", str(self.port),
-                 "--db", str(self.db), "--max-year", str(self.plan.max_year), "--log-json"],
+                 "--db", str(self.db), "--max-year", str(self.plan.max_year), "--log-json",
+                 "--durability", self.plan.durability],
                 cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=out)
         with trio.fail_after(30):
             while b'"listening"' not in log.read_bytes():
@@ -318,8 +320,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kills", type=int, default=20)
     parser.add_argument("--max-year", type=int, default=1910)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--durability", choices=("disk", "commit", "os"), default="disk",
+                        help="the killed server's --durability (default disk)")
     args = parser.parse_args(argv)
-    plan = CrashPlan(games=args.games, max_year=args.max_year, kills=args.kills, seed=args.seed)
+    plan = CrashPlan(games=args.games, max_year=args.max_year, kills=args.kills, seed=args.seed,
+                     durability=args.durability)
     configure_logging(sys.stderr, json=False, level=logging.ERROR)
     with tempfile.TemporaryDirectory(prefix="daide-crash-") as tmp:
         result = trio.run(crash_trial, Path(tmp), plan)

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import trio
 
 from tests.crash_harness import CrashPlan, crash_trial
 
 
-async def test_killed_servers_lose_nothing_and_repeat_nothing(tmp_path: Path) -> None:
-    plan = CrashPlan(games=3, max_year=1905, kills=3, seed=7)
+@pytest.mark.parametrize("durability", ["disk", "os"])
+async def test_killed_servers_lose_nothing_and_repeat_nothing(tmp_path: Path,
+                                                              durability: str) -> None:
+    # "os" announces before any fsync: a killed process still loses nothing.
+    plan = CrashPlan(games=3, max_year=1905, kills=3, seed=7, durability=durability)
     with trio.fail_after(120):
         result = await crash_trial(tmp_path, plan)
     assert result.differences() == []

@@ -124,3 +124,40 @@ async def test_a_big_wal_is_checkpointed_by_the_flusher(
         assert len(again.games()) == 800
     finally:
         again.close()
+
+
+async def test_durability_os_announces_at_once_and_only_checkpoints(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # durability="os": nothing waits for an fsync; the flusher only keeps the WAL small.
+    monkeypatch.setattr(server.durability, "CHECKPOINT_BYTES", 64 * 1024)
+    monkeypatch.setattr(server.durability, "CHECKPOINT_POLL", 0.01)
+    store = GroupCommitStore.open(tmp_path / "g.db")
+    disk = Disk()
+    durability = Durability(store, sync=disk, barrier=False)
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(durability.run)
+            for _ in range(40):
+                for _ in range(20):
+                    store.create_game(GameSettings(variant="x" * 500))
+                await durability.wait()           # returns at once: no fsync
+            assert disk.calls == 0 and durability.flushes == 0
+            await trio.sleep(0.5)                 # fifty polls of the WAL's size
+            assert durability.checkpoints >= 1
+            nursery.cancel_scope.cancel()
+    finally:
+        durability.close()
+        store.close()
+    again = Store.open(tmp_path / "g.db")
+    try:
+        assert len(again.games()) == 800
+    finally:
+        again.close()
+
+
+def test_durability_setting_is_checked() -> None:
+    from server.settings import ServerSettings, SettingsError
+
+    assert ServerSettings().durability == "disk"
+    with pytest.raises(SettingsError, match="durability must be one of disk, commit, os"):
+        ServerSettings(durability="never")
