@@ -82,10 +82,6 @@ class MapTables:
             frozenset(q for q in m.fleet_reach[p] if q not in seas) if p in seas else frozenset()
             for p in range(self.n)
         )
-        #: sea province -> its shores, as a tuple (iterated when grouping fleets)
-        self.sea_shore_list: tuple[tuple[int, ...], ...] = tuple(
-            tuple(sorted(shore)) for shore in self.sea_shores
-        )
         #: land province -> the seas on its coast (any of its coasts)
         self.coast_seas: tuple[tuple[int, ...], ...] = tuple(
             tuple(sorted(s for s in seas if p in m.fleet_reach[s])) for p in range(self.n)

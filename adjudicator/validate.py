@@ -677,39 +677,41 @@ class _FleetGroups:
     """The fleets at sea of a board, grouped by connected fleet-held seas.
 
     ``group[p]`` is the group of sea ``p`` (-1: no fleet there),
-    ``touch[q]`` the groups touching land province ``q`` as a bit set (bit
-    ``g`` for group ``g``: one AND answers "does some group touch both
-    ends?"), ``occupied`` the seas holding a fleet.
+    ``occupied`` the seas holding a fleet.  Whether a group touches a land
+    province is asked of the few seas on that province's coast
+    (:func:`_touches`), so no shore sets are built.
     """
 
     def __init__(self, t: MapTables, occupied: list[int]) -> None:
         group = [-1] * t.n
         for p in occupied:
             group[p] = -2  # holds a fleet, no group yet
-        touch = [0] * t.n
         sea_nbrs = t.sea_nbrs
-        sea_shores = t.sea_shore_list
         g = 0
         for start in occupied:
             if group[start] != -2:
                 continue
             group[start] = g
-            bit = 1 << g
             comp = [start]
             k = 0
             while k < len(comp):
                 x = comp[k]
                 k += 1
-                for q in sea_shores[x]:
-                    touch[q] = touch[q] | bit  # (mypyc: `|=` on an item is a generic call)
                 for y in sea_nbrs[x]:
                     if group[y] == -2:
                         group[y] = g
                         comp.append(y)
             g += 1
         self.group = group
-        self.touch = touch
         self.occupied = occupied
+
+
+def _touches(t: MapTables, group: list[int], p: int, g: int) -> bool:
+    """Does fleet group ``g`` hold a sea on the coast of land province ``p``?"""
+    for s in t.coast_seas[p]:
+        if group[s] == g:
+            return True
+    return False
 
 
 def _fleet_groups(m: Map, state: GameState) -> _FleetGroups:
@@ -757,10 +759,14 @@ def _convoy_possible_in(
     sea = t.sea
     if sea[src] or sea[dst]:
         return False
-    if exclude is None or fg.group[exclude] < 0:
-        return (fg.touch[src] & fg.touch[dst]) != 0
-    # The groups again without the excluded fleet, from the seas next to src.
     group = fg.group
+    if exclude is None or group[exclude] < 0:
+        for s in t.coast_seas[src]:
+            g = group[s]
+            if g >= 0 and _touches(t, group, dst, g):
+                return True
+        return False
+    # The groups again without the excluded fleet, from the seas next to src.
     seen = [False] * t.n
     seen[exclude] = True
     sea_nbrs = t.sea_nbrs
@@ -796,7 +802,7 @@ def _convoy_through(c: MovementChecks, src: int, dst: int, sea: int) -> bool:
     g = fg.group[sea]
     if g < 0:
         return False
-    if not ((fg.touch[src] >> g) & 1) or not ((fg.touch[dst] >> g) & 1):
+    if not _touches(t, fg.group, src, g) or not _touches(t, fg.group, dst, g):
         return False
     if not c.rules.convoy_must_be_on_route:
         return True
