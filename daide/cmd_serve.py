@@ -51,11 +51,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="wire values of FCT/FOR/FWD/CCL/NAR (PROTOCOL.md 6.7; default daide)")
     parser.add_argument("--db", type=Path, default=Path("daide-server.db"),
                         help="SQLite database (default ./daide-server.db)")
-    parser.add_argument("--durability", choices=("disk", "commit", "os"), default="disk",
-                        help="when clients hear of an order or phase: once on disk, one fsync "
-                             "per batch (disk, the default) or per transaction (commit); or once "
-                             "the OS has it (os: survives a server crash, not a power cut, and "
-                             "never waits for a slow disk)")
+    parser.add_argument("--durability", choices=("os", "disk", "commit"), default="os",
+                        help="when clients hear of an order or phase (always stored first): once "
+                             "the OS has it (os, the default: survives any server crash, not a "
+                             "power cut; never waits for a slow disk), or once on disk with one "
+                             "fsync per batch (disk) or per transaction (commit)")
     rules = parser.add_argument_group("house rules (off by default)")
     rules.add_argument("--draw-after-idle", type=int, metavar="N", dest="idle_years",
                        help="DPTG: draw after N consecutive year-ends without a centre changing "

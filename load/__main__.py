@@ -197,10 +197,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
     parser.add_argument("--profile", type=Path, default=None,
                         help="profile the server (cProfile) into this file")
-    parser.add_argument("--durability", choices=("disk", "commit", "os"), default="disk",
-                        help="the server's --durability: announce once on disk with one fsync "
-                             "per batch (disk, the default) or per commit (commit), or once "
-                             "the OS has it (os)")
+    parser.add_argument("--durability", choices=("os", "disk", "commit"), default="os",
+                        help="the server's --durability: announce once the OS has the commit "
+                             "(os, the server's default), or once on disk with one fsync per "
+                             "batch (disk) or per commit (commit)")
     parser.add_argument("--db-dir", type=Path, default=None,
                         help="put the server's database here (default: the temporary "
                              "directory, on disk; e.g. /dev/shm to take the disk out)")

@@ -56,7 +56,7 @@ class RunResult:
     gc_pauses: dict[str, dict[str, float]] = field(default_factory=dict)
     loop_lag_ms: dict[str, float] = field(default_factory=dict)
     slowest_store_ms: dict[str, float] = field(default_factory=dict)
-    durability: str = "disk"
+    durability: str = "os"
     slowest_fsync_ms: float = 0.0
     db_dir: str = ""
     problems: list[str] = field(default_factory=list)

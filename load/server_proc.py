@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-year", type=int, required=True)
     parser.add_argument("--stats", type=Path, required=True)
     parser.add_argument("--log-level", default="INFO")
-    parser.add_argument("--durability", choices=("disk", "commit", "os"), default="disk",
+    parser.add_argument("--durability", choices=("os", "disk", "commit"), default="os",
                         help="the server's durability setting (ServerSettings.durability)")
     parser.add_argument("--time-store", action="store_true",
                         help="record the slowest call of each database write")

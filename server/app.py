@@ -13,11 +13,12 @@ outside the games get OFF too - and give the writers a bounded grace period
 to flush before the remaining connections are cut.  The database is closed
 last.
 
-With ``durability="disk"`` (the default) the store commits without waiting
-for the disk and `server.durability.Durability` syncs it once per batch; its
-flusher task runs beside the games until the very end, so the last OFFs
-still wait for the disk (``"commit"``: one fsync per transaction; ``"os"``:
-no waiting for the disk at all).  Admission (connections in total and per address)
+The store commits without waiting for the disk (``durability="os"``, the
+default: a commit reaches the OS, which survives any crash of the server)
+unless ``durability="commit"`` (SQLite syncs each transaction).  With
+``"disk"`` `server.durability.Durability` syncs the commits once per batch
+before anything is announced; its flusher task runs beside the games until
+the very end, so the last OFFs still wait for the disk.  Admission (connections in total and per address)
 is the lobby's `server.limits.ConnectionGate`, checked before a byte is read.
 """
 

@@ -157,12 +157,14 @@ class ServerSettings:
     may stay idle before it joins a game (``join_idle_timeout``) and the time
     a partly received frame may take to complete (``frame_timeout``).
     ``durability`` says when a client may hear of an order or phase
-    (`server.durability`): ``"disk"`` once an fsync has put it on disk,
-    one fsync per batch of transactions (group commit, the default);
-    ``"commit"`` the same with one fsync per transaction; ``"os"`` once it
-    is committed to the operating system - it then survives a crash or kill
-    of the server, not a power cut or an OS crash, and announcements never
-    wait for the disk;
+    (`server.durability`); it is always stored first.  ``"os"`` (the
+    default): once its transaction is committed to the operating system -
+    it survives any crash or kill of the server, not a power cut or an OS
+    crash, and announcements never wait for the disk; ``"disk"``: once an
+    fsync has put it on disk, one fsync per batch of transactions (group
+    commit) - power-cut safe, but every announcement waits through the
+    disk's slowest fsyncs; ``"commit"``: the same with one fsync per
+    transaction;
     ``turn_stats`` measures turn latencies (`server.turnstats`, for `load/`).
     """
 
@@ -186,7 +188,7 @@ class ServerSettings:
     join_idle_timeout: float = 120.0
     frame_timeout: float = 30.0
     send_timeout: float = 60.0
-    durability: str = "disk"
+    durability: str = "os"
     turn_stats: bool = False
 
     def __post_init__(self) -> None:

@@ -73,7 +73,7 @@ class CrashPlan:
     max_year: int = 1903
     kills: int = 3
     seed: int = 1
-    durability: str = "disk"     # the killed server's --durability
+    durability: str = "os"       # the killed server's --durability
 
 
 @dataclass
@@ -320,8 +320,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kills", type=int, default=20)
     parser.add_argument("--max-year", type=int, default=1910)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--durability", choices=("disk", "commit", "os"), default="disk",
-                        help="the killed server's --durability (default disk)")
+    parser.add_argument("--durability", choices=("os", "disk", "commit"), default="os",
+                        help="the killed server's --durability (default os)")
     args = parser.parse_args(argv)
     plan = CrashPlan(games=args.games, max_year=args.max_year, kills=args.kills, seed=args.seed,
                      durability=args.durability)

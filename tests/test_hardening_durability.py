@@ -158,6 +158,6 @@ async def test_durability_os_announces_at_once_and_only_checkpoints(
 def test_durability_setting_is_checked() -> None:
     from server.settings import ServerSettings, SettingsError
 
-    assert ServerSettings().durability == "disk"
+    assert ServerSettings().durability == "os"
     with pytest.raises(SettingsError, match="durability must be one of disk, commit, os"):
         ServerSettings(durability="never")
