@@ -303,6 +303,7 @@ class Game:
             return
         seat = self.seats[power]
         self.players[power] = client
+        self.handle.present.add(power)
         self.away_since.pop(power, None)
         client.role, client.power, client.game = Role.PLAYER, power, self.handle
         client.level = self.settings.level
@@ -317,6 +318,7 @@ class Game:
         power = client.power
         if client.role is Role.PLAYER and power is not None and self.players.get(power) is client:
             self.players[power] = None
+            self.handle.present.discard(power)
             self.away_since[power] = trio.current_time()
             self.time_requests.cancel_all(client)
             if self.running:
@@ -347,6 +349,7 @@ class Game:
             self.seats[power] = Seat(power, self._new_passcode(power), client.name, client.version)
             client.role, client.power = Role.PLAYER, power
             self.players[power] = client
+        self.handle.present = set(self.players)
         self.accepted.clear()
         sco, now = self.engine.sco_message(), self.engine.now_message()
         sco_e, now_e = self.encode(sco), self.encode(now)
