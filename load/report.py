@@ -138,7 +138,9 @@ def format_runs(runs: list[RunResult], fit: tuple[float, float, float] | None = 
                      f"event-loop lag p99/max {r.loop_lag_ms.get('p99', 0)}/"
                      f"{r.loop_lag_ms.get('max', 0)} ms; slowest DB write "
                      f"{max(r.slowest_store_ms.values(), default=0)} ms; durability "
-                     f"{r.durability}, slowest fsync {r.slowest_fsync_ms} ms")
+                     f"{r.durability}, slowest fsync {r.slowest_fsync_ms} ms; server CPU "
+                     f"{1000 * r.server_cpu_seconds / max(r.phases, 1):.1f} ms per phase "
+                     f"(start-up included)")
         if r.errors:
             lines.append(f"       errors: problems {r.problems[:3]}, bot errors {r.bot_errors[:3]}, "
                          f"unfinished clients {r.unfinished_clients}, "
