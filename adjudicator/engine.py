@@ -154,32 +154,32 @@ def _end_of_movement_year(
     old_ownership: Mapping[str, str],
 ) -> PhaseResult:
     """:func:`_end_of_year` after fall moves that dislodged nobody, on the
-    resolution's integer board: the same units as before (by index, powers
-    as indices) and ``outcome.where`` (province -> unit), so that no
-    province or power name is looked up per unit.
+    resolution's integer board: ``outcome.where`` (province -> unit) gives
+    each centre's occupant without a name lookup.
 
     The old ownership is read in one pass; when it lists the centres in
     province order (as every state made here does) the names are matched by
     walking ``t.centres`` along, and when nothing changed hands the new
-    state shares the old read-only mapping.
+    state shares the old read-only mapping.  Builds are owed when some
+    power's centres differ from its units: a unit on a centre owns it, so
+    only the empty owned centres and the units off the centres count.
     """
     board = outcome.board
     t = board.t
-    W = board.power_indices()
+    units = board.units
+    n = board.n
     where = outcome.where
-    powers = board.powers
     centres = t.centres
     nc = len(centres)
-    # previous owner of each centre (power index, -1: neutral)
-    prev = [-1] * t.n
+    # previous owner of each centre
+    prev: list[str | None] = [None] * t.n
     in_order = True  # the old keys are centres, in province order
     k = 0
     ids = t.ids
     supply = t.supply
-    owners_before: list[int] = []
+    # powers that may have lost their last centre (candidates for elimination)
+    losers: list[str] = []
     for name, owner in old_ownership.items():
-        w = power_index(powers, owner)
-        owners_before.append(w)
         p = -1
         if in_order:
             while k < nc:
@@ -193,53 +193,76 @@ def _end_of_movement_year(
         if p < 0:
             p = ids.get(name, -1)
             if p < 0 or not supply[p]:
+                losers.append(owner)  # owns no centre by this entry
+                in_order = False
                 continue
-        prev[p] = w
+        prev[p] = owner
+    powers = list(t.powers)
     npow = len(powers)
-    units_of = [0] * npow
-    for w in W:
-        units_of[w] = units_of[w] + 1  # (mypyc: `+=` on an item is a generic call)
     centres_of = [0] * npow
-    changed = False  # an owned centre changed hands
+    # centres minus units per power
+    delta = [0] * npow
+    on_centre = [False] * n
     gained = False  # a neutral centre got an owner
-    for c, _name in centres:
+    moved: list[tuple[str, str]] = []  # (centre, new owner) of centres that changed hands
+    for c, name in centres:
         i = where[c]
         before = prev[c]
         if i >= 0:
-            w = W[i]
-            if w != before:
-                if before < 0:
-                    gained = True
-                else:
-                    changed = True
-        elif before >= 0:
-            w = before
-        else:
-            continue
-        centres_of[w] = centres_of[w] + 1
+            owner = units[i].power
+            on_centre[i] = True
+            if before is None:
+                gained = True
+            elif owner is not before and owner != before:
+                moved.append((name, owner))
+                losers.append(before)
+            w = power_index(powers, owner)
+            if w == npow:
+                centres_of.append(0)
+                delta.append(0)
+                npow += 1
+            centres_of[w] = centres_of[w] + 1  # its unit cancels it in delta
+        elif before is not None:
+            w = power_index(powers, before)
+            if w == npow:
+                centres_of.append(0)
+                delta.append(0)
+                npow += 1
+            centres_of[w] = centres_of[w] + 1
+            delta[w] = delta[w] + 1
+    for i in range(n):
+        if not on_centre[i]:
+            w = power_index(powers, units[i].power)
+            if w == npow:
+                centres_of.append(0)
+                delta.append(0)
+                npow += 1
+            delta[w] = delta[w] - 1
     ownership: Mapping[str, str]
-    if in_order and not gained and not changed and len(owners_before) == sum(centres_of):
-        ownership = old_ownership  # exactly the old mapping: share it
-    elif in_order and not gained and len(owners_before) == sum(centres_of):
-        # The same centres in the same order, some with a new owner: a copy
-        # keeps the order without inserting every key again.
-        copied = (
-            old_ownership.copy()  # the dict's own copy: no key inserted again
-            if isinstance(old_ownership, (MappingProxyType, dict))
-            else dict(old_ownership)
-        )
-        for c, name in centres:
-            i = where[c]
-            if i >= 0 and W[i] != prev[c]:
-                copied[name] = powers[W[i]]
-        ownership = MappingProxyType(copied)
+    if in_order and not gained:
+        if not moved:
+            ownership = old_ownership  # exactly the old mapping: share it
+        else:
+            # The same centres in the same order, some with a new owner: a
+            # copy keeps the order without inserting every key again.
+            copied = (
+                old_ownership.copy()  # the dict's own copy
+                if isinstance(old_ownership, (MappingProxyType, dict))
+                else dict(old_ownership)
+            )
+            for name, owner in moved:
+                copied[name] = owner
+            ownership = MappingProxyType(copied)
     else:
         ordered: dict[str, str] = {}
         for c, name in centres:
             i = where[c]
-            w = W[i] if i >= 0 else prev[c]
-            if w >= 0:
-                ordered[name] = powers[w]
+            if i >= 0:
+                ordered[name] = units[i].power
+            else:
+                before = prev[c]
+                if before is not None:
+                    ordered[name] = before
         ownership = MappingProxyType(ordered)
     winner: str | None = None
     need = t.victory_centres
@@ -247,16 +270,27 @@ def _end_of_movement_year(
         if centres_of[w] >= need:
             winner = powers[w]
             break
-    gone_set: set[str] = set()
-    for w in owners_before:
-        if centres_of[w] == 0 and units_of[w] == 0:
-            gone_set.add(powers[w])
-    if centres_of != units_of:  # somebody builds or removes
+    gone: tuple[str, ...] = ()
+    if losers:
+        out: set[str] = set()
+        for power in losers:
+            w = power_index(powers, power)
+            if w == npow:
+                out.add(power)  # no centre and no unit of it now
+            elif centres_of[w] == 0 and delta[w] == 0:  # so no unit either
+                out.add(power)
+        gone = tuple(sorted(out))
+    builds = False
+    for d in delta:
+        if d != 0:
+            builds = True
+            break
+    if builds:  # somebody builds or removes
         next_phase = phase_of("WIN", phase.year)
     else:
         next_phase = phase_of("SPR", phase.year + 1)
     new_state = GameState(next_phase, outcome.units, ownership)
-    return PhaseResult(phase, results, new_state, True, winner, tuple(sorted(gone_set)))
+    return PhaseResult(phase, results, new_state, True, winner, gone)
 
 
 def _retreat(

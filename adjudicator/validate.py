@@ -259,14 +259,9 @@ class MovementChecks:
         power's orders in the order given (a later order for a unit replaces
         an earlier one, PROTOCOL.md 8.3)."""
         chosen: list[Checked | None] = [None] * self.n
-        if self._logged(orders_by_power):
-            # Only the owner's order of a unit is accepted (else NYU), so
-            # taking the records in the order of the checks gives the same
-            # choice as taking the powers alphabetically.
-            for c in self.log:
-                if c.unit >= 0:
-                    chosen[c.unit] = c
-        else:
+        if not self._take_logged(orders_by_power, chosen):
+            for k in range(self.n):
+                chosen[k] = None
             for power in sorted(orders_by_power):
                 for order in orders_by_power[power]:
                     c = self.lookup(power, order)
@@ -274,8 +269,16 @@ class MovementChecks:
                         chosen[c.unit] = c
         return Plan(chosen)
 
-    def _logged(self, orders_by_power: Mapping[str, Iterable[Order]]) -> bool:
-        """Is the log exactly these orders (tuples), power by power, in this order?"""
+    def _take_logged(
+        self, orders_by_power: Mapping[str, Iterable[Order]], chosen: list[Checked | None]
+    ) -> bool:
+        """If the log is exactly these orders (tuples), power by power, in this
+        order, fill ``chosen`` from it and say so.
+
+        Only the owner's order of a unit is accepted (else NYU), so taking
+        the records in the order of the checks gives the same choice as
+        taking the powers alphabetically.
+        """
         log = self.log
         k = 0
         for power, given in orders_by_power.items():
@@ -285,6 +288,8 @@ class MovementChecks:
                 c = log[k]
                 if c.order is not order or c.power != power:
                     return False
+                if c.unit >= 0:
+                    chosen[c.unit] = c
                 k += 1
         return k == len(log)
 
