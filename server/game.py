@@ -222,7 +222,7 @@ class Game:
         audience = self.audience()
         if not audience:
             return
-        item = self.encode(message).packet if isinstance(message, Message) else message
+        item = packet(message, self.rep) if isinstance(message, Message) else message
         for client in audience:
             client.send(item)
 
