@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 import adjudicator as A
@@ -213,3 +215,81 @@ def test_adjudicator_does_not_pull_in_the_protocol_package() -> None:
     code = "import sys, adjudicator; print(any(m.startswith('protocol') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def _expected_end_of_year(
+    before: A.GameState, after: A.GameState
+) -> tuple[list[tuple[str, str]], A.Phase, str | None, tuple[str, ...]]:
+    """The fall ownership update written out plainly (PROTOCOL.md 8.2): each
+    centre goes to the unit standing on it, else stays with its owner; builds
+    or removals are owed when some power's centres differ from its units."""
+    occupant = {u.location.province: u.power for u in after.units}
+    ownership: list[tuple[str, str]] = []
+    for c in STD.supply_centres:  # province order
+        name = STD.provinces[c].mnemonic
+        owner = occupant.get(name, before.ownership.get(name))
+        if owner is not None:
+            ownership.append((name, owner))
+    centres: dict[str, int] = {}
+    for _, owner in ownership:
+        centres[owner] = centres.get(owner, 0) + 1
+    units: dict[str, int] = {}
+    for u in after.units:
+        units[u.power] = units.get(u.power, 0) + 1
+    year = before.phase.year
+    following = A.Phase("WIN", year) if centres != units else A.Phase("SPR", year + 1)
+    winner = next((p for p in STD.powers if centres.get(p, 0) >= STD.victory_centres), None)
+    gone = tuple(
+        sorted(p for p in set(before.ownership.values()) if p not in centres and p not in units)
+    )
+    return ownership, following, winner, gone
+
+
+def test_fall_end_of_year_on_random_games() -> None:
+    # Every fall without a dislodgement of a few seeded random games: the new
+    # ownership (in province order), the next phase, a solo and eliminations
+    # as the rules say.
+    rng = random.Random(4)
+    checked = 0
+    for _game in range(8):
+        s = A.initial_state(STD)
+        while s.phase.year < 1915:
+            orders: dict[str, list[A.Order]] = {}
+            for power in STD.powers:
+                # no builds (they are waived): fewer units, more changes of hands
+                options = A.legal_orders(STD, s, power)
+                orders[power] = [rng.choice(opts) for opts in options.values()]
+            r = A.advance(STD, s, orders)
+            if s.phase.season == "FAL" and r.ownership_updated:
+                ownership, following, winner, gone = _expected_end_of_year(s, r.state)
+                assert list(r.state.ownership.items()) == ownership
+                assert r.next_phase == following
+                assert r.winner == winner
+                assert r.eliminated == gone
+                checked += 1
+            if r.winner is not None:
+                break
+            s = r.state
+    assert checked > 40
+
+
+def test_fall_ownership_out_of_order_and_stray_entries() -> None:
+    # An ownership given in another order, with a province that is no centre:
+    # the result lists the centres in province order and drops the stray
+    # entry; a power whose only entry it was, with no unit, is eliminated.
+    own = {"PAR": "FRA", "BUR": "ITA", "BRE": "FRA", "LON": "ENG"}
+    s = state("FRA AMY PIC", "ENG FLT NTH", phase="FAL 1901", ownership=own)
+    r = run(s, A.Move(unit("FRA AMY PIC"), loc("BEL")))
+    assert list(r.state.ownership.items()) == [
+        ("BEL", "FRA"), ("BRE", "FRA"), ("LON", "ENG"), ("PAR", "FRA")
+    ]
+    assert r.eliminated == ("ITA",)
+    assert r.next_phase == A.Phase("WIN", 1901)
+
+
+def test_fall_without_changes_keeps_the_ownership() -> None:
+    s = A.initial_state(STD)
+    fall = A.GameState(A.Phase("FAL", 1901), s.units, s.ownership)
+    r = run(fall)
+    assert r.state.ownership == s.ownership
+    assert list(r.state.ownership) == sorted(s.ownership)
