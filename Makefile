@@ -59,7 +59,7 @@ clean:
 .PHONY: load fuzz crash
 
 # N concurrent games of seven RandBots; the server and the bots in their own processes.
-LOAD_ARGS ?= --sweep 25,50,100 --max-year 1906
+LOAD_ARGS ?= --sweep 25,50,100
 load: $(STAMP)
 	$(BIN)/python -m load $(LOAD_ARGS)
 

@@ -1,7 +1,7 @@
 """``python -m load`` / ``make load``: N concurrent games of seven RandBots on one server.
 
-    python -m load [--games 100] [--max-year 1906] [--bot-procs 2] [--sweep 25,50,100]
-                   [--bot-nice 10] [--json OUT]
+    python -m load [--games 100] [--max-year 1910] [--stagger 5] [--bot-procs 2]
+                   [--sweep 25,50,100] [--bot-nice 10] [--durability os] [--json OUT]
 
 For each game count (``--sweep`` runs several, to see how memory grows):
 
@@ -11,6 +11,11 @@ For each game count (``--sweep`` runs several, to see how memory grows):
    join one process after the other, so that every game fills with the
    seven bots of one process; they run at ``--bot-nice`` so that the load
    generator does not take the server's CPU on a small machine;
+   the games start at random moments within ``--stagger`` seconds (5 by
+   default: on a real server games start at different times, and games to
+   1910 last long enough for all of them to run at once; ``--stagger 0``
+   starts them in the same instant, so that every game's first phase queues
+   behind a hundred others - the worst case);
 3. when every bot has finished, the server's peak memory is read
    (``VmHWM``), it is stopped with SIGTERM and writes its statistics.
 
@@ -184,12 +189,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--sweep", default=None,
                         help="comma-separated game counts, e.g. 25,50,100 (overrides --games)")
-    parser.add_argument("--max-year", type=int, default=1906)
+    parser.add_argument("--max-year", type=int, default=1910)
     parser.add_argument("--bot-procs", type=int, default=2)
     parser.add_argument("--bot-nice", type=int, default=10)
-    parser.add_argument("--stagger", type=float, default=0.0,
+    parser.add_argument("--stagger", type=float, default=5.0,
                         help="start each game at a random moment within this many seconds "
-                             "(default 0: all at once, in lockstep)")
+                             "(default 5; 0: all at once, in lockstep - the worst case)")
     parser.add_argument("--think", type=float, default=0.0,
                         help="mean thinking time of a bot per phase, seconds (default 0: "
                              "as fast as they can)")
