@@ -243,7 +243,9 @@ class _Board:
         ATT: list[list[int] | None] = [None] * t.n
         SUPS: list[list[int] | None] = [None] * n
         H = [-1] * n
-        OPP = [-1] * n
+        # Without a move by convoy every opposite mover is a head-to-head one:
+        # one list serves as both.
+        OPP = [-1] * n if any_convoy else H
         matched = [False] * n
         for i in range(n):
             ti = T[i]
