@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from adjudicator.convoys import route_seas
+from adjudicator.tables import tables
 from adjudicator.values import (
     ADJUSTMENT,
     AMY,
@@ -53,12 +54,10 @@ def _tables(m: Map) -> _Tables:
     t = _cache.get(m)
     if t is not None:
         return t
-    provinces = m.provinces
-    loc = tuple(
-        Location(provinces[m.loc_province[i]].mnemonic, m.loc_coast[i])
-        for i in range(m.location_count)
-    )
-    n = len(provinces)
+    # the adjudicator's shared locations: orders made of them need no name
+    # lookups when they are checked
+    loc = tables(m).locations
+    n = len(m.provinces)
     army_into: list[list[int]] = [[] for _ in range(n)]
     for p, adj in enumerate(m.army_adj):
         for q in adj:

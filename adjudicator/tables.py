@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from adjudicator.values import AMY, FLT, Location, Unit
+from adjudicator.values import AMY, FLT, Location, Unit, map_location
 from maps import Map, ProvinceKind
 
 
@@ -33,9 +33,9 @@ class MapTables:
         self.loc_ids: dict[tuple[int, str | None], int] = dict(m.loc_ids)
         #: location id -> province id
         self.loc_province: tuple[int, ...] = m.loc_province
-        #: location id -> the shared Location value
+        #: location id -> the shared Location value (it knows its province id)
         self.locations: tuple[Location, ...] = tuple(
-            Location(self.names[m.loc_province[i]], m.loc_coast[i])
+            map_location(self.names[m.loc_province[i]], m.loc_coast[i], m.loc_province[i], m)
             for i in range(len(m.loc_province))
         )
         #: province id -> provinces an army there can move to

@@ -211,7 +211,9 @@ class MovementChecks:
         P = [-1] * n
         i = 0
         for u in units:
-            p = ids.get(u.location.province, -1)
+            loc = u.location
+            # a location of the map's own knows its id (no name lookup)
+            p = loc.pid if loc.id_map is m else ids.get(loc.province, -1)
             P[i] = p
             if p >= 0:
                 at[p] = i
@@ -455,9 +457,12 @@ def _check_movement(c: MovementChecks, power: str, order: Order) -> Checked:
     if unit.power != power:
         return Checked(order, power, NYU, order)
     ids = c.t.ids
-    src = ids.get(unit.location.province, -1)
+    m = c.m
+    here = unit.location
+    src = here.pid if here.id_map is m else ids.get(here.province, -1)
     if type(order) is Move:
-        dst = ids.get(order.dest.province, -1)
+        there = order.dest
+        dst = there.pid if there.id_map is m else ids.get(there.province, -1)
         if src < 0 or dst < 0:
             return Checked(order, power, NSP, order)
         i = _board_index(c, unit, src)

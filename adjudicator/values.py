@@ -48,6 +48,10 @@ SEASON_KIND: Final[Mapping[str, str]] = MappingProxyType(
 )
 _SEASON_ORDER: Final = ("SPR", "SUM", "FAL", "AUT", "WIN")
 
+#: ``object`` under a module-level name: the compiled dataclass resolves its
+#: field annotations in this module's namespace, where builtins are missing
+Anything: TypeAlias = object
+
 
 @dataclass(frozen=True, slots=True)
 class Phase:
@@ -91,14 +95,24 @@ class Phase:
 
 @dataclass(frozen=True, slots=True)
 class Location:
-    """A province, plus the coast for a fleet in a bicoastal province."""
+    """A province, plus the coast for a fleet in a bicoastal province.
+
+    ``pid`` is not part of the value: the province id on the map ``id_map``
+    for the shared locations the adjudicator makes per map
+    (:func:`map_location`), so that the units and orders it produced need no
+    name lookup; -1 (and None) for any other location.
+    """
 
     province: str
     coast: str | None = None
+    pid: int = field(default=-1, init=False, repr=False, compare=False, hash=False)
+    id_map: Anything = field(default=None, init=False, repr=False, compare=False, hash=False)
 
     def __init__(self, province: str, coast: str | None = None) -> None:
         object.__setattr__(self, "province", province)
         object.__setattr__(self, "coast", coast)
+        object.__setattr__(self, "pid", -1)
+        object.__setattr__(self, "id_map", None)
 
     def __str__(self) -> str:
         return self.province if self.coast is None else f"{self.province}/{self.coast}"
@@ -370,9 +384,6 @@ class Dislodged:
 
 _NO_OWNERS: Final[Mapping[str, str]] = MappingProxyType({})
 
-#: ``object`` under a module-level name: the compiled dataclass resolves its
-#: field annotations in this module's namespace, where builtins are missing
-Anything: TypeAlias = object
 
 
 @dataclass(frozen=True)
@@ -473,6 +484,15 @@ class GameState:
 
 # year -> its phases by season index (a tuple key would be built and hashed
 # on every call)
+def map_location(province: str, coast: str | None, pid: int, id_map: object) -> Location:
+    """A :class:`Location` that knows its province id ``pid`` on the map
+    ``id_map`` (equal to ``Location(province, coast)``)."""
+    loc = Location(province, coast)
+    object.__setattr__(loc, "pid", pid)
+    object.__setattr__(loc, "id_map", id_map)
+    return loc
+
+
 _PHASES: Final[dict[int, list[Phase | None]]] = {}
 
 
@@ -503,8 +523,12 @@ def phase_of(season: str, year: int) -> Phase:
 
 def initial_state(m: Map) -> GameState:
     """The map's starting position (its NOW and SCO)."""
+    from adjudicator.tables import tables  # noqa: PLC0415 - tables imports this module
+
+    t = tables(m)
+    # The map's shared locations (they know their province ids).
     units = tuple(
-        Unit(u.power, u.kind, Location(u.province, u.coast))
+        Unit(u.power, u.kind, t.locations[t.loc_ids[(t.ids[u.province], u.coast)]])
         for u in sorted(m.start_units, key=lambda u: u.province)
     )
     season, year = m.start_phase
@@ -540,6 +564,7 @@ __all__ = [
     "UnitOrder",
     "Waive",
     "initial_state",
+    "map_location",
     "order_power",
     "phase_of",
 ]
