@@ -76,10 +76,7 @@ class GameHandle:
     ``claimed`` counts NMEs sent to a forming game (the lobby increments it,
     the game decrements it when a joining client leaves), so the lobby can
     choose the game that is filling without asking the actor.  ``passcodes``
-    lets the lobby route an IAM to the game it belongs to; ``present`` names
-    the powers whose client is connected (the game keeps it up to date), so
-    that an IAM for one of them is refused *as a wrong guess* - the same
-    answer and the same count, telling a guesser nothing.
+    lets the lobby route an IAM to the game it belongs to.
     """
 
     id: int
@@ -88,7 +85,6 @@ class GameHandle:
     claimed: int = 0
     status: str = "forming"
     passcodes: dict[str, int] = field(default_factory=dict)
-    present: set[str] = field(default_factory=set)
 
     @property
     def open_seats(self) -> int:

@@ -297,28 +297,45 @@ class Game:
                 self._start_game()
 
     def _on_rejoin(self, client: Client, message: Message, power: str) -> None:
-        if not self.running or power not in self.players or self.players[power] is not None:
+        if not self.running or power not in self.players:
             client.game = None      # still anonymous
             client.send(Rej(message))
             return
+        old = self.players[power]
+        if old is not None:
+            # Takeover (Parlance's optional mode, PROTOCOL.md 13.2; the reference
+            # server answered REJ).  The right passcode proves the new connection
+            # is the power's owner, whose old connection is most likely dead
+            # without the server knowing yet (a NAT that forgot it, half-open
+            # TCP: keepalive may take hours to tell).  Refusing would keep the
+            # power away until then, and would tell a guesser that it found the
+            # code.  The old connection gets OFF and is closed.
+            self._retire(old, "replaced by a new connection (IAM)")
         seat = self.seats[power]
         self.players[power] = client
-        self.handle.present.add(power)
         self.away_since.pop(power, None)
         client.role, client.power, client.game = Role.PLAYER, power, self.handle
         client.level = self.settings.level
         client.name, client.version = seat.client_name, seat.client_version
         client.send(Yes(message))
-        # PROTOCOL.md 13.2: NOT (CCD) to everybody, the returning client included.
-        self._broadcast(Not(Ccd(power)))
-        self.log.info("reconnected", conn=client.id, power=power)
+        if old is None:
+            # PROTOCOL.md 13.2: NOT (CCD) to everybody, the returning client included.
+            self._broadcast(Not(Ccd(power)))
+        self.log.info("reconnected", conn=client.id, power=power,
+                      **({} if old is None else {"replaced_conn": old.id}))
         self._maybe_resume_clock()
+
+    def _retire(self, client: Client, reason: str) -> None:
+        """Close a player's connection that a takeover replaced; it speaks for nobody now."""
+        self.time_requests.cancel_all(client)
+        client.role, client.power, client.game = Role.ANONYMOUS, None, None
+        client.send(Off())
+        client.finish(reason)
 
     def _on_left(self, client: Client) -> None:
         power = client.power
         if client.role is Role.PLAYER and power is not None and self.players.get(power) is client:
             self.players[power] = None
-            self.handle.present.discard(power)
             self.away_since[power] = trio.current_time()
             self.time_requests.cancel_all(client)
             if self.running:
@@ -349,7 +366,6 @@ class Game:
             self.seats[power] = Seat(power, self._new_passcode(power), client.name, client.version)
             client.role, client.power = Role.PLAYER, power
             self.players[power] = client
-        self.handle.present = set(self.players)
         self.accepted.clear()
         sco, now = self.engine.sco_message(), self.engine.now_message()
         sco_e, now_e = self.encode(sco), self.encode(now)

@@ -294,20 +294,16 @@ class Lobby:
         handle = next((h for h in self.games.values()
                        if h.status == "running" and h.passcodes.get(message.power) == message.passcode),
                       None)
-        if handle is not None and message.power not in handle.present:
+        if handle is not None:
             client.game = handle
             if await self._to_game(handle, Rejoin(client, message, message.power)):
                 return
             client.game = None
         else:
-            # The right passcode of a power whose client is still here counts
-            # as a wrong one: a guesser must not learn that it found the code.
             client.iam_failures += 1
             blocked = self.iam_guard.failed(client.address, now)
-            log.warning("iam_wrong_passcode" if handle is None else "iam_refused",
-                        power=message.power, failures=client.iam_failures,
-                        address_blocked=blocked,
-                        **({} if handle is None else {"reason": "power still connected"}))
+            log.warning("iam_wrong_passcode", power=message.power, failures=client.iam_failures,
+                        address_blocked=blocked)
         client.send(Rej(message))
         if client.iam_failures >= self.settings.iam_failures_per_connection:
             client.finish("too many wrong passcodes")

@@ -187,24 +187,44 @@ async def test_rejecting_the_map_means_leaving(port: int) -> None:
     await c.stream.aclose()
 
 
-async def test_iam_before_start_and_with_a_wrong_passcode_is_rejected(port: int) -> None:
+async def test_iam_with_a_wrong_passcode_is_rejected(port: int) -> None:
     clients = await start_game(port)
     eng = clients["ENG"]
     assert eng.passcode is not None
     c = await ScriptClient.connect(port)
-    # ENG is connected: not awaiting a replacement (13.2).  The right passcode
-    # is refused and counted exactly like a wrong one, so a guesser cannot
-    # tell that it found it.
-    await c.send(f"IAM ( ENG ) ( {eng.passcode} )")
-    await c.expect(f"REJ ( IAM ( ENG ) ( {eng.passcode} ) )")
     wrong = eng.passcode % 8191 + 1
-    for _ in range(2):
+    for _ in range(3):
         await c.send(f"IAM ( ENG ) ( {wrong} )")
         await c.expect(f"REJ ( IAM ( ENG ) ( {wrong} ) )")
-    # Three refused passcodes: the connection is closed (brute-force limit).
+    # Three wrong passcodes: the connection is closed (brute-force limit).
     assert await c.expect_closed() in ("FM", "EOF")
     await c.stream.aclose()
     for client in clients.values():
+        await client.close()
+
+
+async def test_iam_with_the_right_passcode_takes_over_a_connected_power(port: int) -> None:
+    clients = await start_game(port)
+    eng = clients["ENG"]
+    assert eng.passcode is not None
+    # ENG's owner comes back on a new connection while the old one still looks
+    # alive (a NAT forgot it, say): the passcode proves it, the old one goes.
+    new = await ScriptClient.connect(port)
+    await new.send(f"IAM ( ENG ) ( {eng.passcode} )")
+    await new.expect(f"YES ( IAM ( ENG ) ( {eng.passcode} ) )")
+    await eng.expect("OFF")
+    assert await eng.expect_closed() in ("FM", "EOF")
+    await eng.stream.aclose()
+    # Nobody was told ENG had gone, so nobody is told it is back; it plays on.
+    await new.send("SUB ( ( ENG FLT LON ) HLD )")
+    await new.expect("THX ( ( ENG FLT LON ) HLD ) ( MBV )")
+    assert await new.receive() == "MIS ( ENG FLT EDI ) ( ENG AMY LVP )"
+    await new.send("HLO")
+    assert (await new.receive()).startswith(f"HLO ( ENG ) ( {eng.passcode} )")
+    for power in ("FRA", "GER"):
+        await clients[power].send("NOW")
+        assert (await clients[power].receive()).startswith("NOW ( SPR 1901 )")
+    for client in [new, *(c for p, c in clients.items() if p != "ENG")]:
         await client.close()
 
 
