@@ -481,7 +481,8 @@ def _check_movement(c: MovementChecks, power: str, order: Order) -> Checked:
         hold = order if _same_unit(on_board, unit) else replace(order, unit=on_board)
         return Checked(order, power, MBV, hold, i, HOLD)
     if type(order) is SupportHold:
-        tp = ids.get(order.supported.location.province, -1)
+        other = order.supported.location
+        tp = other.pid if other.id_map is m else ids.get(other.province, -1)
         if src < 0 or tp < 0:
             return Checked(order, power, NSP, order)
         i = _board_index(c, unit, src)
@@ -491,7 +492,8 @@ def _check_movement(c: MovementChecks, power: str, order: Order) -> Checked:
         sup_hold = order if _same_unit(on_board, unit) else replace(order, unit=on_board)
         return _check_support_hold(c, power, order, sup_hold, i, src, tp)
     if type(order) is SupportMove:
-        tsrc = ids.get(order.supported.location.province, -1)
+        other = order.supported.location
+        tsrc = other.pid if other.id_map is m else ids.get(other.province, -1)
         dst = ids.get(order.dest, -1)
         if src < 0 or tsrc < 0 or dst < 0:
             return Checked(order, power, NSP, order)
@@ -502,7 +504,8 @@ def _check_movement(c: MovementChecks, power: str, order: Order) -> Checked:
         sup_move = order if _same_unit(on_board, unit) else replace(order, unit=on_board)
         return _check_support_move(c, power, order, sup_move, i, src, tsrc, dst)
     if type(order) is Convoy:
-        asrc = ids.get(order.army.location.province, -1)
+        other = order.army.location
+        asrc = other.pid if other.id_map is m else ids.get(other.province, -1)
         dst = ids.get(order.dest, -1)
         if src < 0 or asrc < 0 or dst < 0:
             return Checked(order, power, NSP, order)
