@@ -101,6 +101,8 @@ class MapTables:
         self.fleet_can: list[bool] = [q in reach for reach in m.fleet_reach for q in range(n)]
         #: province id -> is a sea
         self.sea: list[bool] = [p in seas for p in range(n)]
+        #: the sea provinces, ascending
+        self.sea_ids: tuple[int, ...] = tuple(sorted(seas))
         #: power -> its index in ``powers``
         self.power_ids: dict[str, int] = {p: i for i, p in enumerate(self.powers)}
         self.location_count: int = len(m.loc_province)

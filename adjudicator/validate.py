@@ -322,14 +322,13 @@ class MovementChecks:
         g = self.groups
         if g is None:
             t = self.t
-            sea = t.sea
-            P = self.P
+            at = self.at
             units = self.units
             fleets: list[int] = []
-            for i in range(self.n):
-                p = P[i]
-                if p >= 0 and units[i].kind == FLT and sea[p]:
-                    fleets.append(p)
+            for s in t.sea_ids:  # fewer seas than units: look at the seas
+                i = at[s]
+                if i >= 0 and units[i].kind == FLT:
+                    fleets.append(s)
             g = _FleetGroups(t, fleets)
             self.groups = g
         return g
