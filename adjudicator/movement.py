@@ -158,9 +158,11 @@ def resolve_plan(checks: MovementChecks, plan: Plan) -> MovementOutcome:
 class _Board:
     """One movement phase as flat integer lists indexed by unit (board order).
 
-    ``P`` province, ``T`` order type, ``D`` target province
-    (move / support / convoy destination), ``S`` supported or convoyed unit,
-    ``CONV`` move by convoy; ``at`` maps a province to the unit there (-1).
+    ``P`` province; ``R`` the checked order (:class:`~adjudicator.validate.Checked`:
+    ``kind`` order type, ``dest`` target province - move / support / convoy
+    destination -, ``other`` supported or convoyed unit; read in place, no
+    copies into lists of their own); ``CONV`` move by convoy; ``at`` maps a
+    province to the unit there (-1).
     ``ATT[p]`` lists the units moving to province ``p``, ``SUPS[i]`` the
     supports matching unit ``i``'s order, ``H`` / ``OPP`` the head-to-head /
     opposite mover.  ``ST`` / ``RES`` hold the decisions (see the module
@@ -168,7 +170,7 @@ class _Board:
     """
 
     def __init__(self, checks: MovementChecks, plan: Plan) -> None:
-        # The board (province ids, powers as indices, province -> unit) and
+        # The board (province ids, province -> unit) and
         # the orders as codes and indices were made by the order checks.
         t = checks.t
         rules = checks.rules
@@ -180,9 +182,9 @@ class _Board:
             if p < 0:
                 raise KeyError("a unit in a province the map does not have")
         ORD = plan.orders
-        T = plan.kind
-        D = plan.dest
-        S = plan.other
+        # the order of each unit as checked (kind, dest, other: its code,
+        # target province, supported / convoyed unit)
+        R = plan.records
         CONV = plan.conv
         any_convoy = False
         for conv in CONV:
@@ -220,8 +222,12 @@ class _Board:
                 if not CONV[a]:
                     continue
                 src = P[a]
-                dst = D[a]
-                fleets = [c for c in range(n) if T[c] == _CVY and S[c] == a and D[c] == dst]
+                dst = R[a].dest
+                fleets = [
+                    c
+                    for c in range(n)
+                    if R[c].kind == _CVY and R[c].other == a and R[c].dest == dst
+                ]
                 for c in fleets:
                     matched_convoy[c] = True
                 route = _route_fleets(fleets, P, reach, src, dst)
@@ -248,24 +254,29 @@ class _Board:
         OPP = [-1] * n if any_convoy else H
         matched = [False] * n
         for i in range(n):
-            ti = T[i]
+            ti = R[i].kind
             if ti == _MOVE:
                 if NOROUTE[i]:
                     continue
-                d = D[i]
+                d = R[i].dest
                 attackers = ATT[d]
                 if attackers is None:
                     ATT[d] = [i]
                 else:
                     attackers.append(i)
                 j = at[d]
-                if j >= 0 and T[j] == _MOVE and D[j] == P[i] and not NOROUTE[j]:
+                if j >= 0 and R[j].kind == _MOVE and R[j].dest == P[i] and not NOROUTE[j]:
                     OPP[i] = j
                     if not CONV[i] and not CONV[j]:
                         H[i] = j
             elif ti == _SUPH or ti == _SUPM:
-                j = S[i]
-                if (T[j] != _MOVE) if ti == _SUPH else (T[j] == _MOVE and D[j] == D[i]):
+                j = R[i].other
+                rj = R[j]
+                if ti == _SUPH:
+                    matches = rj.kind != _MOVE
+                else:
+                    matches = rj.kind == _MOVE and rj.dest == R[i].dest
+                if matches:
                     supports = SUPS[j]
                     if supports is None:
                         SUPS[j] = [i]
@@ -287,7 +298,7 @@ class _Board:
                 if (
                     units[k].power != units[s].power
                     and not CONV[k]
-                    and (T[s] == _SUPH or P[k] != D[s])
+                    and (R[s].kind == _SUPH or P[k] != R[s].dest)
                 ):
                     ST[s] = _RESOLVED
                     RES[s] = False
@@ -300,9 +311,7 @@ class _Board:
         self.n = n
         self.ORD = ORD
         self.P = P
-        self.T = T
-        self.D = D
-        self.S = S
+        self.R = R
         self.CONV = CONV
         self.at = at
         self.ATT = ATT
@@ -334,13 +343,13 @@ class _Board:
     def decide(self) -> None:
         """Make every decision, then the final PATH values, the supports
         given to each order and who dislodged whom (DATC 5.B.3)."""
-        T = self.T
+        R = self.R
         ST = self.ST
         matched = self.matched
         matched_convoy = self.matched_convoy
         n = self.n
         for i in range(n):
-            ti = T[i]
+            ti = R[i].kind
             if ST[i] == _RESOLVED or ti == _HOLD:
                 continue
             if ti == _MOVE or matched[i] or (ti == _CVY and matched_convoy[i]):
@@ -353,18 +362,17 @@ class _Board:
         for a in self.R_FLEETS:
             path_ok[a] = CONV[a] and self.path(a)
         self.path_ok = path_ok
-        S = self.S
         G = [0] * n  # supports given to each unit's order
         for s in range(n):
             if matched[s] and RES[s]:
-                j = S[s]
+                j = R[s].other
                 G[j] = G[j] + 1  # (mypyc: `+=` on an item is a generic call)
         self.G = G
         P = self.P
         ATT = self.ATT
         DISL = [-1] * n  # index of the dislodging unit
         for i in range(n):
-            if T[i] == _MOVE and RES[i]:
+            if R[i].kind == _MOVE and RES[i]:
                 continue
             attackers = ATT[P[i]]
             if attackers is not None:
@@ -419,17 +427,17 @@ class _Board:
         return self.resolve(i)
 
     def backup_rule(self, cycle: list[int]) -> None:
-        T = self.T
+        R = self.R
         ST = self.ST
-        convoys = [c for c in cycle if T[c] == _CVY]
+        convoys = [c for c in cycle if R[c].kind == _CVY]
         if convoys:
             # Convoy paradox: the Szykman rule (DATC 4.A.2 d).
             for c in convoys:
-                self.VOID[self.S[c]] = True
+                self.VOID[self.R[c].other] = True
         else:
             # Circular movement (DATC 5.B.9): all moves of the cycle succeed.
             for x in cycle:
-                if T[x] == _MOVE:
+                if R[x].kind == _MOVE:
                     self.RES[x] = True
                     ST[x] = _RESOLVED
         for x in cycle:
@@ -437,7 +445,7 @@ class _Board:
                 ST[x] = _UNRESOLVED
 
     def adjudicate(self, i: int) -> bool:
-        t = self.T[i]
+        t = self.R[i].kind
         if t == _MOVE:
             return self.adj_move(i)
         if t == _CVY:
@@ -483,8 +491,8 @@ class _Board:
         return n_given
 
     def attack(self, i: int) -> int:
-        j = self.at[self.D[i]]
-        if j < 0 or (self.T[j] == _MOVE and self.H[i] != j and self.resolve(j)):
+        j = self.at[self.R[i].dest]
+        if j < 0 or (self.R[j].kind == _MOVE and self.H[i] != j and self.resolve(j)):
             return 1 + self.given(i)
         units = self.units
         wj = units[j].power
@@ -502,7 +510,7 @@ class _Board:
         j = self.at[p]
         if j < 0:
             return 0
-        if self.T[j] == _MOVE:
+        if self.R[j].kind == _MOVE:
             return 0 if self.resolve(j) else 1
         return 1 + self.given(j)
 
@@ -524,7 +532,7 @@ class _Board:
         a = self.attack(i)
         if a == 0:
             return False
-        d = self.D[i]
+        d = self.R[i].dest
         j = self.H[i]
         if j >= 0:
             if a <= 1 + self.given(j):
@@ -546,11 +554,11 @@ class _Board:
         P = self.P
         CONV = self.CONV
         ws = units[s].power
-        supm = self.T[s] == _SUPM
+        supm = self.R[s].kind == _SUPM
         for k in attackers:
             if units[k].power == ws:
                 continue
-            if supm and P[k] == self.D[s] and not (CONV[k] and self.convoy_from_target_cuts):
+            if supm and P[k] == self.R[s].dest and not (CONV[k] and self.convoy_from_target_cuts):
                 # An attack from the province the support is directed at does
                 # not cut it (4.A.4 a also for a convoyed attack), but a
                 # dislodgement does.
@@ -572,8 +580,8 @@ class _Board:
             return 0
         RES = self.RES
         units = self.units
-        j = self.at[self.D[i]]
-        if j < 0 or (self.T[j] == _MOVE and self.H[i] != j and RES[j]):
+        j = self.at[self.R[i].dest]
+        if j < 0 or (self.R[j].kind == _MOVE and self.H[i] != j and RES[j]):
             return 1 + self.G[i]
         wj = units[j].power
         if wj == units[i].power:
@@ -590,7 +598,7 @@ class _Board:
         j = self.at[p]
         if j < 0:
             return 0
-        if self.T[j] == _MOVE:
+        if self.R[j].kind == _MOVE:
             return 0 if self.RES[j] else 1
         return 1 + self.G[j]
 
@@ -623,8 +631,7 @@ class _Board:
         units = self.units
         n = self.n
         P = self.P
-        T = self.T
-        D = self.D
+        R = self.R
         RES = self.RES
         ORD = self.ORD
         DISL = self.DISL
@@ -637,7 +644,7 @@ class _Board:
                 if o is None:
                     results.append(OrderResult(Hold(units[i]), SUC, False, _DEFAULT_HOLD))
                     continue
-                ti = T[i]
+                ti = R[i].kind
                 if RES[i] or ti == _HOLD:
                     # a successful move, a support given, or a hold
                     results.append(OrderResult(o, SUC))
@@ -645,18 +652,19 @@ class _Board:
                     outcome, reason = self.move_failure(i)
                     results.append(OrderResult(o, outcome, False, reason))
                 elif ti == _CVY:
-                    army = self.S[i]
-                    if type(ORD[army]) is ConvoyMove and D[army] == D[i]:
+                    army = R[i].other
+                    if type(ORD[army]) is ConvoyMove and R[army].dest == R[i].dest:
                         results.append(OrderResult(o, SUC))
                     else:
                         results.append(OrderResult(o, NSO, False, NotMatched(units[army])))
                 elif not self.matched[i]:
-                    results.append(OrderResult(o, NSO, False, NotMatched(units[self.S[i]])))
+                    other = units[R[i].other]
+                    results.append(OrderResult(o, NSO, False, NotMatched(other)))
                 else:
                     results.append(OrderResult(o, CUT, False, self.cutter(i)))
                 continue
             by = DislodgedBy(units[k], names[P[k]])
-            ti = T[i]
+            ti = R[i].kind
             if o is None:
                 results.append(OrderResult(Hold(units[i]), None, True, by, by))
             elif ti == _MOVE:
@@ -664,7 +672,8 @@ class _Board:
                 results.append(OrderResult(o, outcome, True, reason, by))
             elif ti == _SUPH or ti == _SUPM:
                 if not self.matched[i]:
-                    results.append(OrderResult(o, NSO, True, NotMatched(units[self.S[i]]), by))
+                    other = units[R[i].other]
+                    results.append(OrderResult(o, NSO, True, NotMatched(other), by))
                 elif RES[i]:
                     results.append(OrderResult(o, SUC))
                 else:
@@ -679,8 +688,8 @@ class _Board:
         for i in range(n):
             if DISL[i] >= 0:
                 any_dislodged = True
-            elif T[i] == _MOVE and RES[i]:
-                where[D[i]] = i
+            elif R[i].kind == _MOVE and RES[i]:
+                where[R[i].dest] = i
             else:
                 where[P[i]] = i
         power_ids = t.power_ids
@@ -730,7 +739,7 @@ class _Board:
         """Outcome and reason of the failed move ``i``."""
         units = self.units
         if self.NOROUTE[i]:
-            return NSO, NoRoute(self.t.names[self.D[i]])
+            return NSO, NoRoute(self.t.names[self.R[i].dest])
         if self.VOID[i]:
             fleets = tuple(units[f] for f in self.R_FLEETS.get(i, ()))
             return NSO, Paradox(fleets)
@@ -743,7 +752,7 @@ class _Board:
     def bounce_reason(self, i: int) -> Reason:
         """Why move ``i`` failed: who held, defended or stood it off."""
         units = self.units
-        d = self.D[i]
+        d = self.R[i].dest
         name = self.t.names[d]
         a = self.final_attack(i)
         j = self.at[d]
@@ -781,7 +790,7 @@ class _Board:
         for k in attackers:
             if units[k].power == units[s].power:
                 continue
-            from_target = self.T[s] == _SUPM and P[k] == self.D[s]
+            from_target = self.R[s].kind == _SUPM and P[k] == self.R[s].dest
             if from_target and not (self.CONV[k] and from_target_cuts):
                 continue
             if self.no_path(k):

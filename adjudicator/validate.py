@@ -148,20 +148,23 @@ class Checked:
         self.conv = conv
 
 
+# The record of a unit without an accepted order: it holds.
+_NO_ORDER: Final = Checked(Waive(""), "", NRS, Waive(""))
+
+
 @final
 class Plan:
     """The accepted orders of a movement phase by unit index (board order):
-    the canonical order, its code, target province, supported / convoyed
-    unit and move-by-convoy flag (see :class:`Checked`); None / HOLD / -1 for
-    a unit without an order.  Made from the record chosen for each unit."""
+    ``records[i]`` the record of unit ``i``'s order (:class:`Checked`: its
+    code, target province, supported / convoyed unit; a holding record with
+    ``unit`` -1 for a unit without an order), ``orders[i]`` the canonical
+    order (None) and ``conv[i]`` the move-by-convoy flag (a list of its own:
+    the resolution changes it)."""
 
-    def __init__(self, chosen: list[Checked | None]) -> None:
-        # One comprehension per list: filled in one pass, no stores one by one.
-        self.orders: list[Order | None] = [None if c is None else c.canon for c in chosen]
-        self.kind: list[int] = [HOLD if c is None else c.kind for c in chosen]
-        self.dest: list[int] = [-1 if c is None else c.dest for c in chosen]
-        self.other: list[int] = [-1 if c is None else c.other for c in chosen]
-        self.conv: list[bool] = [False if c is None else c.conv for c in chosen]
+    def __init__(self, records: list[Checked]) -> None:
+        self.records = records
+        self.orders: list[Order | None] = [c.canon if c.unit >= 0 else None for c in records]
+        self.conv: list[bool] = [c.conv for c in records]
 
 
 def power_index(powers: list[str], power: str) -> int:
@@ -260,10 +263,10 @@ class MovementChecks:
         """The accepted orders by unit, powers in alphabetical order and each
         power's orders in the order given (a later order for a unit replaces
         an earlier one, PROTOCOL.md 8.3)."""
-        chosen: list[Checked | None] = [None] * self.n
+        chosen: list[Checked] = [_NO_ORDER] * self.n
         if not self._take_logged(orders_by_power, chosen):
             for k in range(self.n):
-                chosen[k] = None
+                chosen[k] = _NO_ORDER
             for power in sorted(orders_by_power):
                 for order in orders_by_power[power]:
                     c = self.lookup(power, order)
@@ -272,7 +275,7 @@ class MovementChecks:
         return Plan(chosen)
 
     def _take_logged(
-        self, orders_by_power: Mapping[str, Iterable[Order]], chosen: list[Checked | None]
+        self, orders_by_power: Mapping[str, Iterable[Order]], chosen: list[Checked]
     ) -> bool:
         """If the log is exactly these orders (tuples), power by power, in this
         order, fill ``chosen`` from it and say so.
@@ -297,7 +300,7 @@ class MovementChecks:
 
     def plan_of(self, orders: Mapping[str, Order]) -> Plan:
         """The :class:`Plan` of accepted, canonical orders by unit province."""
-        chosen: list[Checked | None] = [None] * self.n
+        chosen: list[Checked] = [_NO_ORDER] * self.n
         for order in orders.values():
             if isinstance(order, Waive):
                 continue
