@@ -181,22 +181,17 @@ class _Board:
         for p in P:
             if p < 0:
                 raise KeyError("a unit in a province the map does not have")
-        ORD = plan.orders
         # the order of each unit as checked (kind, dest, other: its code,
         # target province, supported / convoyed unit)
         R = plan.records
         CONV = plan.conv
-        any_convoy = False
-        for conv in CONV:
-            if conv:
-                any_convoy = True
-                break
+        any_convoy = plan.any_conv
 
         ST = [_UNRESOLVED] * n
         RES = [False] * n
         # Convoy-only facts.  Without any move by convoy (most phases) nothing
         # writes them: one shared all-False list and empty dicts.
-        no_convoy = [False] * n
+        no_convoy = [False] * n if any_convoy else CONV  # (then CONV is all False too)
         # CTO without any complete ordered route (and no land fallback)
         NOROUTE = no_convoy
         # convoy orders matching an ordered move by convoy
@@ -309,7 +304,6 @@ class _Board:
         self.units = units
         self.rules = rules
         self.n = n
-        self.ORD = ORD
         self.P = P
         self.R = R
         self.CONV = CONV
@@ -633,18 +627,18 @@ class _Board:
         P = self.P
         R = self.R
         RES = self.RES
-        ORD = self.ORD
         DISL = self.DISL
 
         results: list[OrderResult] = []
         for i in range(n):
-            o = ORD[i]
+            rec = R[i]
             k = DISL[i]
+            o = rec.canon  # (only if the unit has an order: rec.unit >= 0)
             if k < 0:
-                if o is None:
+                if rec.unit < 0:
                     results.append(OrderResult(Hold(units[i]), SUC, False, _DEFAULT_HOLD))
                     continue
-                ti = R[i].kind
+                ti = rec.kind
                 if RES[i] or ti == _HOLD:
                     # a successful move, a support given, or a hold
                     results.append(OrderResult(o, SUC))
@@ -653,7 +647,7 @@ class _Board:
                     results.append(OrderResult(o, outcome, False, reason))
                 elif ti == _CVY:
                     army = R[i].other
-                    if type(ORD[army]) is ConvoyMove and R[army].dest == R[i].dest:
+                    if type(R[army].canon) is ConvoyMove and R[army].dest == rec.dest:
                         results.append(OrderResult(o, SUC))
                     else:
                         results.append(OrderResult(o, NSO, False, NotMatched(units[army])))
@@ -664,8 +658,8 @@ class _Board:
                     results.append(OrderResult(o, CUT, False, self.cutter(i)))
                 continue
             by = DislodgedBy(units[k], names[P[k]])
-            ti = R[i].kind
-            if o is None:
+            ti = rec.kind
+            if rec.unit < 0:
                 results.append(OrderResult(Hold(units[i]), None, True, by, by))
             elif ti == _MOVE:
                 outcome, reason = self.move_failure(i)
@@ -701,7 +695,7 @@ class _Board:
                 continue
             u = units[i]
             if p != P[i]:  # it moved here
-                o = ORD[i]
+                o = R[i].canon
                 w = power_ids.get(u.power, no_power)
                 if type(o) is Move and o.dest.coast is not None:
                     u = t.unit_of(w, u.power, u.kind, t.loc_ids[(p, o.dest.coast)])

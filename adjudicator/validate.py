@@ -156,15 +156,20 @@ _NO_ORDER: Final = Checked(Waive(""), "", NRS, Waive(""))
 class Plan:
     """The accepted orders of a movement phase by unit index (board order):
     ``records[i]`` the record of unit ``i``'s order (:class:`Checked`: its
-    code, target province, supported / convoyed unit; a holding record with
-    ``unit`` -1 for a unit without an order), ``orders[i]`` the canonical
-    order (None) and ``conv[i]`` the move-by-convoy flag (a list of its own:
-    the resolution changes it)."""
+    canonical order, code, target province, supported / convoyed unit; a
+    holding record with ``unit`` -1 for a unit without an order) and
+    ``conv[i]`` the move-by-convoy flag (a list of its own: the resolution
+    changes it), ``any_conv`` whether any is set."""
 
     def __init__(self, records: list[Checked]) -> None:
         self.records = records
-        self.orders: list[Order | None] = [c.canon if c.unit >= 0 else None for c in records]
-        self.conv: list[bool] = [c.conv for c in records]
+        any_conv = False
+        for c in records:
+            if c.conv:
+                any_conv = True
+                break
+        self.any_conv = any_conv
+        self.conv: list[bool] = [c.conv for c in records] if any_conv else [False] * len(records)
 
 
 def power_index(powers: list[str], power: str) -> int:
