@@ -7,6 +7,7 @@ channel); the game actor (`server.game`) is their only reader.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import trio
@@ -85,6 +86,7 @@ class GameHandle:
     claimed: int = 0
     status: str = "forming"
     passcodes: dict[str, int] = field(default_factory=dict)
+    deliver: Callable[[Event], bool] | None = None   # `server.game.Game.deliver`
 
     @property
     def open_seats(self) -> int:

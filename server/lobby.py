@@ -222,7 +222,11 @@ class Lobby:
                     and isinstance(message.message, MapMessage):
                 # The game takes every YES (MAP) of a joining client (Game.map_answer).
                 client.map_accepted = True
-            if await self._to_game(client.game, Request(client, message, tokens)):
+            request = Request(client, message, tokens)
+            deliver = client.game.deliver
+            if deliver is not None and deliver(request):
+                return
+            if await self._to_game(client.game, request):
                 return
             client.game = None
         match message:
