@@ -67,6 +67,10 @@ if TYPE_CHECKING:
 log = structlog.get_logger("server.connection")
 
 READ_SIZE = 65536
+#: Most messages a reader handles in a row without letting other tasks run: its
+#: game handles them in the reader's own task (`server.game.Game.deliver`), so a
+#: chunk of many small messages must not hold the event loop.
+MESSAGES_PER_TURN = 16
 #: Most queued items one write takes (their frames go out in one ``send_all``).
 WRITE_BATCH = 64
 
@@ -145,6 +149,7 @@ class _Reader:
         self.frames = FrameTracker(settings.max_frame_body)
         self.bucket = TokenBucket(settings.message_rate, settings.message_burst, now)
         self.oversize: str | None = None
+        self.unyielded = 0
 
     async def run(self) -> None:
         machine, client, lobby = self.machine, self.client, self.lobby
@@ -172,6 +177,10 @@ class _Reader:
                         lobby.turn_stats.order_in(client.game.id, self.read_at)
                     await self._throttle()
                     await lobby.received(client, message, tokens)
+                    self.unyielded += 1
+                    if self.unyielded >= MESSAGES_PER_TURN:
+                        self.unyielded = 0
+                        await trio.lowlevel.checkpoint()
                 case MessageRejected(tokens, error, reply):
                     await self._throttle()
                     log.info("message_rejected", reason=error.reason, tokens=len(tokens))
