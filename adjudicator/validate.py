@@ -296,7 +296,7 @@ class MovementChecks:
                 return False
             for order in given:
                 c = log[k]
-                if c.order is not order or c.power != power:
+                if c.order is not order or (c.power is not power and c.power != power):
                     return False
                 if c.unit >= 0:
                     chosen[c.unit] = c
