@@ -187,3 +187,43 @@ async def test_a_client_that_stops_reading_is_dropped(nursery: trio.Nursery, tmp
     assert (await clients["ENG"].receive()).startswith("NOW ( SPR 1901 )")
     for power in POWERS:
         await clients[power].close()
+
+
+class TestDeadlineAfterADirectStep:
+    @pytest.fixture
+    def clock(self) -> trio.testing.MockClock:
+        return jumping_clock()
+
+    async def test_a_phase_completed_by_the_last_sub_starts_its_own_shorter_deadline(
+            self, nursery: trio.Nursery, tmp_path: Path,
+            clock: trio.testing.MockClock) -> None:
+        # The last SUB of a phase is handled in its reader's task (Game.deliver)
+        # while the actor waits with the old phase's deadline; the actor must then
+        # wait for the new phase's own deadline (BTL 10), not the old one (MTL 60).
+        _server, port = await start_server(nursery, tmp_path / "g.db", mtl=60, btl=10)
+        clients = await start_game(port)
+        for client in clients.values():
+            await client.expect("TME ( 60 )")
+
+        async def everyone(now: str, eng: str) -> str:
+            for power, client in clients.items():
+                await client.send(eng if power == "ENG" else holds(now, power))
+            for client in clients.values():
+                now = (await client.receive_until("NOW"))[-1]
+            return now
+
+        now = clients["ENG"].log[-2]
+        assert now.startswith("NOW ( SPR 1901 )")
+        now = await everyone(now, "SUB ( ( ENG FLT LON ) MTO NTH ) ( ( ENG FLT EDI ) HLD )"
+                                  " ( ( ENG AMY LVP ) HLD )")
+        assert now.startswith("NOW ( FAL 1901 )")
+        now = await everyone(now, "SUB ( ( ENG FLT NTH ) MTO NWY ) ( ( ENG FLT EDI ) HLD )"
+                                  " ( ( ENG AMY LVP ) HLD )")
+        assert now.startswith("NOW ( WIN 1901 )")        # ENG has a build to order
+        started = trio.current_time()
+        await clients["ENG"].expect("TME ( 10 )")
+        seen = await clients["ENG"].receive_until("NOW")
+        assert seen[-1].startswith("NOW ( SPR 1902 )")
+        assert 10 <= trio.current_time() - started < 11     # BTL, not what was left of MTL
+        for client in clients.values():
+            await client.close()
