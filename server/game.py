@@ -6,7 +6,10 @@ Clients never touch a game directly.  Their connection tasks put events
 (`Join`, `Observe`, `Rejoin`, `Request`, `Left`) on the game's inbox, a
 bounded memory channel; `Game.run` takes them one at a time and handles
 each synchronously, so the rules need no locks.  Replies go out through
-`Client.send`, which never blocks.
+`Client.send`, which never blocks.  A client's message (`Request`) may
+skip the inbox: while the actor is parked on an empty inbox the reader runs
+the same synchronous step itself (`Game.deliver`, which saves a turn of the
+scheduler and keeps the order of events), then re-aims the actor's wait.
 
 A game is *forming* until every power has a client that accepted the map,
 then *running*, then *finished*.  While running, the actor waits for the
