@@ -1,6 +1,6 @@
 """``python -m load`` / ``make load``: N concurrent games of seven RandBots on one server.
 
-    python -m load [--games 100] [--max-year 1910] [--stagger 0] [--bot-procs 2]
+    python -m load [--games 100] [--max-year 1910] [--stagger 5] [--bot-procs 2]
                    [--sweep 25,50,100] [--bot-nice 10] [--durability os] [--json OUT]
 
 For each game count (``--sweep`` runs several, to see how memory grows):
@@ -11,9 +11,12 @@ For each game count (``--sweep`` runs several, to see how memory grows):
    join one process after the other, so that every game fills with the
    seven bots of one process; they run at ``--bot-nice`` so that the load
    generator does not take the server's CPU on a small machine;
-   the games all start in the same instant (the worst case: every game's
-   first phase arrives with a hundred others), or at random moments within
-   ``--stagger`` seconds, as on a real server;
+   the games start at random moments within ``--stagger`` seconds (5 by
+   default, as on a real server where games do not all start in the same
+   second; games to 1910 last long enough for all of them to run at once,
+   and the report gives the peak number of live games); ``--stagger 0``
+   starts them in the same instant, the worst case - every game's first
+   phase arrives with a hundred others;
 3. when every bot has finished, the server's peak memory is read
    (``VmHWM``), it is stopped with SIGTERM and writes its statistics.
 
@@ -190,9 +193,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-year", type=int, default=1910)
     parser.add_argument("--bot-procs", type=int, default=2)
     parser.add_argument("--bot-nice", type=int, default=10)
-    parser.add_argument("--stagger", type=float, default=0.0,
+    parser.add_argument("--stagger", type=float, default=5.0,
                         help="start each game at a random moment within this many seconds "
-                             "(default 0: all at once, in lockstep - the worst case)")
+                             "(default 5; 0: all at once, in lockstep - the worst case)")
     parser.add_argument("--think", type=float, default=0.0,
                         help="mean thinking time of a bot per phase, seconds (default 0: "
                              "as fast as they can)")
