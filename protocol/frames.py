@@ -20,7 +20,8 @@ So the hot path avoids the per-call machinery, not the definitions: headers
 are parsed and built by construct once per distinct header and remembered
 (:func:`parse_header`, :func:`_header`), and DM bodies - a plain array of
 big-endian 16-bit values - are converted by the ``_Tokens`` adapter's own
-conversion, called directly.  IM, RM and EM bodies go through construct.
+struct code (`protocol.tree.bytes_to_tokens` / ``tokens_to_bytes``), called
+directly.  IM, RM and EM bodies go through construct.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import construct as cs
 
 from protocol.errors import EncodeError, ProtocolError, RepresentationError
 from protocol.tokens import STANDARD, Representation
+from protocol.tree import bytes_to_tokens, tokens_to_bytes
 
 PROTOCOL_VERSION = 1
 MAGIC = 0xDA10
@@ -145,20 +147,10 @@ class _Tokens(cs.Adapter):  # type: ignore[misc]
     """Big-endian 16-bit token values <-> a tuple of ints (struct does the work)."""
 
     def _decode(self, obj: bytes, context: Any, path: str) -> tuple[int, ...]:
-        return decode_tokens(obj)
+        return bytes_to_tokens(obj)
 
     def _encode(self, obj: tuple[int, ...], context: Any, path: str) -> bytes:
-        return encode_tokens(obj)
-
-
-def decode_tokens(body: bytes) -> tuple[int, ...]:
-    """A DM body's token values (``body`` has an even length)."""
-    return struct.unpack(f">{len(body) // 2}H", body)
-
-
-def encode_tokens(tokens: tuple[int, ...]) -> bytes:
-    """The DM body of token values (struct.error for a value outside 0..0xFFFF)."""
-    return struct.pack(f">{len(tokens)}H", *tokens)
+        return tokens_to_bytes(obj)
 
 
 Header = cs.Struct(
@@ -222,7 +214,7 @@ def parse_body(frame_type: FrameType, body: bytes) -> Frame:
         # Private-use tokens must never be sent: EM 0x0E (PROTOCOL.md 4.5).
         if _PRIVATE_HIGH_BYTE.search(body[0::2]):
             raise FrameError(ErrorCode.INVALID_TOKEN, "private-use token in a DM")
-        return DiplomacyMessage(decode_tokens(body))
+        return DiplomacyMessage(bytes_to_tokens(body))
     if frame_type is FrameType.IM:
         im = ImBody.parse(body)
         return InitialMessage(im.version, im.magic)
@@ -277,7 +269,7 @@ def _dm_body(tokens: tuple[int, ...]) -> bytes:
     if not tokens:
         raise EncodeError("a DM holds at least one token")
     try:
-        body = encode_tokens(tokens)
+        body = tokens_to_bytes(tokens)
     except (struct.error, cs.ConstructError) as exc:
         raise EncodeError(f"token values must be 0..0xFFFF: {exc}") from None
     if _PRIVATE_HIGH_BYTE.search(body[0::2]):

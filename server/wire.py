@@ -21,13 +21,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from protocol.frames import DiplomacyMessage, build_frame
+from protocol.frames import DiplomacyMessage, build_frame, parse_frames
 from protocol.messages import Message, Now
 from protocol.text import render_text
 from protocol.tokens import Representation
-from protocol.tree import bytes_to_tokens, from_tree, to_tree
-
-HEADER = 4     # PROTOCOL.md 3: type, pad, 16-bit length
+from protocol.tree import from_tree, to_tree
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,19 +83,9 @@ def join(packets: Iterable[Packet], command: str) -> Packet | None:
     return Packet(command, b"".join(p.frames for p in items), items[0].rep)
 
 
-def split(frames: bytes) -> list[bytes]:
-    """The bodies of the DM frames in ``frames``."""
-    bodies = []
-    i = 0
-    while i < len(frames):
-        length = int.from_bytes(frames[i + 2:i + HEADER], "big")
-        bodies.append(frames[i + HEADER:i + HEADER + length])
-        i += HEADER + length
-    return bodies
-
-
 def reframe(frames: bytes, old: Representation, new: Representation) -> bytes:
     """Re-encode DM frames from one representation to another (by mnemonics)."""
+    parsed, _rest = parse_frames(frames)
     return b"".join(
-        build_frame(DiplomacyMessage(from_tree(to_tree(bytes_to_tokens(body), old), new)))
-        for body in split(frames))
+        build_frame(DiplomacyMessage(from_tree(to_tree(frame.tokens, old), new)))
+        for frame in parsed if isinstance(frame, DiplomacyMessage))

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.frames import DiplomacyMessage, build_frame
+from protocol.frames import DiplomacyMessage, build_frame, parse_frames
 from protocol.messages import Frm, Message, Now, Sco
 from protocol.parse import Role, parse_message
 from protocol.text import parse_text, render_text
 from protocol.tokens import STANDARD, Representation
 from server.press import wire_representation
-from server.wire import Packet, encode, join, reframe, split
+from server.wire import Packet, encode, join, reframe
 
 NOW_TEXT = "NOW ( SPR 1901 ) ( AUS AMY BUD ) ( ENG FLT ( STP NCS ) )"
 FRM_TEXT = "FRM ( FRA ) ( ENG ) ( FCT ( PCE ( FRA ENG ) ) )"
@@ -38,8 +38,10 @@ def test_join_and_split_keep_whole_frames_in_order() -> None:
     joined = join(packets, "ORD")
     assert joined is not None and joined.command == "ORD"
     assert joined.frames == b"".join(p.frames for p in packets)
-    assert [render_text(tuple(int.from_bytes(b[i:i + 2], "big") for i in range(0, len(b), 2)))
-            for b in split(joined.frames)] == ["SCO ( AUS BUD )", NOW_TEXT, "SCO ( UNO SER )"]
+    frames, rest = parse_frames(joined.frames)
+    assert rest == b""
+    assert [render_text(f.tokens) for f in frames if isinstance(f, DiplomacyMessage)] == \
+        ["SCO ( AUS BUD )", NOW_TEXT, "SCO ( UNO SER )"]
     assert join([], "ORD") is None
 
 
