@@ -24,13 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
+from typing import cast
 
 from adjudicator.adjustments import resolve_adjustments
 from adjudicator.movement import MovementOutcome, resolve_plan
 from adjudicator.results import OrderResult, PhaseResult, Rejected
 from adjudicator.retreats import resolve_retreats
 from adjudicator.rulebook import DEFAULT, Rulebook
-from adjudicator.tables import tables
+from adjudicator.tables import falses, nones, tables
 from adjudicator.validate import MBV, NYU, check_order, movement_checks, power_index
 from adjudicator.values import (
     ADJUSTMENT,
@@ -172,7 +173,7 @@ def _end_of_movement_year(
     centres = t.centres
     nc = len(centres)
     # previous owner of each centre
-    prev: list[str | None] = [None] * t.n
+    prev = cast(list[str | None], nones(t.n))
     in_order = True  # the old keys are centres, in province order
     k = 0
     ids = t.ids
@@ -202,7 +203,7 @@ def _end_of_movement_year(
     centres_of = [0] * npow
     # centres minus units per power
     delta = [0] * npow
-    on_centre = [False] * n
+    on_centre = falses(n)
     gained = False  # a neutral centre got an owner
     moved: list[tuple[str, str]] = []  # (centre, new owner) of centres that changed hands
     for c, name in centres:
@@ -323,7 +324,7 @@ def _end_of_year(
     t = tables(m)
     supply = t.supply
     ids = t.ids
-    occupant: list[str | None] = [None] * t.n
+    occupant = cast(list[str | None], nones(t.n))
     units_per_power: dict[str, int] = {}
     for u in units:
         power = u.power

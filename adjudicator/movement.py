@@ -38,7 +38,7 @@ plain (non-convoyed) attack are certain and decided before any recursion
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, cast
 
 from adjudicator.convoys import route_seas
 from adjudicator.results import (
@@ -60,6 +60,7 @@ from adjudicator.results import (
     Reason,
 )
 from adjudicator.rulebook import Rulebook
+from adjudicator.tables import falses, minus_ones, nones, zeros
 from adjudicator.validate import (
     CVY,
     HOLD,
@@ -187,11 +188,11 @@ class _Board:
         CONV = plan.conv
         any_convoy = plan.any_conv
 
-        ST = [_UNRESOLVED] * n
-        RES = [False] * n
+        ST = zeros(n)  # (_UNRESOLVED)
+        RES = falses(n)
         # Convoy-only facts.  Without any move by convoy (most phases) nothing
         # writes them: one shared all-False list and empty dicts.
-        no_convoy = [False] * n if any_convoy else CONV  # (then CONV is all False too)
+        no_convoy = falses(n) if any_convoy else CONV  # (then CONV is all False too)
         # CTO without any complete ordered route (and no land fallback)
         NOROUTE = no_convoy
         # convoy orders matching an ordered move by convoy
@@ -204,9 +205,9 @@ class _Board:
         R_NBR: dict[int, dict[int, list[int]]] = _NO_NEIGHBOURS
         VOID = no_convoy  # convoyed move voided by the Szykman rule
         if any_convoy:
-            NOROUTE = [False] * n
-            matched_convoy = [False] * n
-            VOID = [False] * n
+            NOROUTE = falses(n)
+            matched_convoy = falses(n)
+            VOID = falses(n)
             R_FLEETS = {}
             R_START = {}
             R_END = {}
@@ -241,13 +242,13 @@ class _Board:
                     c: [seas[q] for q in reach[P[c]] if q in seas and seas[q] != c] for c in route
                 }
 
-        ATT: list[list[int] | None] = [None] * t.n
-        SUPS: list[list[int] | None] = [None] * n
-        H = [-1] * n
+        ATT = cast(list[list[int] | None], nones(t.n))
+        SUPS = cast(list[list[int] | None], nones(n))
+        H = minus_ones(n)
         # Without a move by convoy every opposite mover is a head-to-head one:
         # one list serves as both.
-        OPP = [-1] * n if any_convoy else H
-        matched = [False] * n
+        OPP = minus_ones(n) if any_convoy else H
+        matched = falses(n)
         for i in range(n):
             ti = R[i].kind
             if ti == _MOVE:
@@ -351,12 +352,12 @@ class _Board:
         RES = self.RES
         path_ok = self.no_convoy  # all False, not written (no convoy route at all)
         if self.R_FLEETS:
-            path_ok = [False] * n
+            path_ok = falses(n)
         CONV = self.CONV
         for a in self.R_FLEETS:
             path_ok[a] = CONV[a] and self.path(a)
         self.path_ok = path_ok
-        G = [0] * n  # supports given to each unit's order
+        G = zeros(n)  # supports given to each unit's order
         for s in range(n):
             if matched[s] and RES[s]:
                 j = R[s].other
@@ -364,7 +365,7 @@ class _Board:
         self.G = G
         P = self.P
         ATT = self.ATT
-        DISL = [-1] * n  # index of the dislodging unit
+        DISL = minus_ones(n)  # index of the dislodging unit
         for i in range(n):
             if R[i].kind == _MOVE and RES[i]:
                 continue
@@ -677,7 +678,7 @@ class _Board:
 
         # -- the new board and the retreat options (DATC 5.B.11) ------------------
         # where[p]: the unit standing in province p afterwards (board index)
-        where = [-1] * t.n
+        where = minus_ones(t.n)
         any_dislodged = False
         for i in range(n):
             if DISL[i] >= 0:

@@ -20,7 +20,7 @@ from typing import Final, final
 
 from adjudicator.convoys import route_seas
 from adjudicator.rulebook import DEFAULT, Rulebook
-from adjudicator.tables import MapTables, tables
+from adjudicator.tables import MapTables, falses, minus_ones, tables
 from adjudicator.values import (
     ADJUSTMENT,
     AMY,
@@ -169,7 +169,19 @@ class Plan:
                 any_conv = True
                 break
         self.any_conv = any_conv
-        self.conv: list[bool] = [c.conv for c in records] if any_conv else [False] * len(records)
+        self.conv: list[bool] = [c.conv for c in records] if any_conv else falses(len(records))
+
+
+#: a template of :func:`_no_orders` (never written)
+_NO_ORDERS: Final[list[Checked]] = [_NO_ORDER] * 256
+
+
+def _no_orders(n: int) -> list[Checked]:
+    """A new list of ``n`` times :data:`_NO_ORDER` (a slice of a template: one
+    allocation, where ``[_NO_ORDER] * n`` makes two)."""
+    if n <= len(_NO_ORDERS):
+        return _NO_ORDERS[:n]
+    return [_NO_ORDER] * n
 
 
 def power_index(powers: list[str], power: str) -> int:
@@ -215,8 +227,8 @@ class MovementChecks:
         units = state.units
         n = len(units)
         ids = t.ids
-        at = [-1] * t.n
-        P = [-1] * n
+        at = minus_ones(t.n)
+        P = minus_ones(n)
         i = 0
         for u in units:
             loc = u.location
@@ -268,7 +280,7 @@ class MovementChecks:
         """The accepted orders by unit, powers in alphabetical order and each
         power's orders in the order given (a later order for a unit replaces
         an earlier one, PROTOCOL.md 8.3)."""
-        chosen: list[Checked] = [_NO_ORDER] * self.n
+        chosen = _no_orders(self.n)
         if not self._take_logged(orders_by_power, chosen):
             for k in range(self.n):
                 chosen[k] = _NO_ORDER
@@ -305,7 +317,7 @@ class MovementChecks:
 
     def plan_of(self, orders: Mapping[str, Order]) -> Plan:
         """The :class:`Plan` of accepted, canonical orders by unit province."""
-        chosen: list[Checked] = [_NO_ORDER] * self.n
+        chosen = _no_orders(self.n)
         for order in orders.values():
             if isinstance(order, Waive):
                 continue
