@@ -249,29 +249,33 @@ class _Board:
         # one list serves as both.
         OPP = minus_ones(n) if any_convoy else H
         matched = falses(n)
+        # (each record read once: mypyc fetches a list item again at every R[i])
         for i in range(n):
-            ti = R[i].kind
+            ri = R[i]
+            ti = ri.kind
             if ti == _MOVE:
                 if NOROUTE[i]:
                     continue
-                d = R[i].dest
+                d = ri.dest
                 attackers = ATT[d]
                 if attackers is None:
                     ATT[d] = [i]
                 else:
                     attackers.append(i)
                 j = at[d]
-                if j >= 0 and R[j].kind == _MOVE and R[j].dest == P[i] and not NOROUTE[j]:
-                    OPP[i] = j
-                    if not CONV[i] and not CONV[j]:
-                        H[i] = j
+                if j >= 0:
+                    rj = R[j]
+                    if rj.kind == _MOVE and rj.dest == P[i] and not NOROUTE[j]:
+                        OPP[i] = j
+                        if not CONV[i] and not CONV[j]:
+                            H[i] = j
             elif ti == _SUPH or ti == _SUPM:
-                j = R[i].other
+                j = ri.other
                 rj = R[j]
                 if ti == _SUPH:
                     matches = rj.kind != _MOVE
                 else:
-                    matches = rj.kind == _MOVE and rj.dest == R[i].dest
+                    matches = rj.kind == _MOVE and rj.dest == ri.dest
                 if matches:
                     supports = SUPS[j]
                     if supports is None:
@@ -290,11 +294,15 @@ class _Board:
                 ST[s] = _RESOLVED
                 RES[s] = True
                 continue
+            ws = units[s].power
+            rs = R[s]
+            sup_hold = rs.kind == _SUPH
+            target = rs.dest
             for k in attackers:
                 if (
-                    units[k].power != units[s].power
+                    units[k].power != ws
                     and not CONV[k]
-                    and (R[s].kind == _SUPH or P[k] != R[s].dest)
+                    and (sup_hold or P[k] != target)
                 ):
                     ST[s] = _RESOLVED
                     RES[s] = False
@@ -549,11 +557,13 @@ class _Board:
         P = self.P
         CONV = self.CONV
         ws = units[s].power
-        supm = self.R[s].kind == _SUPM
+        rs = self.R[s]
+        supm = rs.kind == _SUPM
+        target = rs.dest
         for k in attackers:
             if units[k].power == ws:
                 continue
-            if supm and P[k] == self.R[s].dest and not (CONV[k] and self.convoy_from_target_cuts):
+            if supm and P[k] == target and not (CONV[k] and self.convoy_from_target_cuts):
                 # An attack from the province the support is directed at does
                 # not cut it (4.A.4 a also for a convoyed attack), but a
                 # dislodgement does.
@@ -683,15 +693,19 @@ class _Board:
         for i in range(n):
             if DISL[i] >= 0:
                 any_dislodged = True
-            elif R[i].kind == _MOVE and RES[i]:
-                where[R[i].dest] = i
+                continue
+            rec = R[i]
+            if rec.kind == _MOVE and RES[i]:
+                where[rec.dest] = i
             else:
                 where[P[i]] = i
         power_ids = t.power_ids
         no_power = len(t.powers)
         new_units: list[Unit] = []
-        for p in range(t.n):
-            i = where[p]
+        # (iterating the list itself: no bounds-checked item fetch per province)
+        p = -1
+        for i in where:
+            p += 1
             if i < 0:
                 continue
             u = units[i]
