@@ -640,51 +640,53 @@ class _Board:
         RES = self.RES
         DISL = self.DISL
 
-        results: list[OrderResult] = []
+        # every unit's branch below fills its slot (a set item is cheaper than
+        # an append, which may also grow the list)
+        results = cast(list[OrderResult], nones(n))
         for i in range(n):
             rec = R[i]
             k = DISL[i]
             o = rec.canon  # (only if the unit has an order: rec.unit >= 0)
             if k < 0:
                 if rec.unit < 0:
-                    results.append(OrderResult(Hold(units[i]), SUC, False, _DEFAULT_HOLD))
+                    results[i] = OrderResult(Hold(units[i]), SUC, False, _DEFAULT_HOLD)
                     continue
                 ti = rec.kind
                 if RES[i] or ti == _HOLD:
                     # a successful move, a support given, or a hold
-                    results.append(OrderResult(o, SUC))
+                    results[i] = OrderResult(o, SUC)
                 elif ti == _MOVE:
                     outcome, reason = self.move_failure(i)
-                    results.append(OrderResult(o, outcome, False, reason))
+                    results[i] = OrderResult(o, outcome, False, reason)
                 elif ti == _CVY:
-                    army = R[i].other
+                    army = rec.other
                     if type(R[army].canon) is ConvoyMove and R[army].dest == rec.dest:
-                        results.append(OrderResult(o, SUC))
+                        results[i] = OrderResult(o, SUC)
                     else:
-                        results.append(OrderResult(o, NSO, False, NotMatched(units[army])))
+                        results[i] = OrderResult(o, NSO, False, NotMatched(units[army]))
                 elif not self.matched[i]:
-                    other = units[R[i].other]
-                    results.append(OrderResult(o, NSO, False, NotMatched(other)))
+                    other = units[rec.other]
+                    results[i] = OrderResult(o, NSO, False, NotMatched(other))
                 else:
-                    results.append(OrderResult(o, CUT, False, self.cutter(i)))
+                    results[i] = OrderResult(o, CUT, False, self.cutter(i))
                 continue
             by = DislodgedBy(units[k], names[P[k]])
             ti = rec.kind
             if rec.unit < 0:
-                results.append(OrderResult(Hold(units[i]), None, True, by, by))
+                results[i] = OrderResult(Hold(units[i]), None, True, by, by)
             elif ti == _MOVE:
                 outcome, reason = self.move_failure(i)
-                results.append(OrderResult(o, outcome, True, reason, by))
+                results[i] = OrderResult(o, outcome, True, reason, by)
             elif ti == _SUPH or ti == _SUPM:
                 if not self.matched[i]:
-                    other = units[R[i].other]
-                    results.append(OrderResult(o, NSO, True, NotMatched(other), by))
+                    other = units[rec.other]
+                    results[i] = OrderResult(o, NSO, True, NotMatched(other), by)
                 elif RES[i]:
-                    results.append(OrderResult(o, SUC))
+                    results[i] = OrderResult(o, SUC)
                 else:
-                    results.append(OrderResult(o, CUT, True, self.cutter(i), by))
+                    results[i] = OrderResult(o, CUT, True, self.cutter(i), by)
             else:
-                results.append(OrderResult(o, None, True, by, by))
+                results[i] = OrderResult(o, None, True, by, by)
 
         # -- the new board and the retreat options (DATC 5.B.11) ------------------
         # where[p]: the unit standing in province p afterwards (board index)
