@@ -249,9 +249,11 @@ class _Board:
         # one list serves as both.
         OPP = minus_ones(n) if any_convoy else H
         matched = falses(n)
-        # (each record read once: mypyc fetches a list item again at every R[i])
-        for i in range(n):
-            ri = R[i]
+        # (each record read once: mypyc fetches a list item again at every
+        # R[i]; walking the list itself skips even the bounds-checked fetch)
+        i = -1
+        for ri in R:
+            i += 1
             ti = ri.kind
             if ti == _MOVE:
                 if NOROUTE[i]:
@@ -351,8 +353,10 @@ class _Board:
         matched = self.matched
         matched_convoy = self.matched_convoy
         n = self.n
-        for i in range(n):
-            ti = R[i].kind
+        i = -1
+        for rec in R:  # (the list walked: see __init__)
+            i += 1
+            ti = rec.kind
             if ST[i] == _RESOLVED or ti == _HOLD:
                 continue
             if ti == _MOVE or matched[i] or (ti == _CVY and matched_convoy[i]):
@@ -374,8 +378,10 @@ class _Board:
         P = self.P
         ATT = self.ATT
         DISL = minus_ones(n)  # index of the dislodging unit
-        for i in range(n):
-            if R[i].kind == _MOVE and RES[i]:
+        i = -1
+        for rec in R:
+            i += 1
+            if rec.kind == _MOVE and RES[i]:
                 continue
             attackers = ATT[P[i]]
             if attackers is not None:
@@ -643,8 +649,9 @@ class _Board:
         # every unit's branch below fills its slot (a set item is cheaper than
         # an append, which may also grow the list)
         results = cast(list[OrderResult], nones(n))
-        for i in range(n):
-            rec = R[i]
+        i = -1
+        for rec in R:
+            i += 1
             k = DISL[i]
             o = rec.canon  # (only if the unit has an order: rec.unit >= 0)
             if k < 0:
