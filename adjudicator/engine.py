@@ -231,8 +231,10 @@ def _end_of_movement_year(
                 npow += 1
             centres_of[w] = centres_of[w] + 1
             delta[w] = delta[w] + 1
-    for i in range(n):
-        if not on_centre[i]:
+    i = -1
+    for stands_on_centre in on_centre:  # (the list walked: no bounds-checked fetch)
+        i += 1
+        if not stands_on_centre:
             w = power_index(powers, units[i].power)
             if w == npow:
                 centres_of.append(0)

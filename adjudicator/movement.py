@@ -287,7 +287,9 @@ class _Board:
                     matched[i] = True
 
         # Pre-decide supports cut by a plain attack (DATC 5.E): certain cuts.
-        for s in range(n):
+        s = -1
+        for rs in R:
+            s += 1
             if not matched[s]:
                 continue
             attackers = ATT[P[s]]
@@ -297,7 +299,6 @@ class _Board:
                 RES[s] = True
                 continue
             ws = units[s].power
-            rs = R[s]
             sup_hold = rs.kind == _SUPH
             target = rs.dest
             for k in attackers:
@@ -370,9 +371,11 @@ class _Board:
             path_ok[a] = CONV[a] and self.path(a)
         self.path_ok = path_ok
         G = zeros(n)  # supports given to each unit's order
-        for s in range(n):
+        s = -1
+        for rs in R:
+            s += 1
             if matched[s] and RES[s]:
-                j = R[s].other
+                j = rs.other
                 G[j] = G[j] + 1  # (mypyc: `+=` on an item is a generic call)
         self.G = G
         P = self.P
@@ -699,11 +702,12 @@ class _Board:
         # where[p]: the unit standing in province p afterwards (board index)
         where = minus_ones(t.n)
         any_dislodged = False
-        for i in range(n):
+        i = -1
+        for rec in R:
+            i += 1
             if DISL[i] >= 0:
                 any_dislodged = True
                 continue
-            rec = R[i]
             if rec.kind == _MOVE and RES[i]:
                 where[rec.dest] = i
             else:
