@@ -1,4 +1,4 @@
-"""The standard map loaded from its MDF matches the reference counts (PROTOCOL.md 11)."""
+"""The standard map loaded from its MDF matches the reference counts (docs/protocol.md §11)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from maps.loader import DATA_DIR, map_from_text
 from protocol.tokens import ProvinceKind as TokenKind
 from protocol.tokens import Representation
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
+# The reference server's standard MDF/NOW/SCO (provenance: tests/data/README.md).
+REFERENCE = Path(__file__).resolve().parent / "data" / "protocol" / "standard.mdf.txt"
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +112,7 @@ def test_starting_position(std: Map) -> None:
 
 
 def test_data_files_match_reference() -> None:
-    reference = (SHARED / "daide" / "standard.mdf.txt").read_text().splitlines()
+    reference = REFERENCE.read_text().splitlines()
     for kind in ("mdf", "now", "sco"):
         line = (DATA_DIR / "standard" / f"standard.{kind}").read_text().strip()
         assert line in reference

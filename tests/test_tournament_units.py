@@ -95,8 +95,8 @@ def result(counts: dict[str, int], winner: str | None = None,
                          {p for p in P if counts.get(p, 0) or units.get(p, 0)}, winner)
 
 
-def test_dptg_table_is_the_one_in_the_guide(shared_dir: Path) -> None:
-    text = next((shared_dir / "seeds").glob("002_*.txt")).read_text(encoding="utf-8")
+def test_dptg_table_is_the_one_in_the_guide() -> None:
+    text = (Path(__file__).parent / "data" / "dptg-scoring.txt").read_text(encoding="utf-8")
     line = next(row for row in text.splitlines() if "GAME RESULTS" in row)
     found = dict(re.findall(r"(\d)-way draw ([+-]?\d+|zero)", line))
     assert {int(k): (0 if v == "zero" else int(v)) for k, v in found.items()} == {
@@ -124,7 +124,7 @@ def test_sum_of_squares_values() -> None:
 
 def test_draw_size_counts_survivors_with_units_but_no_centre() -> None:
     # RUS has no centre left but still a unit: it survives and shares the draw
-    # (seed 004 convention 2(b), the server's DRW).
+    # (the French adjudicator's convention 2(b) in docs/references.md, the server's DRW).
     r = result({"AUS": 17, "ENG": 17}, units={"RUS": 1})
     scores = draw_size(r)
     assert scores["AUS"] == scores["ENG"] == scores["RUS"] == pytest.approx(100 / 3)

@@ -3,7 +3,7 @@
 Every variant of ``maps/data/`` loads (but rise_and_fall2, whose archive
 file is unfinished and reported in one line), its map is consistent
 (symmetric adjacency, centres, starting units where units can stand), its
-representation agrees with the map (PROTOCOL.md 4.2, 6.5), and its data is
+representation agrees with the map (docs/protocol.md §4.2, §6.5), and its data is
 the reference archive with ``maps/data/CORRECTIONS.diff`` applied.
 """
 
@@ -28,7 +28,8 @@ from server.engine import VariantError
 from server.engine import load_variant as server_variant
 
 ROOT = Path(__file__).resolve().parent.parent
-ARCHIVE = ROOT.parent / "shared" / "daide" / "variants"
+# The reference server's variant archive as shipped (provenance: tests/data/README.md).
+ARCHIVE = ROOT / "tests" / "data" / "variant-archive"
 
 # name -> (powers, provinces, supply centres, first phase, RM entries or 0 for an empty RM)
 EXPECTED = {
@@ -140,12 +141,12 @@ def test_the_server_variant_sends_the_maps_own_mdf_and_rm(name: str) -> None:
     assert isinstance(frame, RepresentationMessage) and frame.representation() == variant.rep
 
 
-def test_the_standard_variant_is_the_reference_map_with_an_empty_rm(shared_dir: Path) -> None:
+def test_the_standard_variant_is_the_reference_map_with_an_empty_rm() -> None:
     variant = server_variant("Standard")
     assert variant.name == "STANDARD" and variant.rep is STANDARD
     assert build_frame(RepresentationMessage.for_representation(variant.rep)) == bytes.fromhex(
         "01000000")
-    reference = (shared_dir / "daide" / "standard.mdf.txt").read_text().splitlines()
+    reference = (ROOT / "tests" / "data" / "protocol" / "standard.mdf.txt").read_text().splitlines()
     mdf_line = next(line for line in reference if line.startswith("MDF"))
     assert render_text(variant.mdf.to_tokens()) == mdf_line
 
