@@ -1,6 +1,6 @@
 """Adjustment phase: builds, removals, waives and civil-disorder removals.
 
-A power's adjustment is its centres minus its units (PROTOCOL.md 8.3: not
+A power's adjustment is its centres minus its units (docs/protocol.md §8.3: not
 capped by free home centres).  Accepted builds (already checked one by one:
 first legal builds count, DATC 4.D.4 b / 4.D.5 b) are executed; every unused
 build is waived.  Removals not ordered are chosen by the civil-disorder rule

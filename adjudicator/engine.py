@@ -6,14 +6,14 @@
 
 1. Every order is checked for the power that submitted it, in the order
    given (:func:`adjudicator.validate.check_order`); in the movement and
-   retreat phases a later order for a unit replaces an earlier one (PROTOCOL.md
-   8.3).  Rejected orders are dropped - or, in an AOA game, kept with their
+   retreat phases a later order for a unit replaces an earlier one (docs/protocol.md
+   §8.3).  Rejected orders are dropped - or, in an AOA game, kept with their
    note as the ORD result while the unit behaves as unordered.
 2. Units without a (valid) order get the default: hold, disband, a waived
    build, a civil-disorder removal (DATC 4.D.8).
 3. The phase is resolved (:mod:`~adjudicator.movement`,
    :mod:`~adjudicator.retreats`, :mod:`~adjudicator.adjustments`).
-4. Sequencing (PROTOCOL.md 8.2, 8.4): after the fall moves (or the fall
+4. Sequencing (docs/protocol.md §8.2, 8.4): after the fall moves (or the fall
    retreats, if any) centre ownership is recalculated and a solo (more than
    half the centres) is detected; phases in which nobody has anything to do
    are skipped - a retreat phase without dislodged units, a winter without
@@ -318,7 +318,7 @@ def _end_of_year(
     old_ownership: Mapping[str, str],
 ) -> PhaseResult:
     """After the fall moves / retreats: update ownership, detect a solo, and
-    go to the winter if anybody has builds or removals (PROTOCOL.md 8.2).
+    go to the winter if anybody has builds or removals (docs/protocol.md §8.2).
 
     ``present_before`` are the powers that had a unit (dislodged or not) or
     a centre before the phase; those without either now are eliminated.

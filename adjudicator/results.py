@@ -1,6 +1,6 @@
 """What happened to each order, in DAIDE terms and with the reason why.
 
-An :class:`OrderResult` carries the ORD result of PROTOCOL.md 9.4 (``SUC``,
+An :class:`OrderResult` carries the ORD result of docs/protocol.md §9.4 (``SUC``,
 ``BNC``, ``CUT``, ``DSR``, ``NSO``, with or without ``RET``; see
 ``docs/adjudication-conventions.md``) plus a structured :data:`Reason`
 saying *why*: which units bounced a move, which unit cut a support, who
@@ -222,7 +222,7 @@ class PhaseResult:
     a fixed order (movement / retreat: by unit province; adjustment: by power,
     then builds, removals, waives).  ``state`` is the position at the start of
     the next phase in which somebody has to act (phases without anything to
-    do are skipped, PROTOCOL.md 8.4).  ``ownership_updated`` says whether
+    do are skipped, docs/protocol.md §8.4).  ``ownership_updated`` says whether
     centre ownership was recalculated (an SCO is due), ``winner`` is the
     power with a solo, ``eliminated`` the powers that lost their last unit
     and centre in this step.

@@ -1,4 +1,4 @@
-"""Retreat-phase resolution (DATC 5.B.11, PROTOCOL.md 9.4).
+"""Retreat-phase resolution (DATC 5.B.11, docs/protocol.md §9.4).
 
 Each dislodged unit retreats to a place of its MRT list or disbands; a unit
 without an order disbands.  Two or more units retreating to the same

@@ -9,7 +9,7 @@ is handled over DAIDE.
 
 Only choices that the engine implements are accepted: issues settled by the
 DAIDE grammar or the THX notes accept just the letter describing that
-behaviour.  Per-game options that are not DATC issues (AOA, PROTOCOL.md 9.2)
+behaviour.  Per-game options that are not DATC issues (AOA, docs/protocol.md §9.2)
 live here too, so one value carries "the rules of this game".
 """
 
@@ -89,7 +89,7 @@ class Rulebook:
     """The rule choices of a game.
 
     ``choices`` maps each DATC issue to its choice; ``aoa`` is the DAIDE
-    "any orders accepted" option (PROTOCOL.md 9.2, 10): every grammatical
+    "any orders accepted" option (docs/protocol.md §9.2, 10): every grammatical
     order gets THX MBV and an order that fails the checks holds (disbands,
     is ignored) with its note shown as its ORD result.
     """

@@ -1,4 +1,4 @@
-"""Order checks: the DAIDE THX note of an order (PROTOCOL.md 9.3).
+"""Order checks: the DAIDE THX note of an order (docs/protocol.md §9.3).
 
 Checks run in the order of ``docs/adjudication-conventions.md``: NRS, NYU,
 NSP, NSU, then the order's own checks.  An order that passes gets ``MBV``;
@@ -92,7 +92,7 @@ def validate(
     ``accepted`` holds the orders of ``power`` already accepted this phase;
     it matters in the adjustment phase (ESC for a second build on one site,
     NMB / NMR counts).  AOA games accept every order with MBV regardless
-    (PROTOCOL.md 9.2); use this function to find the note their ORD shows.
+    (docs/protocol.md §9.2); use this function to find the note their ORD shows.
     """
     checks = movement_checks(m, state, rules)
     if checks is not None:
@@ -279,7 +279,7 @@ class MovementChecks:
     def plan(self, orders_by_power: Mapping[str, Iterable[Order]]) -> Plan:
         """The accepted orders by unit, powers in alphabetical order and each
         power's orders in the order given (a later order for a unit replaces
-        an earlier one, PROTOCOL.md 8.3)."""
+        an earlier one, docs/protocol.md §8.3)."""
         chosen = _no_orders(self.n)
         if not self._take_logged(orders_by_power, chosen):
             for k in range(self.n):

@@ -6,7 +6,7 @@ mypyc (see ``adjudicator/native.py``) those become direct slot stores, where
 the ``__init__`` a frozen dataclass generates stays interpreted.  Powers, provinces, coasts, unit types and
 seasons are the DAIDE mnemonics as plain ``str`` (``'ENG'``, ``'LON'``,
 ``'NCS'``, ``'FLT'``, ``'SPR'``), so converting to and from DAIDE messages is
-one-to-one (PROTOCOL.md 9.1):
+one-to-one (docs/protocol.md §9.1):
 
 =====================================  ==============================
 DAIDE                                  value
@@ -42,7 +42,7 @@ MOVEMENT: Final = "movement"
 RETREAT: Final = "retreat"
 ADJUSTMENT: Final = "adjustment"
 
-#: Season mnemonic -> phase kind (PROTOCOL.md 6.6).
+#: Season mnemonic -> phase kind (docs/protocol.md §6.6).
 SEASON_KIND: Final[Mapping[str, str]] = MappingProxyType(
     {"SPR": MOVEMENT, "SUM": RETREAT, "FAL": MOVEMENT, "AUT": RETREAT, "WIN": ADJUSTMENT}
 )
@@ -365,7 +365,7 @@ def order_power(order: Order) -> str:
 class Dislodged:
     """A dislodged unit waiting for its retreat order.
 
-    ``retreats`` is its MRT list (PROTOCOL.md 8.2), ``attacker`` the province
+    ``retreats`` is its MRT list (docs/protocol.md §8.2), ``attacker`` the province
     the dislodging unit came from (None when unknown, e.g. a state read from
     a NOW message).
     """

@@ -212,7 +212,7 @@ def units_after(state: GameState) -> dict[str, list[str]]:
 
     A dislodged unit with no retreat at all is left out: the reference
     disbands it at once, where a DAIDE server keeps it in NOW with an empty
-    ``MRT ( )`` until the retreat phase (PROTOCOL.md 8.2) - the same outcome.
+    ``MRT ( )`` until the retreat phase (docs/protocol.md §8.2) - the same outcome.
     """
     units: dict[str, list[str]] = {}
     for unit in state.units:

@@ -1,6 +1,6 @@
 """The trio DAIDE client: joins a game, keeps track of it, plays a strategy.
 
-`BotClient` owns one bot's whole life (PROTOCOL.md 12, the normal game):
+`BotClient` owns one bot's whole life (docs/protocol.md §12, the normal game):
 
 1. connect, IM/RM (the `Transport` does the framing), then ``NME`` (or
    ``OBS`` for an observer);
@@ -16,7 +16,7 @@
    note other than MBV, every ``MIS``, ``REJ``, ``HUH`` and ``PRN`` is a
    *problem*: logged with structlog and kept in `BotClient.problems`;
 5. press: without a `bots.press.Negotiator`, every FRM is answered the
-   no-press way (HUH, TRY: PROTOCOL.md 16.5); with one, FRMs are read as
+   no-press way (HUH, TRY: docs/protocol.md §16.5); with one, FRMs are read as
    typed :mod:`protocol.press` values and handed to it, the press it returns
    is sent (never above the game's level), press it cannot understand is
    answered for it with HUH and TRY, and the server's answer to each SND
@@ -30,7 +30,7 @@
 A connection lost while the game runs is re-established: a new connection,
 ``IAM (power) (passcode)`` (retried while the server has not yet noticed the
 loss and answers REJ), then bare ``SCO`` and ``NOW`` requests to catch up
-(PROTOCOL.md 13.2).  Orders already sent for the current turn are replaced
+(docs/protocol.md §13.2).  Orders already sent for the current turn are replaced
 (``NOT (SUB)`` then the same ``SUB``), since the server may or may not have
 received them.
 """
@@ -124,12 +124,12 @@ class ClientSettings:
     """Seconds to wait for the server's OFF after the game's SMR before leaving."""
     gof: bool = False
     """Send GOF after each SUB.  Not needed - GOF is assumed at the start of
-    every turn (PROTOCOL.md 8.3) - and racy: when this SUB completes the last
+    every turn (docs/protocol.md §8.3) - and racy: when this SUB completes the last
     set of orders, the phase is processed before the GOF arrives, which then
     meets the next phase and is answered with a MIS for it."""
     press_numbering: str = "daide"
     """Values of the disputed press tokens the server uses: ``daide``,
-    ``parlance`` or ``mila`` (PROTOCOL.md 6.7; `daide serve --press-numbering`)."""
+    ``parlance`` or ``mila`` (docs/protocol.md §6.7; `daide serve --press-numbering`)."""
     reconnect_attempts: int = 40
     reconnect_delay: float = 0.05
     """First wait before reconnecting; doubles per attempt up to 2 s."""
@@ -161,7 +161,7 @@ class BotClient:
         self.tracker = GameTracker()
         self.problems: list[Problem] = []
         self.press_log: list[ReceivedPress] = []
-        """All press of the game in the one global order (PROTOCOL.md 16.1)."""
+        """All press of the game in the one global order (docs/protocol.md §16.1)."""
         self.press_answers: list[PressAnswer] = []
         """The server's answer to each of our SNDs, in the order they came."""
         self._pending = PendingPress()
@@ -184,7 +184,7 @@ class BotClient:
     def sever_connection(self) -> None:
         """Drop the connection (no FM) after the current message, then rejoin.
 
-        For tests and demonstrations of PROTOCOL.md 13: the server sees a lost
+        For tests and demonstrations of docs/protocol.md §13: the server sees a lost
         connection, the client comes back with IAM.
         """
         self._sever = True
@@ -289,8 +289,8 @@ class BotClient:
                 self._map_name = name
                 await send(("MDF",))
         elif head == "MDF" and len(message) > 1:
-            # The map keeps the representation its MDF came in (the RM's, PROTOCOL.md
-            # 4.2), so `Map.rep` is the variant's own tokens on the bots' side too.
+            # The map keeps the representation its MDF came in (the RM's, docs/protocol.md
+            # §4.2), so `Map.rep` is the variant's own tokens on the bots' side too.
             game_map = map_from_mdf(message, name=(self._map_name or "standard").lower(),
                                     rep=_link_representation(link))
             self.tracker.game_map = game_map
@@ -334,7 +334,7 @@ class BotClient:
         elif head == "CCD" or (head == "NOT" and message[1][0] == "CCD"):
             self.log.info("civil disorder", message=self._text(message))
         elif head == "SMR":
-            # The game is over (PROTOCOL.md 8.10): the server should now send
+            # The game is over (docs/protocol.md §8.10): the server should now send
             # OFF; wait for it a little, then leave anyway.
             self._over = True
         elif head == "OFF":
@@ -347,7 +347,7 @@ class BotClient:
             self.rejoins += 1
             self.log.info("rejoined", power=self.tracker.power)
             self._mark_joined()
-            # PROTOCOL.md 13.2: nothing is repeated after IAM; ask for the state.
+            # docs/protocol.md §13.2: nothing is repeated after IAM; ask for the state.
             await self._send(link, ("SCO",))
             await self._send(link, ("NOW",))
 
@@ -488,7 +488,7 @@ def _link_representation(link: Transport) -> Representation | None:
     """The token representation the link decodes with, if it has one.
 
     The TCP transport keeps it in its connection (switched by the RM,
-    PROTOCOL.md 4.2); a transport without a connection (a test script) has none.
+    docs/protocol.md §4.2); a transport without a connection (a test script) has none.
     """
     rep = getattr(getattr(link, "connection", None), "representation", None)
     return rep if isinstance(rep, Representation) else None

@@ -1,7 +1,7 @@
 """Convoy routes and the consistency of convoy orders, shared by the bots.
 
 A convoy is planned as a whole: the army's ``CTO dest VIA (sea ...)`` and one
-matching ``CVY`` per fleet of the chain (PROTOCOL.md 9.1).  `convoy_routes`
+matching ``CVY`` per fleet of the chain (docs/protocol.md §9.1).  `convoy_routes`
 finds the chains a power's own fleets can form; `unmatched_convoys` names
 the orders of a set that break the whole (a CVY whose army does not go that
 way, a CTO whose chain has an own fleet not convoying it).
@@ -27,7 +27,7 @@ def convoy_routes(view: BoardView, army: BoardUnit, fleets: Mapping[str, BoardUn
 
     `fleets` maps sea province -> available own fleet.  A chain starts next to
     the army's province and ends next to a land province other than the
-    army's own (PROTOCOL.md 9.1 VIA; docs/adjudication-conventions.md).  Each
+    army's own (docs/protocol.md §9.1 VIA; docs/adjudication-conventions.md).  Each
     (destination, chain) pair is given once, shorter chains first along a
     branch.
     """

@@ -9,7 +9,7 @@ things:
 
 * the line-up is dealt to the powers by a generator seeded with the seed,
   and each bot asks the server for its power with the ``'FRA:DumbBot'`` name
-  convention (PROTOCOL.md 8.1), so who plays what does not depend on timing;
+  convention (docs/protocol.md §8.1), so who plays what does not depend on timing;
 * each bot's orders come from a generator seeded with the seed, its power and
   the phase (`bots.strategy.phase_rng`), never from message timing;
 * the server processes a phase only when every power's orders are in, and

@@ -7,7 +7,7 @@ place.  Bots plan on this graph; they never decide legality with it (the
 adjudicator does that).
 
 A *node* is where a unit can stand: `(province, coast)`, with `coast` None
-except for a fleet on one coast of a bicoastal province (PROTOCOL.md 11:
+except for a fleet on one coast of a bicoastal province (docs/protocol.md §11:
 `((FLT coast) dest ...)` entries).  Armies stand on `(province, None)`.
 """
 

@@ -1,4 +1,4 @@
-"""Orders as strategies return them: DAIDE order trees (PROTOCOL.md 9.1).
+"""Orders as strategies return them: DAIDE order trees (docs/protocol.md §9.1).
 
 An order is the tree of one bracketed SUB argument, in `protocol.tree` form,
 for example ``(("ENG", "FLT", "LON"), "MTO", "NTH")``.  That is exactly what
@@ -22,7 +22,7 @@ Order = tuple[Any, ...]
 
 
 def location(node: Node) -> Any:
-    """`province` or `(province coast)` (PROTOCOL.md 8: location)."""
+    """`province` or `(province coast)` (docs/protocol.md §8: location)."""
     province, coast = node
     return province if coast is None else (province, coast)
 
@@ -45,7 +45,7 @@ def support_hold(unit: BoardUnit, target: BoardUnit) -> Order:
 
 
 def support_move(unit: BoardUnit, target: BoardUnit, province: str) -> Order:
-    """Support to move names a bare province, never a coast (PROTOCOL.md 9.1)."""
+    """Support to move names a bare province, never a coast (docs/protocol.md §9.1)."""
     return (unit_tree(unit), "SUP", unit_tree(target), "MTO", province)
 
 
@@ -74,7 +74,7 @@ def remove(unit: BoardUnit) -> Order:
 
 
 def waive(power: str) -> Order:
-    """`power WVE`: no brackets around the power (PROTOCOL.md 9.1)."""
+    """`power WVE`: no brackets around the power (docs/protocol.md §9.1)."""
     return (power, "WVE")
 
 

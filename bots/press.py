@@ -1,4 +1,4 @@
-"""Press for bots: typed values to build, send, receive and reply (PROTOCOL.md 16).
+"""Press for bots: typed values to build, send, receive and reply (docs/protocol.md §16).
 
 Two kinds of bot:
 
@@ -59,7 +59,7 @@ Tree = tuple[Any, ...]
 NEVER_ANSWERED = frozenset({"HUH", "TRY"})
 
 
-# --- no press (PROTOCOL.md 16.5) ---------------------------------------------------
+# --- no press (docs/protocol.md §16.5) ---------------------------------------------------
 
 
 def no_press_replies(frm: Tree) -> list[Tree]:
@@ -80,7 +80,7 @@ def no_press_replies(frm: Tree) -> list[Tree]:
 
 
 def never_answered(message: Message | Tree) -> bool:
-    """HUH and TRY are never answered with HUH (PROTOCOL.md 16.5)."""
+    """HUH and TRY are never answered with HUH (docs/protocol.md §16.5)."""
     if isinstance(message, NotUnderstood | Try):
         return True
     if isinstance(message, tuple) and message:
@@ -100,7 +100,7 @@ def propose(recipients: Iterable[str], arrangement: Arrangement) -> SendPress:
 def accept(received: ReceivedPress, me: str) -> SendPress:
     """``YES (message)`` to the sender and every other recipient.
 
-    PROTOCOL.md 16.2: an agreement is formed when each recipient replies YES
+    docs/protocol.md §16.2: an agreement is formed when each recipient replies YES
     to the proposer *and all other recipients*.
     """
     message = _press_message(received)
@@ -172,7 +172,7 @@ AnswerKind = Literal["YES", "REJ", "CCD", "OUT", "HUH"]
 
 @dataclass(frozen=True)
 class PressAnswer:
-    """How the server answered one of our SNDs (PROTOCOL.md 16.1).
+    """How the server answered one of our SNDs (docs/protocol.md §16.1).
 
     ``power`` is the power of a CCD/OUT answer; ``huh`` the echoed SND with
     ERR of a HUH answer.
@@ -271,7 +271,7 @@ class Negotiator:
         """Press received (legal at `level`); returns the press to send in answer.
 
         HUH and TRY are passed on too, but must not be answered with HUH
-        (PROTOCOL.md 16.5).
+        (docs/protocol.md §16.5).
         """
         return ()
 
@@ -294,7 +294,7 @@ class Negotiator:
 
 @dataclass(frozen=True)
 class Agreement:
-    """A proposal every recipient said YES to (PROTOCOL.md 16.2)."""
+    """A proposal every recipient said YES to (docs/protocol.md §16.2)."""
 
     proposer: str
     parties: tuple[str, ...]

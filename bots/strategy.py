@@ -7,7 +7,7 @@ order trees (`bots.orders`).  It never sees a socket, a clock or the client:
 the same strategy plays over TCP (`bots.client`) and in process
 (`bots.local`), and the same seed gives the same orders.
 
-Return every order the phase needs (see PROTOCOL.md 9.1):
+Return every order the phase needs (see docs/protocol.md §9.1):
 
 * movement: one order per own unit (a missing one holds);
 * retreat: one RTO or DSB per own dislodged unit;

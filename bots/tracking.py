@@ -96,7 +96,7 @@ class GameTracker:
     geography: Geography | None = None
     game_map: Map | None = None
     """The map built from the server's MDF; its ``rep`` is the representation
-    the MDF came in (the RM's tokens, PROTOCOL.md 4.2), None over a transport
+    the MDF came in (the RM's tokens, docs/protocol.md §4.2), None over a transport
     that does not say."""
     map_name: str | None = None
     power: str | None = None

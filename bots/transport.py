@@ -4,7 +4,7 @@ The sans-IO `Connection` does all the framing (IM, RM, DM, FM, EM; the RM
 may switch the token representation for a variant map); this module only
 moves bytes.  Messages cross it as `protocol.tree` trees, decoded with the
 connection's current representation.  Each frame is written with one
-``send_all`` (PROTOCOL.md 19.9).
+``send_all`` (docs/protocol.md §19.9).
 """
 
 from __future__ import annotations
@@ -52,12 +52,12 @@ class TcpTransport:
 
     def _renumber(self) -> None:
         """The RM names powers and provinces only; the disputed press tokens
-        follow the numbering camp the server uses (PROTOCOL.md 6.7)."""
+        follow the numbering camp the server uses (docs/protocol.md §6.7)."""
         conn = self.connection
         conn.representation = press_representation(conn.representation, self.numbering)
 
     async def start(self) -> None:
-        """Send the IM (PROTOCOL.md 4.1); messages may follow before the RM arrives."""
+        """Send the IM (docs/protocol.md §4.1); messages may follow before the RM arrives."""
         await self._write(self.connection.send(InitialMessage()))
 
     async def send(self, message: Tree) -> None:
@@ -127,7 +127,7 @@ class TcpTransport:
 
 async def open_transport(host: str, port: int,
                          numbering: PressNumbering = PressNumbering.DAIDE) -> TcpTransport:
-    """Connect, set SO_KEEPALIVE and send the IM (PROTOCOL.md 2)."""
+    """Connect, set SO_KEEPALIVE and send the IM (docs/protocol.md §2)."""
     stream = await trio.open_tcp_stream(host, port)
     try:
         stream.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)

@@ -10,7 +10,7 @@ owner, or the power of ``power WVE``); ``AS <power> SUB ...`` submits for an
 explicit power, as in case files.
 
 Output, per block and in input order, exactly what a server sends
-(PROTOCOL.md 8.3, 8.4): a ``THX`` line for every order whose note is not
+(docs/protocol.md §8.3, 8.4): a ``THX`` line for every order whose note is not
 MBV, every ``ORD``, then ``SCO``, ``NOW`` (the next phase in which somebody
 must act) and ``SLO`` if the game ended in a solo; then an empty line.  A
 malformed block gives one line ``ERROR block <n> (line <l>): <reason>``

@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="vote for a draw in every phase from this year on")
     parser.add_argument("--press-numbering", choices=("daide", "parlance", "mila"),
                         default="daide",
-                        help="press-token values the server uses (PROTOCOL.md 6.7; default daide)")
+                        help="press-token values the server uses (docs/protocol.md §6.7; default daide)")
 
 
 def build_clients(args: argparse.Namespace) -> list[BotClient]:

@@ -48,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        ("npb", "no press during builds")):
         parser.add_argument(f"--{flag}", action="store_true", help=text)
     parser.add_argument("--press-numbering", choices=("daide", "parlance", "mila"), default="daide",
-                        help="wire values of FCT/FOR/FWD/CCL/NAR (PROTOCOL.md 6.7; default daide)")
+                        help="wire values of FCT/FOR/FWD/CCL/NAR (docs/protocol.md §6.7; default daide)")
     parser.add_argument("--db", type=Path, default=Path("daide-server.db"),
                         help="SQLite database (default ./daide-server.db)")
     parser.add_argument("--durability", choices=("os", "disk", "commit"), default="os",

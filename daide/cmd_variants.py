@@ -76,7 +76,7 @@ def _shadow_note(m: Map) -> str:
     if not shadows:
         return ""
     return (f"{' '.join(shadows)} {'is a' if len(shadows) == 1 else 'are'} language "
-            f"token{'' if len(shadows) == 1 else 's'} too (PROTOCOL.md 11 forbids it; "
+            f"token{'' if len(shadows) == 1 else 's'} too (docs/protocol.md §11 forbids it; "
             f"the map's meaning wins)")
 
 

@@ -3,7 +3,7 @@ and ``daide datc``.
 
 Input is what a server holds and receives: an ``SCO`` and a ``NOW`` (the
 position), and ``SUB`` messages (the orders, each with its submitter).
-Output is what a server sends back (PROTOCOL.md 8.3, 8.4): a ``THX`` for
+Output is what a server sends back (docs/protocol.md §8.3, 8.4): a ``THX`` for
 every order whose note is not ``MBV``, every ``ORD``, then ``SCO``, ``NOW``
 and ``SLO`` when the game ended in a solo.  All conversion goes through
 :mod:`protocol.convert`; the rules are :func:`adjudicator.validate` (the THX
@@ -242,7 +242,7 @@ def run_phase(s: Setting, state: GameState, submissions: Sequence[Orders]) -> Ph
 
     Orders are checked one by one in the order given, each against the
     orders its submitter already had accepted (the adjustment-phase counts
-    and sites, PROTOCOL.md 9.3); in the movement and retreat phases a later
+    and sites, docs/protocol.md §9.3); in the movement and retreat phases a later
     accepted order for a unit replaces the earlier one (8.3).  Only accepted
     orders reach :func:`adjudicator.advance`; units left without one get the
     adjudicator's defaults (docs/adjudication-conventions.md).

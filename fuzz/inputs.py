@@ -10,7 +10,7 @@ input from the same code:
 * DMs of tokens drawn from the whole token table (brackets, commands,
   powers, provinces, press tokens, integers, text, unknown and private-use
   values), balanced or not;
-* messages in the DAIDE text form (PROTOCOL.md 6.8) from a grammar of every
+* messages in the DAIDE text form (docs/protocol.md §6.8) from a grammar of every
   client message of level 0 and the press of levels 10-130, with random
   powers, provinces, coasts, turns, integers and strings - mostly valid,
   often subtly wrong.
@@ -110,7 +110,7 @@ def order(c: Chooser) -> str:
 
 
 def press(c: Chooser, depth: int = 0) -> str:
-    """A press message of levels 10-130 (PROTOCOL.md 16), or nearly one."""
+    """A press message of levels 10-130 (docs/protocol.md §16), or nearly one."""
     arrangements = (
         lambda: f"PCE ( {powers(c)} )",
         lambda: f"ALY ( {powers(c)} ) VSS ( {powers(c)} )",
@@ -159,7 +159,7 @@ def press(c: Chooser, depth: int = 0) -> str:
 
 
 def message(c: Chooser) -> str:
-    """One client message in the text form (PROTOCOL.md 8, 16)."""
+    """One client message in the text form (docs/protocol.md §8, 16)."""
     forms = (
         lambda: f"NME ( '{string(c)}' ) ( '{string(c)}' )",
         lambda: "OBS",

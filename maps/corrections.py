@@ -2,9 +2,9 @@
 
 The DAIDE variant archive (David Norman's AiServer files) has known faults:
 a misspelt province in African2, language mnemonics reused as province or
-power names (``BRA``, ``NEC``, ``SEC``, ``CHO``, forbidden by PROTOCOL.md
-11), an army adjacency into a sea in Americas4, and province tokens whose
-category byte contradicts the map in many ``.REM`` files (PROTOCOL.md 6.5).
+power names (``BRA``, ``NEC``, ``SEC``, ``CHO``, forbidden by docs/protocol.md
+§11), an army adjacency into a sea in Americas4, and province tokens whose
+category byte contradicts the map in many ``.REM`` files (docs/protocol.md §6.5).
 The corrections are kept as data, ``maps/data/CORRECTIONS.diff``: the
 Parlance project's patch against the archive (``diff`` output without
 context: ``diff OLD NEW`` headers, ``8c8`` / ``12a13`` / ``5,6d4`` commands,
@@ -85,7 +85,7 @@ def _fits(line: str, k: int, hunk: Hunk) -> bool:
 
     Some archive copies carry part of a correction already (south_east_asia3
     spells ``Chb`` where the Parlance patch replaces ``Cho`` with ``ChB``);
-    mnemonics are case-insensitive (PROTOCOL.md 11), so such a line counts
+    mnemonics are case-insensitive (docs/protocol.md §11), so such a line counts
     as corrected and is replaced by the patch's form.
     """
     if line == hunk.old[k]:

@@ -1,13 +1,13 @@
 """Load maps from data files: an MDF, its starting NOW and SCO, tokens and names.
 
-The files hold DAIDE messages in text form (PROTOCOL.md 6.8) and are parsed
+The files hold DAIDE messages in text form (docs/protocol.md §6.8) and are parsed
 with :func:`protocol.text.tree_from_text`; the trees then go through
 :func:`maps.mdf.map_from_mdf`, exactly like an MDF received over the wire.
 
 Two layouts:
 
 * ``maps/data/<name>/`` (:func:`load_map`): ``<name>.mdf``, ``<name>.now``,
-  ``<name>.sco``, ``<name>.rem`` (the representation, PROTOCOL.md 4.2: ``0``
+  ``<name>.sco``, ``<name>.rem`` (the representation, docs/protocol.md §4.2: ``0``
   for the standard tokens, else a count and ``HEX:Name`` lines) and the full
   names, ``names.tsv`` (``MNEMONIC<TAB>Full name``) or ``names.nam``
   (``TOKEN:Name[:more]``).  The variant data there is the reference

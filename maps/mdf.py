@@ -5,7 +5,7 @@ The input is the tuple tree of :mod:`protocol.tree` (upper-case mnemonic
 map read from a data file go through the same code.  This module itself is
 pure: it never parses text and imports nothing from ``protocol``.
 
-MDF grammar (PROTOCOL.md 11)::
+MDF grammar (docs/protocol.md §11)::
 
     MDF (powers) ((supply_centres) (non_supply_centres)) (adjacencies)
     supply_centres = (owner centre ...) ...     owner = power | UNO | (power ...)

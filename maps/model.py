@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # the model stays importable without the protocol package
 
 
 class ProvinceKind(StrEnum):
-    """What can stand in a province (PROTOCOL.md 11: follows from the MDF entries)."""
+    """What can stand in a province (docs/protocol.md §11: follows from the MDF entries)."""
 
     INLAND = "inland"
     SEA = "sea"
@@ -44,8 +44,8 @@ class Province:
     """One province of the map.
 
     ``homes`` lists the powers for which it is a home supply centre (usually
-    one; an MDF may share a home centre, ``(power power ...)`` in PROTOCOL.md
-    11).  ``coasts`` is empty unless the province is bicoastal.
+    one; an MDF may share a home centre, ``(power power ...)`` in docs/protocol.md
+    §11).  ``coasts`` is empty unless the province is bicoastal.
     """
 
     id: int
@@ -117,10 +117,10 @@ class Map:
     #: full names of the powers (mnemonic -> name), for display
     power_names: Mapping[str, str]
     #: the MDF message the map was built from, as a :mod:`protocol.tree` tree
-    #: (what a server sends in answer to MDF, PROTOCOL.md 11)
+    #: (what a server sends in answer to MDF, docs/protocol.md §11)
     mdf: tuple[Any, ...] = ()
     #: the token representation of its powers and provinces (what the RM
-    #: announces, PROTOCOL.md 4.2), when the map came with one (a ``.rem``
+    #: announces, docs/protocol.md §4.2), when the map came with one (a ``.rem``
     #: file, a received RM); :meth:`representation` derives one otherwise
     rep: Representation | None = None
 

@@ -1,6 +1,6 @@
 """A map's token representation: derived, and checked against the map.
 
-PROTOCOL.md 4.2 and 6.5: every power and province of a map is a token; the
+docs/protocol.md §4.2 and 6.5: every power and province of a map is a token; the
 RM lists them all (or is empty for the standard tokens); a province token's
 category byte says what the province is (bit 0 supply centre, bits 1-2
 inland / sea / coastal / bicoastal) and must agree with the MDF.  The
@@ -40,7 +40,7 @@ _LANGUAGE = frozenset(
 
 
 def category_of(m: Map, province: str) -> int:
-    """The category byte the province's token must have (PROTOCOL.md 6.5)."""
+    """The category byte the province's token must have (docs/protocol.md §6.5)."""
     p = m.province(province)
     return province_category(_KIND[p.kind], p.supply_centre)
 
@@ -101,7 +101,7 @@ def representation_faults(m: Map, rep: Representation) -> tuple[str, ...]:
 def language_shadows(rep: Representation) -> tuple[str, ...]:
     """Power and province mnemonics that are also language tokens (``NAR``...).
 
-    PROTOCOL.md 11 forbids them; :class:`Representation` lets the map's name
+    docs/protocol.md §11 forbids them; :class:`Representation` lets the map's name
     win, which is harmless on the wire (the token values differ) but makes
     the text form ambiguous.  Reported, not fatal.
     """

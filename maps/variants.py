@@ -4,7 +4,7 @@ A variant is a folder ``maps/data/<name>/`` (see :mod:`maps.loader`): the
 standard map and the 25 maps of the reference server's variant archive,
 corrected as ``maps/data/CORRECTIONS.md`` says.  Names are case-insensitive
 (``AFRICAN2``, ``african2``) and are the folder names, lower case, letters,
-digits and ``_`` (a MAP name, PROTOCOL.md 8.1).
+digits and ``_`` (a MAP name, docs/protocol.md §8.1).
 
 :func:`variant_map` loads one (once; maps are immutable).  A variant whose
 data is faulty beyond correction raises a one-line :class:`MapError` naming

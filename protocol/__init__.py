@@ -1,6 +1,6 @@
 """The DAIDE wire format and language, sans-IO.
 
-Modules (each owns one concept; PROTOCOL.md sections in brackets):
+Modules (each owns one concept; docs/protocol.md sections in brackets):
 
 * :mod:`protocol.tokens` - the token table, integers, text, provinces, and
   :class:`~protocol.tokens.Representation` (standard or from an RM) [4.2, 6];

@@ -12,13 +12,13 @@ a clock or a task.  The caller:
   (read more) or :data:`CLOSED` (stop reading);
 * turns what it wants to say into bytes with :meth:`Connection.send`
   (a :class:`~protocol.messages.Message` becomes a DM) and writes each
-  result in one call (PROTOCOL.md 19.9).
+  result in one call (docs/protocol.md §19.9).
 
 Events are frozen dataclasses:
 
 * :class:`InitialReceived` (server) - a valid IM: send the RM next;
 * :class:`RepresentationReceived` (client) - the RM; a non-empty one has
-  already switched :attr:`Connection.representation` (PROTOCOL.md 4.2);
+  already switched :attr:`Connection.representation` (docs/protocol.md §4.2);
 * :class:`MessageReceived` - a DM that parsed as the peer's message;
 * :class:`MessageRejected` - a DM with bad brackets or grammar; ``reply`` is
   the PRN/HUH to send (None when a HUH/PRN itself was faulty, 14.2);
@@ -101,7 +101,7 @@ TRANSITIONS: dict[tuple[Role, State, Direction, FrameType], State | ErrorCode] =
     (S, State.AWAIT_IM, R, RM): ErrorCode.RM_FROM_CLIENT,
     (S, State.GOT_IM, R, IM): ErrorCode.IM_REPEATED,
     (S, State.GOT_IM, R, RM): ErrorCode.RM_FROM_CLIENT,
-    # PROTOCOL.md 19.2: clients send NME right after their IM, before they
+    # docs/protocol.md §19.2: clients send NME right after their IM, before they
     # have seen the RM - accept a DM any time after a valid IM.
     (S, State.GOT_IM, R, DM): State.GOT_IM,
     (S, State.GOT_IM, W, RM): State.READY,
@@ -353,7 +353,7 @@ class Connection:
         return data
 
     def im_timer_expired(self) -> bytes:
-        """Server: no IM within 30 s (PROTOCOL.md 2): the EM 0x01 to send; closes."""
+        """Server: no IM within 30 s (docs/protocol.md §2): the EM 0x01 to send; closes."""
         if self.role is not Role.SERVER or self.state is not State.AWAIT_IM:
             raise LocalProtocolError("the IM timer only applies to a server awaiting the IM")
         return self.send(ErrorMessage(ErrorCode.IM_TIMER))

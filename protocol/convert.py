@@ -1,4 +1,4 @@
-"""The seam between DAIDE messages and adjudicator values (ARCHITECTURE.md).
+"""The seam between DAIDE messages and adjudicator values (docs/architecture.md).
 
 This is the one module of :mod:`protocol` that imports :mod:`adjudicator`.
 Both sides keep DAIDE mnemonics (``'ENG'``, ``'STP'``, ``'NCS'``, ``'FLT'``),
@@ -7,7 +7,7 @@ so every conversion is one-to-one, independent of the token representation
 
 What it converts:
 
-* orders (PROTOCOL.md 9.1): :mod:`protocol.orders` values <->
+* orders (docs/protocol.md §9.1): :mod:`protocol.orders` values <->
   :mod:`adjudicator.values` orders (:func:`order_to_adj`,
   :func:`order_from_adj`), also straight from / to tree nodes
   (:func:`order_from_node`, :func:`order_node`);
@@ -82,7 +82,7 @@ def phase_of(turn: po.Turn) -> adj.Phase:
 
 
 def order_to_adj(order: po.Order) -> adj.Order:
-    """A DAIDE order as the adjudicator's value (PROTOCOL.md 9.1)."""
+    """A DAIDE order as the adjudicator's value (docs/protocol.md §9.1)."""
     match order:
         case po.Hold(unit):
             return adj.Hold(unit_to_adj(unit))
@@ -141,7 +141,7 @@ def order_from_node(node: Node, rep: Representation = STANDARD) -> po.Order:
     """One bracketed order node of a SUB, e.g. ``(('ENG', 'FLT', 'NTH'), 'MTO', 'PIC')``.
 
     Raises :class:`GrammarError` (with the token position of the fault
-    inside ``( order )``) when the node is not an order of PROTOCOL.md 9.1.
+    inside ``( order )``) when the node is not an order of docs/protocol.md §9.1.
     """
     wrapper: Tree = (node,)
     parser = Parser(rep)
@@ -158,7 +158,7 @@ def order_node(order: adj.Order) -> Node:
 
 
 def thx_message(submitted: po.Order, note: str) -> Thx:
-    """``THX (order) (note)``; ``submitted`` is echoed exactly (PROTOCOL.md 8.3)."""
+    """``THX (order) (note)``; ``submitted`` is echoed exactly (docs/protocol.md §8.3)."""
     return Thx(submitted, note)
 
 
@@ -166,7 +166,7 @@ def thx_message(submitted: po.Order, note: str) -> Thx:
 
 
 def result_to_ord(phase: adj.Phase, result: AdjResult) -> Ord:
-    """``ORD (turn) (order) (result)`` for one adjudicated order (PROTOCOL.md 8.4, 9.4).
+    """``ORD (turn) (order) (result)`` for one adjudicated order (docs/protocol.md §8.4, 9.4).
 
     ``result.outcome`` None is a dislodged holder / convoyer: ``( RET )``.
     """
@@ -183,7 +183,7 @@ def ord_messages(outcome: PhaseResult) -> tuple[Ord, ...]:
 
 
 def slo_message(winner: str) -> Slo:
-    """``SLO (power)``: the game ended in a solo (PROTOCOL.md 8.10)."""
+    """``SLO (power)``: the game ended in a solo (docs/protocol.md §8.10)."""
     return Slo(winner)
 
 
@@ -191,7 +191,7 @@ def slo_message(winner: str) -> Slo:
 
 
 def sco_message(state: adj.GameState, powers: Sequence[str], centres: Iterable[str]) -> Sco:
-    """``SCO (power centre ...) ... (UNO centre ...)`` (PROTOCOL.md 8.2).
+    """``SCO (power centre ...) ... (UNO centre ...)`` (docs/protocol.md §8.2).
 
     ``powers`` in the order to list them (the map's), ``centres`` every
     supply centre of the map.  Centres are sorted; a power without centres is

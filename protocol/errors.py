@@ -1,24 +1,24 @@
 """The exception types of the protocol layer.
 
 Every error the protocol package raises is a :class:`ProtocolError`.  The
-subclasses say whose fault it is and what to answer (ARCHITECTURE.md: errors
+subclasses say whose fault it is and what to answer (docs/architecture.md: errors
 say whose fault and what to reply):
 
 * :class:`BracketError` - a received message with unbalanced brackets; the
-  answer is ``PRN (message)`` (PROTOCOL.md 14.1).
+  answer is ``PRN (message)`` (docs/protocol.md §14.1).
 * :class:`GrammarError` - a bracketed-correctly message that does not match
   the grammar (or is not allowed for the sender); the answer is
   ``HUH (message)`` with ERR at :attr:`GrammarError.position`
-  (PROTOCOL.md 14.2).  :class:`UnknownTokenError` is the special case of a
-  token value that is not in the token table (PROTOCOL.md 4.5, last
+  (docs/protocol.md §14.2).  :class:`UnknownTokenError` is the special case of a
+  token value that is not in the token table (docs/protocol.md §4.5, last
   paragraph: a HUH, not an EM).
-* :class:`TextSyntaxError` - the DAIDE text form (PROTOCOL.md 6.8) could not
+* :class:`TextSyntaxError` - the DAIDE text form (docs/protocol.md §6.8) could not
   be read; carries the character offset.
 * :class:`EncodeError` - a value that cannot be put on the wire (an integer
   out of range, a mnemonic that the representation does not know, ...): the
   local program's fault.
 * :class:`RepresentationError` - an RM body or representation file that is
-  not a valid representation (PROTOCOL.md 4.2).
+  not a valid representation (docs/protocol.md §4.2).
 
 Frame-level errors (EM codes) live with the frames and the connection.
 """
@@ -70,7 +70,7 @@ class GrammarError(ProtocolError):
 
     ``tokens`` is the message as received and ``position`` the token index
     before which ERR goes (``len(tokens)`` = at the end), chosen by the rules
-    of PROTOCOL.md 14.2.
+    of docs/protocol.md §14.2.
     """
 
     def __init__(self, tokens: tuple[int, ...], position: int, reason: str) -> None:

@@ -11,7 +11,7 @@ The line for each frame type (the first word names the type)::
 
 On input (:func:`line_to_frame`) a line without a type word is a DM, the
 ``EM`` name is optional and the IM fields default to version 1 and the DAIDE
-magic.  A DM's text is the language's text form (PROTOCOL.md 6.8,
+magic.  A DM's text is the language's text form (docs/protocol.md §6.8,
 :mod:`protocol.text`) under the representation in force: :func:`frame_to_line`
 and :func:`line_to_frame` take it, and a non-empty RM switches it for the
 following frames (:class:`FrameTextCodec` keeps track).

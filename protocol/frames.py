@@ -1,4 +1,4 @@
-"""The five DAIDE frame types (PROTOCOL.md 3, 4), parsed and built with construct.
+"""The five DAIDE frame types (docs/protocol.md §3, 4), parsed and built with construct.
 
 This is the only module that uses ``construct``; everything else sees the
 frozen dataclasses :class:`InitialMessage`, :class:`RepresentationMessage`,
@@ -6,7 +6,7 @@ frozen dataclasses :class:`InitialMessage`, :class:`RepresentationMessage`,
 
 Every frame is ``type (u8), pad (u8), remaining length (u16 BE), body``.
 The pad byte is ignored on receive (the reference server sends arbitrary
-values, PROTOCOL.md 3 and 19.1) and written as 0.  A body that breaks the
+values, docs/protocol.md §3 and 19.1) and written as 0.  A body that breaks the
 rules of its type raises :class:`FrameError` with the EM code to answer
 (section 4.5); the state rules (which frame may come when) live in
 :mod:`protocol.connection`.
@@ -41,7 +41,7 @@ from protocol.tree import bytes_to_tokens, tokens_to_bytes
 
 PROTOCOL_VERSION = 1
 MAGIC = 0xDA10
-#: The DN client keeps lengths in a signed 16-bit variable (PROTOCOL.md 3).
+#: The DN client keeps lengths in a signed 16-bit variable (docs/protocol.md §3).
 MAX_SENT_BODY = 32766
 HEADER_SIZE = 4
 
@@ -57,7 +57,7 @@ class FrameType(enum.IntEnum):
 
 
 class ErrorCode(enum.IntEnum):
-    """EM error codes (PROTOCOL.md 4.5)."""
+    """EM error codes (docs/protocol.md §4.5)."""
 
     IM_TIMER = 0x01
     IM_NOT_FIRST = 0x02
@@ -107,7 +107,7 @@ class RepresentationMessage:
     ) -> RepresentationMessage:
         """The RM announcing ``rep``: empty for the standard map unless ``full``.
 
-        Real clients need the empty form for the standard map (PROTOCOL.md 19.3).
+        Real clients need the empty form for the standard map (docs/protocol.md §19.3).
         """
         if rep.is_standard and not full:
             return cls()
@@ -172,7 +172,7 @@ DmBody = _Tokens(cs.GreedyBytes)
 
 EmBody = cs.Struct("code" / cs.Int16ub).compile()
 
-#: Expected body lengths known from the header alone (PROTOCOL.md 3, 4).
+#: Expected body lengths known from the header alone (docs/protocol.md §3, 4).
 _FIXED_LENGTH = {FrameType.IM: 4, FrameType.FM: 0, FrameType.EM: 2}
 
 _PRIVATE_HIGH_BYTE = re.compile(rb"[\x58-\x5f]")
@@ -211,7 +211,7 @@ def check_length(frame_type: FrameType, length: int) -> None:
 def parse_body(frame_type: FrameType, body: bytes) -> Frame:
     """Decode a body whose length passed :func:`check_length`."""
     if frame_type is FrameType.DM:
-        # Private-use tokens must never be sent: EM 0x0E (PROTOCOL.md 4.5).
+        # Private-use tokens must never be sent: EM 0x0E (docs/protocol.md §4.5).
         if _PRIVATE_HIGH_BYTE.search(body[0::2]):
             raise FrameError(ErrorCode.INVALID_TOKEN, "private-use token in a DM")
         return DiplomacyMessage(bytes_to_tokens(body))

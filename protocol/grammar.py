@@ -1,7 +1,7 @@
 """Grammar machinery: a backtracking parser over message trees that reports
 the error position the way the reference server does.
 
-PROTOCOL.md 14.2: the server "tries every grammar alternative for the
+docs/protocol.md §14.2: the server "tries every grammar alternative for the
 message and reports the error position that got furthest into the message";
 ERR goes before the offending token (rule 1), or before the closing bracket
 of a sub-expression in which something is missing (rule 2), or at the end

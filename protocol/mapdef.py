@@ -1,4 +1,4 @@
-"""The MDF map definition (PROTOCOL.md 11) as a typed value.
+"""The MDF map definition (docs/protocol.md §11) as a typed value.
 
 ::
 

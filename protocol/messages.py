@@ -1,4 +1,4 @@
-"""Typed, frozen classes for every Level 0 message (PROTOCOL.md 8-15).
+"""Typed, frozen classes for every Level 0 message (docs/protocol.md §8-15).
 
 One class per message form; the class name is the command's mnemonic
 (``Nme``, ``Now``, ``Sub``...), and a bare request that a client sends
@@ -10,13 +10,13 @@ instead of the full server message is a separate ``...Request`` class
 
 Rendering is lossless for everything a client sends, so a server's
 ``YES (...)``/``REJ (...)`` built from the parsed message echoes the received
-tokens exactly (PROTOCOL.md 7.1).
+tokens exactly (docs/protocol.md §7.1).
 
 Press bodies of SND/FRM are carried twice: ``press`` holds the contents of
 the bracketed press message as received, e.g. ``('PRP', ('PCE', ('ENG',
 'FRA')))`` (what YES/REJ/HUH echo), and ``typed`` the same message as a
 :mod:`protocol.press` value (``Propose(Peace(('ENG', 'FRA')))``) when it
-follows the press grammar (PROTOCOL.md 16).  ``typed`` takes no part in
+follows the press grammar (docs/protocol.md §16).  ``typed`` takes no part in
 equality: it is a reading of ``press``, never more.  Build one from a typed
 value with :meth:`Snd.of` / :meth:`Frm.of`.  PRN and HUH carry raw tokens,
 since what they echo may be unbalanced or hold unknown tokens.
@@ -132,7 +132,7 @@ class MdfRequest(Message):
 
 @dataclass(frozen=True, slots=True)
 class Mdf(Message):
-    """``MDF (powers) (provinces) (adjacencies)`` (PROTOCOL.md 11)."""
+    """``MDF (powers) (provinces) (adjacencies)`` (docs/protocol.md §11)."""
 
     COMMAND: ClassVar[str] = "MDF"
     definition: MapDefinition
@@ -363,7 +363,7 @@ class Smr(Message):
 
 @dataclass(frozen=True, slots=True)
 class SmrRequest(Message):
-    """Bare ``SMR`` from a client (Parlance extension, PROTOCOL.md 8.10 [X])."""
+    """Bare ``SMR`` from a client (Parlance extension, docs/protocol.md §8.10 [X])."""
 
     COMMAND: ClassVar[str] = "SMR"
 

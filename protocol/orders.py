@@ -1,13 +1,13 @@
 """Turns, units, orders, THX notes and ORD results as typed values.
 
-PROTOCOL.md 8 (common definitions) and 9 (orders).  Every value here is a
+docs/protocol.md §8 (common definitions) and 9 (orders).  Every value here is a
 frozen dataclass holding mnemonics (upper-case ``str``) and ints; it renders
 itself to tree nodes (``to_node``) and is read from them by the ``parse_*``
 functions, which report grammar errors through :class:`protocol.grammar.Parser`.
 
 The grammar is purely categorical: it checks that a power is a power token
 and a province a province token, never whether a fleet may be there (that is
-the THX note's job, PROTOCOL.md 9.3).
+the THX note's job, docs/protocol.md §9.3).
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ class UnitPosition:
         return (*self.unit.to_node(), "MRT", tuple(r.to_node() for r in self.retreats))
 
 
-# --- orders (PROTOCOL.md 9.1) -----------------------------------------------
+# --- orders (docs/protocol.md §9.1) -----------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,7 +221,7 @@ Order = (
 
 @dataclass(frozen=True, slots=True)
 class OrderResult:
-    """An ORD result (PROTOCOL.md 9.4): ``SUC``, ``BNC RET``, ``RET``...
+    """An ORD result (docs/protocol.md §9.4): ``SUC``, ``BNC RET``, ``RET``...
 
     ``outcome`` is SUC/BNC/CUT/DSR/NSO (or, in AOA games, a THX note), None
     for a bare ``RET``; ``retreat`` is True when RET follows (dislodged).
@@ -329,7 +329,7 @@ def parse_unit_position(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> U
 
 
 def parse_order(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Order:
-    """Element ``i`` must be ``( order )`` (PROTOCOL.md 9.1)."""
+    """Element ``i`` must be ``( order )`` (docs/protocol.md §9.1)."""
     g = p.group(seq, i, loc, "order")
     here = loc + (i,)
     if g and type(g[0]) is not tuple:  # power WVE
@@ -370,7 +370,7 @@ def parse_order(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Order:
 
 
 def parse_note(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> str:
-    """Element ``i``: ``( note )``, a THX order note (PROTOCOL.md 9.3)."""
+    """Element ``i``: ``( note )``, a THX order note (docs/protocol.md §9.3)."""
     g = p.group(seq, i, loc, "order note")
     note = p.token(g, 0, loc + (i,), CAT_ORDER_NOTE, "an order note")
     p.end(g, 1, loc + (i,))
@@ -378,7 +378,7 @@ def parse_note(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> str:
 
 
 def parse_result(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> OrderResult:
-    """Element ``i``: ``( result )``, an ORD result (PROTOCOL.md 9.4)."""
+    """Element ``i``: ``( result )``, an ORD result (docs/protocol.md §9.4)."""
     g = p.group(seq, i, loc, "order result")
     here = loc + (i,)
     if len(g) == 1 and g[0] == "RET" and type(g[0]) is str:

@@ -1,6 +1,6 @@
 """Reading messages: tokens -> typed :mod:`protocol.messages` values.
 
-:func:`parse_message` checks, in this order (PROTOCOL.md 14, 16.6):
+:func:`parse_message` checks, in this order (docs/protocol.md §14, 16.6):
 
 1. ``PRN (...)`` and ``HUH (...)`` are taken as they are (raw tokens), so a
    malformed message is never answered by a PRN/HUH about a PRN/HUH (14.2,
@@ -16,17 +16,17 @@ Press (the last group of ``SND``/``FRM``) is read with the press grammar of
 :mod:`protocol.press`.  With a ``level`` (the server reading a client of a
 game) it must be legal at that level: a construct above it is a
 :class:`~protocol.errors.GrammarError` with ERR before its first token
-(PROTOCOL.md 16.1, 16.6), located inside the whole message.  Without a level
+(docs/protocol.md §16.1, 16.6), located inside the whole message.  Without a level
 (a client reading the server, tools, tests) press is read leniently: a press
 message that follows the grammar at any level gets its typed value
 (``Snd.typed`` / ``Frm.typed``), anything else bracketed stays an opaque
-tree, as PROTOCOL.md 14.2 asks receivers to cope.
+tree, as docs/protocol.md §14.2 asks receivers to cope.
 
 Direction matters: ``MAP ('x')`` is a server message, a client sends a bare
 ``MAP``; ``WHT (YES)`` is no client command at all.  :func:`error_reply`
 turns either error into the PRN/HUH to send (or None when none may be sent).
 
-Which *role* a client has (player or observer, PROTOCOL.md 7.2) is the
+Which *role* a client has (player or observer, docs/protocol.md §7.2) is the
 session's business; it answers with ``Huh.at(tokens, 0)`` itself (the
 reference server's ``HUH ( ERR DRW )`` to an observer).
 """
@@ -99,7 +99,7 @@ from protocol.tokens import BRA, KET, STANDARD, Representation
 from protocol.tree import Node, to_tree
 from protocol.variant import parse_variant
 
-#: Press level at which SND, FRM and partial draws appear (PROTOCOL.md 16.3).
+#: Press level at which SND, FRM and partial draws appear (docs/protocol.md §16.3).
 PRESS_LEVEL = 10
 
 
@@ -155,7 +155,7 @@ def parse_message(
 def error_reply(error: ProtocolError) -> Message | None:
     """The PRN or HUH answering a parse error, or None if nothing may be sent.
 
-    Nothing is sent for a faulty HUH or PRN (PROTOCOL.md 14.2) or for errors
+    Nothing is sent for a faulty HUH or PRN (docs/protocol.md §14.2) or for errors
     that are not about a received message.
     """
     if isinstance(error, BracketError):
@@ -211,7 +211,7 @@ def _press(p: Parser, seq: Seq, i: int, loc: Loc) -> tuple[Press, PressBody | No
 
     With a level, press must be legal at it: a fault is a failure at its
     place in the whole message (ERR before the first offending token,
-    PROTOCOL.md 16.1).  Without one, a press message the grammar does not
+    docs/protocol.md §16.1).  Without one, a press message the grammar does not
     accept stays an opaque tree (typed None); see the module docstring.
     """
     g = p.group(seq, i, loc, "press message")
@@ -372,7 +372,7 @@ def _sco(p: Parser, seq: Seq, loc: Loc) -> Message:
 
 def _now(p: Parser, seq: Seq, loc: Loc) -> Message:
     turn = parse_turn(p, seq, 1, loc)
-    # An empty unit list is legal (Parlance's "Chaos" start, PROTOCOL.md 8.2).
+    # An empty unit list is legal (Parlance's "Chaos" start, docs/protocol.md §8.2).
     units = p.many(seq, 2, loc, lambda s, k, lc: parse_unit_position(p, s, k, lc), 0)
     return Now(turn, units)
 
@@ -452,7 +452,7 @@ def _frm(p: Parser, seq: Seq, loc: Loc) -> Message:
 
 # --- the tables: which message a sender may open with which command -------------
 
-#: Everything a client may send (PROTOCOL.md 7.2, 8.12).
+#: Everything a client may send (docs/protocol.md §7.2, 8.12).
 _CLIENT: dict[str, _Rule] = {
     "NME": _nme,
     "OBS": _bare(Obs),
@@ -473,14 +473,14 @@ _CLIENT: dict[str, _Rule] = {
     "SMR": _bare(SmrRequest),
     "SND": _snd,
 }
-#: NOT forms a client may send (PROTOCOL.md 8.13).
+#: NOT forms a client may send (docs/protocol.md §8.13).
 _CLIENT_NOT: dict[str, _Rule] = {
     "SUB": _not_sub,
     "GOF": _bare(Gof),
     "DRW": _drw,
     "TME": _tme_query,
 }
-#: What a client acknowledges: MAP, SVE, LOD only (PROTOCOL.md 7.1, 8.13).
+#: What a client acknowledges: MAP, SVE, LOD only (docs/protocol.md §7.1, 8.13).
 _CLIENT_ACK: dict[str, _Rule] = {
     "MAP": _map,
     "SVE": _named(Sve, "game name"),

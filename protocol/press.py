@@ -1,10 +1,10 @@
 """Typed DAIDE press (levels 10-130 and 8000): parse, render, level checks, TRY trimming.
 
-The public face of the press modules (PROTOCOL.md 16):
+The public face of the press modules (docs/protocol.md §16):
 
 * the typed values - :mod:`protocol.press_model` (re-exported here):
   :class:`Arrangement`, :class:`PressMessage`, :class:`Reply` and one frozen
-  dataclass per construct of the table in PROTOCOL.md 16.3;
+  dataclass per construct of the table in docs/protocol.md §16.3;
 * :func:`parse_press` / :func:`render_press` - a press message or reply
   from / to its :mod:`protocol.tree` nodes (the contents of the last group
   of ``SND``/``FRM``);
@@ -21,7 +21,7 @@ The public face of the press modules (PROTOCOL.md 16):
 * the press-token table and the switchable numbering of the disputed tokens
   live in :mod:`protocol.press_tokens`.
 
-Example (the PROTOCOL.md 14.2 level-40 case)::
+Example (the docs/protocol.md §14.2 level-40 case)::
 
     >>> from protocol.text import tree_from_text
     >>> snd = tree_from_text(
@@ -34,7 +34,7 @@ Example (the PROTOCOL.md 14.2 level-40 case)::
 
 A parse never returns a value that the level forbids: a construct above the
 level raises :class:`~protocol.errors.GrammarError` whose ``position`` is
-the token before which ERR goes (PROTOCOL.md 14.2 rules 1 and 2).
+the token before which ERR goes (docs/protocol.md §14.2 rules 1 and 2).
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ from protocol.press_tokens import FREE_TEXT_LEVEL, PRESS_LEVELS, TOKEN_LEVELS, t
 from protocol.tokens import CAT_PHASE, CAT_POWER, STANDARD, Representation
 from protocol.tree import Text, Tree, from_tree
 
-#: The level of SND/FRM themselves (PROTOCOL.md 7.2, 16.1).
+#: The level of SND/FRM themselves (docs/protocol.md §7.2, 16.1).
 PRESS_MIN_LEVEL = TOKEN_LEVELS["PRP"]
 
 
@@ -115,7 +115,7 @@ PRESS_MIN_LEVEL = TOKEN_LEVELS["PRP"]
 
 @dataclass(frozen=True, slots=True)
 class SendPress:
-    """``SND [(turn)] (power power ...) (message)`` - client -> server (PROTOCOL.md 16.1)."""
+    """``SND [(turn)] (power power ...) (message)`` - client -> server (docs/protocol.md §16.1)."""
 
     recipients: tuple[str, ...]
     message: Message
@@ -127,13 +127,13 @@ class SendPress:
 
     def delivery(self, sender: str, level: int) -> ReceivedPress:
         """The FRM each recipient gets: same recipients and message, no turn,
-        every TRY list trimmed to ``level`` (PROTOCOL.md 16.1)."""
+        every TRY list trimmed to ``level`` (docs/protocol.md §16.1)."""
         return ReceivedPress(sender, self.recipients, trim_try(self.message, level))
 
 
 @dataclass(frozen=True, slots=True)
 class ReceivedPress:
-    """``FRM (power) (power power ...) (message)`` - server -> recipients (PROTOCOL.md 16.1)."""
+    """``FRM (power) (power power ...) (message)`` - server -> recipients (docs/protocol.md §16.1)."""
 
     sender: str
     recipients: tuple[str, ...]
@@ -224,7 +224,7 @@ def parse_send(
 
     Raises :class:`~protocol.errors.GrammarError` with ``position`` in the
     whole message: the server answers ``HUH`` with ERR inserted there.  At
-    level 0 SND itself is above the level (ERR before SND, PROTOCOL.md 16.6).
+    level 0 SND itself is above the level (ERR before SND, docs/protocol.md §16.6).
     Turn, recipients and sender are *not* checked against the game here
     (those are REJ/CCD/OUT answers, not HUH).
     """
@@ -240,7 +240,7 @@ def parse_received(
     """A whole ``FRM`` message (what a client receives), checked at ``level``.
 
     A bot that cannot handle what it got answers ``SND (sender) (HUH (...))``
-    with ERR inside the quoted message (PROTOCOL.md 16.5); the message group
+    with ERR inside the quoted message (docs/protocol.md §16.5); the message group
     starts after ``FRM (sender) (recipients)``.
     """
     try:
@@ -285,7 +285,7 @@ def legal_at(
 def minimum_level(
     value: Message | SendPress | ReceivedPress, rep: Representation = STANDARD
 ) -> int | None:
-    """The lowest official press level (PROTOCOL.md 16.3) at which ``value`` is legal.
+    """The lowest official press level (docs/protocol.md §16.3) at which ``value`` is legal.
 
     None when it is legal at no level (ill-formed).  Levels are cumulative,
     so the value is legal at every level from this one up.
@@ -306,7 +306,7 @@ def powers_named(
 
     For the relay's OUT answer: per Parlance, a SND naming an eliminated
     power anywhere inside the press is answered ``OUT (power)`` like one
-    addressed to it (PROTOCOL.md 16.1); eliminated powers "must not be
+    addressed to it (docs/protocol.md §16.1); eliminated powers "must not be
     included" in PCE/ALY/DRW/... (16.2).  A HUH's quoted content counts too.
     """
     found: set[str] = set()
@@ -332,7 +332,7 @@ _V = TypeVar("_V")
 def trim_try(value: _V, level: int) -> _V:
     """``value`` with every TRY list reduced to the words legal at ``level``.
 
-    PROTOCOL.md 16.1: the server removes from a TRY list every token above
+    docs/protocol.md §16.1: the server removes from a TRY list every token above
     the game's level before delivering it.  TRY lists nested anywhere (in a
     CCL, an FRM report, an SND request, an IFF branch ...) are trimmed too;
     a HUH's quoted content and an XDO order are left as they are.  Works on

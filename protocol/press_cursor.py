@@ -6,7 +6,7 @@ its token offset (where ERR is inserted in the received tokens) and its
 tree location in the convention of :mod:`protocol.grammar` (the path of group
 indices, then the node's index; the group's length = before its closing
 bracket).  A mismatch raises :class:`Abort` carrying a :class:`PressFault`
-at the mark chosen by the rules of PROTOCOL.md 14.2:
+at the mark chosen by the rules of docs/protocol.md §14.2:
 
 1. a wrong token - before it (:meth:`Seq.take` and friends return its mark);
 2. something missing - before the closing bracket of the group that lacks it
@@ -86,7 +86,7 @@ class Seq:
     """A cursor over the nodes of one bracket group (or of the unbracketed top level).
 
     ``pos`` is the token offset of the next node and ``end`` the offset of
-    the group's closing bracket (rule 2 of PROTOCOL.md 14.2: missing things
+    the group's closing bracket (rule 2 of docs/protocol.md §14.2: missing things
     are reported there); ``loc`` is the group's tree location.
     """
 

@@ -1,4 +1,4 @@
-"""Typed press: frozen dataclasses for every construct of PROTOCOL.md 16.
+"""Typed press: frozen dataclasses for every construct of docs/protocol.md §16.
 
 Three families, as in the DAIDE message syntax:
 
@@ -21,7 +21,7 @@ can be built and rendered, and :func:`protocol.press.legal_at` says it is
 legal at no level.
 
 Turns, units and the orders inside XDO are the values of
-:mod:`protocol.orders` (the SUB grammar of PROTOCOL.md 9.1); OCC's units may
+:mod:`protocol.orders` (the SUB grammar of docs/protocol.md §9.1); OCC's units may
 have the unit type ``UNT`` ("any unit").
 """
 
@@ -59,19 +59,19 @@ class PressValue(ABC):
 
 
 class Arrangement(PressValue):
-    """Base of the arrangements (PROTOCOL.md 16.2, 16.3)."""
+    """Base of the arrangements (docs/protocol.md §16.2, 16.3)."""
 
     __slots__ = ()
 
 
 class PressMessage(PressValue):
-    """Base of the press messages (``press_message`` in PROTOCOL.md 16.2)."""
+    """Base of the press messages (``press_message`` in docs/protocol.md §16.2)."""
 
     __slots__ = ()
 
 
 class Reply(PressValue):
-    """Base of the replies (``reply`` in PROTOCOL.md 16.2)."""
+    """Base of the replies (``reply`` in docs/protocol.md §16.2)."""
 
     __slots__ = ()
 
@@ -156,7 +156,7 @@ class DoOrder(Arrangement):
     """``XDO (order)`` - the order will be given (level 20).
 
     ``order`` is a typed order of :mod:`protocol.orders`, exactly as in SUB
-    (PROTOCOL.md 9.1).
+    (docs/protocol.md §9.1).
     """
 
     order: Order
@@ -577,7 +577,7 @@ class PositionOnBoard(Reply):
 class ConditionalReply(Reply):
     """``IFF (arrangement) THN (reply) [ELS (reply)]`` - a conditional answer (level 100).
 
-    PROTOCOL.md 16.3 allows IFF "as a reply" too; following Parlance's
+    docs/protocol.md §16.3 allows IFF "as a reply" too; following Parlance's
     grammar both branches are then replies.
     """
 

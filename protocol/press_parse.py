@@ -1,4 +1,4 @@
-"""The press grammar of PROTOCOL.md 16, with the level rules, over message trees.
+"""The press grammar of docs/protocol.md §16, with the level rules, over message trees.
 
 Theory of operation
 -------------------
@@ -9,18 +9,18 @@ builds the dataclasses of :mod:`protocol.press_model`.  It is given the
 game's press level and rejects every construct above it *at the point where
 it meets it*, so the first fault in token order is the one reported - which
 is where the reference server's "furthest alternative" rule puts ERR for a
-level violation (PROTOCOL.md 14.2, 16.1: "ERR before the first offending
+level violation (docs/protocol.md §14.2, 16.1: "ERR before the first offending
 token").  Every alternative is chosen by its first word, or by looking one
 group ahead (FCT/THK (QRY ...), FOR ((turn) (turn))), so the position where
 the parse stops is also the furthest any alternative could reach.
 
 ERR positions (token offsets and tree locations) are kept by the cursor of
-:mod:`protocol.press_cursor`, by the three rules of PROTOCOL.md 14.2; a
+:mod:`protocol.press_cursor`, by the three rules of docs/protocol.md §14.2; a
 construct above the level is a wrong token (rule 1): ERR before its first
 word.  Orders inside XDO and units are read by :mod:`protocol.orders`, the
 same grammar as SUB.
 
-The level rules enforced beyond "each word has a level" (PROTOCOL.md 16.3):
+The level rules enforced beyond "each word has a level" (docs/protocol.md §16.3):
 
 * levels 30 and 40: AND/ORR at most once per message (so never both and
   never nested) - the second one is the offending token, as in the 14.2
@@ -30,7 +30,7 @@ The level rules enforced beyond "each word has a level" (PROTOCOL.md 16.3):
 * IDK (PRP|INS|SUG ...) needs 130 although IDK is a level-60 word: the
   inner word is the offending token;
 * no double negative: ``NOT (NOT (...))`` - the inner NOT is the offending
-  token (PROTOCOL.md 16.2).
+  token (docs/protocol.md §16.2).
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ from protocol.tree import Text, Tree
 
 
 class Mode(enum.Enum):
-    """What a message position accepts (PROTOCOL.md 16.2)."""
+    """What a message position accepts (docs/protocol.md §16.2)."""
 
     PRESS = "press_message"
     REPLY = "reply"
@@ -119,7 +119,7 @@ class Mode(enum.Enum):
 #: Words that start a reply and never a press message.
 _REPLY_WORDS = frozenset({"YES", "REJ", "BWX", "HUH", "IDK", "SRY", "WHY", "POB"})
 
-#: IDK answers: the inner word and the level that allows it (PROTOCOL.md 16.3).
+#: IDK answers: the inner word and the level that allows it (docs/protocol.md §16.3).
 _IDK_LEVELS: Mapping[str, int] = {
     "QRY": 60,
     "WHT": 70,
@@ -130,7 +130,7 @@ _IDK_LEVELS: Mapping[str, int] = {
     "SUG": 130,
 }
 
-#: What WHY may ask about (PROTOCOL.md 16.3, level 130).
+#: What WHY may ask about (docs/protocol.md §16.3, level 130).
 _WHY_LEVELS: Mapping[str, int] = {w: 130 for w in ("THK", "FCT", "SUG", "PRP", "INS")}
 
 
@@ -462,7 +462,7 @@ class PressParser:
         return NoArrangement(self.arrangement_group(seq, in_for))
 
     def _xdo(self, seq: Seq, at: Mark, in_for: bool) -> Arrangement:
-        # The order grammar of PROTOCOL.md 9.1, as SUB uses it.
+        # The order grammar of docs/protocol.md §9.1, as SUB uses it.
         return DoOrder(seq.external(parse_order, self.rep))
 
     def _dmz(self, seq: Seq, at: Mark, in_for: bool) -> Arrangement:

@@ -1,14 +1,14 @@
 """The press-token table: which level introduces each press word, and its value.
 
-This is the one place that knows, for press (PROTOCOL.md 16),
+This is the one place that knows, for press (docs/protocol.md §16),
 
 * the **press levels** (:data:`PRESS_LEVELS`: 10, 20, ... 130 and 8000 for
   free text) and the level at which every press word becomes legal
-  (:data:`TOKEN_LEVELS`, from the table of PROTOCOL.md 16.3);
+  (:data:`TOKEN_LEVELS`, from the table of docs/protocol.md §16.3);
 * the **TRY vocabulary**: the words a ``TRY (...)`` list may name
-  (PROTOCOL.md 16.5) and :func:`trim_try_tokens`, which drops the ones above a
+  (docs/protocol.md §16.5) and :func:`trim_try_tokens`, which drops the ones above a
   game's level, as the server must before delivering a TRY (16.1);
-* the **numbering** of the five disputed press tokens (PROTOCOL.md 6.7).
+* the **numbering** of the five disputed press tokens (docs/protocol.md §6.7).
   The project's table (``tokens.tsv``) has FCT 0x4A06, FOR 0x4A07, FWD
   0x4A08, CCL 0x4A25, NAR 0x4A26.  Parlance-based bots (and Bylund's Java
   library) put FCT/FOR/FWD at 0x4A07/0x4A08/0x4A06; MILA
@@ -31,18 +31,18 @@ from types import MappingProxyType
 
 from protocol.tokens import CAT_PRESS, Representation
 
-#: Free-text press (PROTOCOL.md 16.3, last row).
+#: Free-text press (docs/protocol.md §16.3, last row).
 FREE_TEXT_LEVEL = 8000
 
-#: The official press levels, lowest first (PROTOCOL.md 16.3; 140-160 are
+#: The official press levels, lowest first (docs/protocol.md §16.3; 140-160 are
 #: an unofficial text-only extension without token values, 16.4).
 PRESS_LEVELS: tuple[int, ...] = (0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 8000)
 
-#: The level at which AND/ORR may nest and repeat (PROTOCOL.md 16.3: at 30
+#: The level at which AND/ORR may nest and repeat (docs/protocol.md §16.3: at 30
 #: and 40 they may appear only once per message, not both, not nested).
 NESTED_MULTIPART_LEVEL = 50
 
-# The level that introduces each press word (PROTOCOL.md 16.3 and 16.5).
+# The level that introduces each press word (docs/protocol.md §16.3 and 16.5).
 # SND and FRM are level-10 *commands*; the entry here is their use inside
 # press (an arrangement / a forwarded message, level 120), which is also the
 # level at which a TRY list may name them.  HUH and TRY are level-10 words
@@ -70,7 +70,7 @@ TOKEN_LEVELS: Mapping[str, int] = MappingProxyType(
     {word: level for level, words in _LEVEL_WORDS for word in words.split()}
 )
 
-#: The words a TRY list may contain (PROTOCOL.md 16.5).
+#: The words a TRY list may contain (docs/protocol.md §16.5).
 TRY_VOCABULARY: frozenset[str] = frozenset(TOKEN_LEVELS)
 
 
@@ -82,14 +82,14 @@ def token_level(word: str) -> int:
 def trim_try_tokens(words: Iterable[str], level: int) -> tuple[str, ...]:
     """The words of a TRY list that are legal at ``level``, in their order.
 
-    PROTOCOL.md 16.1/16.5: the server removes every token above the game's
+    docs/protocol.md §16.1/16.5: the server removes every token above the game's
     level from a TRY list before delivering it (it may also reorder; this
     keeps the sender's order).
     """
     return tuple(w for w in words if TOKEN_LEVELS[w] <= level)
 
 
-# --- numbering of the disputed tokens (PROTOCOL.md 6.7) ---------------------
+# --- numbering of the disputed tokens (docs/protocol.md §6.7) ---------------------
 
 
 class PressNumbering(enum.Enum):

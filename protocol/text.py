@@ -1,4 +1,4 @@
-"""The DAIDE text form of messages (PROTOCOL.md 6.8).
+"""The DAIDE text form of messages (docs/protocol.md §6.8).
 
 Output (:func:`render_text`): tokens separated by single spaces, brackets as
 ``(`` and ``)``, integers in decimal with a ``-`` sign, mnemonics upper case,

@@ -1,11 +1,11 @@
 """DAIDE tokens: the token table, integers, text, provinces and representations.
 
 A token is a 16-bit unsigned int: high byte = category, low byte = index
-(PROTOCOL.md 6.1).  This module owns
+(docs/protocol.md §6.1).  This module owns
 
 * the fixed token table, loaded from ``protocol/data/tokens.tsv`` (a copy of
   the project's reference table: every category and value, the disputed
-  press values resolved as PROTOCOL.md 6.7 decides);
+  press values resolved as docs/protocol.md §6.7 decides);
 * the 14-bit signed integers (6.3), the text tokens (6.4) and the province
   categories (6.5);
 * :class:`Representation`: which power and province tokens exist and what
@@ -28,7 +28,7 @@ from types import MappingProxyType
 
 from protocol.errors import EncodeError, RepresentationError
 
-# --- categories (PROTOCOL.md 6.2) -----------------------------------------
+# --- categories (docs/protocol.md §6.2) -----------------------------------------
 
 CAT_BRACKET = 0x40
 CAT_POWER = 0x41
@@ -67,7 +67,7 @@ def is_integer(token: int) -> bool:
 
 
 def encode_int(n: int) -> int:
-    """The token of the integer ``n`` (14-bit two's complement, PROTOCOL.md 6.3)."""
+    """The token of the integer ``n`` (14-bit two's complement, docs/protocol.md §6.3)."""
     if not INT_MIN <= n <= INT_MAX or isinstance(n, bool):
         raise EncodeError(f"integer {n!r} outside the DAIDE range {INT_MIN}..{INT_MAX}")
     return n & 0x3FFF
@@ -92,7 +92,7 @@ def is_private(token: int) -> bool:
 def text_to_tokens(s: str) -> tuple[int, ...]:
     """Encode a string as text tokens, one byte each.
 
-    Characters are encoded as UTF-8 (PROTOCOL.md 6.4: ASCII is one byte;
+    Characters are encoded as UTF-8 (docs/protocol.md §6.4: ASCII is one byte;
     Parlance sends non-ASCII as UTF-8 bytes).  The ``surrogateescape`` error
     handler makes :func:`tokens_to_text` / :func:`text_to_tokens` an exact
     round trip for *any* received bytes, so a YES/REJ echo is byte-exact.
@@ -109,7 +109,7 @@ def tokens_to_text(tokens: Iterable[int]) -> str:
     return bytes(t & 0xFF for t in tokens).decode("utf-8", "surrogateescape")
 
 
-# --- provinces (PROTOCOL.md 6.5) -------------------------------------------
+# --- provinces (docs/protocol.md §6.5) -------------------------------------------
 
 
 class ProvinceKind(enum.IntEnum):
@@ -203,7 +203,7 @@ class Representation:
     other way; both are complete dicts so that the hot paths of
     :mod:`protocol.tree` do one lookup per token.  Variant files reuse a few
     language mnemonics for provinces or powers (``BRA`` Brazil, ``NEC``,
-    ``SEC``, ``NAR`` in americas4, SAILHO...); PROTOCOL.md 11 forbids it, but to
+    ``SEC``, ``NAR`` in americas4, SAILHO...); docs/protocol.md §11 forbids it, but to
     play those maps the map's name wins: the shadowed language token has no
     mnemonic in that representation (received, it is an unknown token).
     """
@@ -216,7 +216,7 @@ class Representation:
     def from_entries(cls, entries: Iterable[tuple[int, str]]) -> Representation:
         """A representation from ``(value, mnemonic)`` pairs (an RM body).
 
-        Checks PROTOCOL.md 4.2: powers (0x41xx) and provinces (0x50xx-0x57xx)
+        Checks docs/protocol.md §4.2: powers (0x41xx) and provinces (0x50xx-0x57xx)
         only, each value and mnemonic once, mnemonics three characters A-Z/0-9
         (upper-cased: variant files use mixed case), power low bytes 0..P-1
         and province low bytes 0..N-1.
@@ -350,7 +350,7 @@ class Representation:
         return tuple(m for v, m in self.entries if is_province(v))
 
 
-#: The standard map: what an empty RM means (PROTOCOL.md 4.2).
+#: The standard map: what an empty RM means (docs/protocol.md §4.2).
 STANDARD: Representation = Representation.from_entries(
     (t.value, t.mnemonic) for t in TOKEN_TABLE if _is_map_token(t.value)
 )

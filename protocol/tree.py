@@ -1,6 +1,6 @@
 """A DAIDE message as a tree of plain Python values.
 
-Node types (PROTOCOL.md 6, 7):
+Node types (docs/protocol.md §6, 7):
 
 * ``str`` - a token mnemonic in upper case: ``'NOW'``, ``'AUS'``, ``'NCS'``.
   Brackets never appear as mnemonics (no ``'BRA'``/``'KET'``);
@@ -38,7 +38,7 @@ from protocol.tokens import (
 
 
 class Text(str):
-    """A string carried as a run of text tokens (PROTOCOL.md 6.4)."""
+    """A string carried as a run of text tokens (docs/protocol.md §6.4)."""
 
     __slots__ = ()
 
@@ -72,9 +72,9 @@ def to_tree(tokens: tuple[int, ...], rep: Representation = STANDARD) -> Tree:
 
     Raises :class:`BracketError` (answer PRN) when the brackets do not
     balance, and otherwise :class:`UnknownTokenError` (answer HUH with ERR
-    before it, PROTOCOL.md 4.5) for the first token that has no meaning in
+    before it, docs/protocol.md §4.5) for the first token that has no meaning in
     ``rep``.  Bracket errors win over unknown tokens, as the balance check
-    comes first in PROTOCOL.md 16.6.
+    comes first in docs/protocol.md §16.6.
     """
     get = rep.decode_table.get
     stack: list[list[Node]] = []

@@ -1,4 +1,4 @@
-"""HLO variant options (PROTOCOL.md 10) as one typed value.
+"""HLO variant options (docs/protocol.md §10) as one typed value.
 
 ``variant = (option) (option) ...``; each option is bracketed on its own,
 with or without an integer argument.  On output the options follow the

@@ -1,11 +1,11 @@
 """One TCP connection: a reader task and a writer task around `protocol.connection`.
 
 The reader feeds received bytes to the sans-IO `Connection` and acts on its
-events: the IM gets the RM (PROTOCOL.md 4.2), a parsed DM goes to the lobby
+events: the IM gets the RM (docs/protocol.md §4.2), a parsed DM goes to the lobby
 (which passes it on to the client's game), a bad DM is answered with its
 PRN/HUH, a framing fault with its EM and a close (4.5).  The writer drains
-the client's bounded queue; each write holds whole frames only (PROTOCOL.md
-19.9) and waits for the database to be durable first (`server.durability`:
+the client's bounded queue; each write holds whole frames only (docs/protocol.md
+§19.9) and waits for the database to be durable first (`server.durability`:
 nobody hears of an order or a phase before it is on disk).
 
 Nothing a peer sends can raise out of here: every fault becomes an EM, a
@@ -154,7 +154,7 @@ class _Reader:
     async def run(self) -> None:
         machine, client, lobby = self.machine, self.client, self.lobby
         while True:
-            machine.level = client.level      # the level of the client's game (PROTOCOL.md 7.2)
+            machine.level = client.level      # the level of the client's game (docs/protocol.md §7.2)
             event = machine.next_event()
             if event is NEED_DATA:
                 if self.oversize is not None:
@@ -168,7 +168,7 @@ class _Reader:
                     rm = RepresentationMessage.for_representation(lobby.variant.rep)
                     client.send(machine.send(rm))
                     # The RM carries only powers and provinces; the disputed press
-                    # tokens follow the game's numbering camp (PROTOCOL.md 6.7).
+                    # tokens follow the game's numbering camp (docs/protocol.md §6.7).
                     machine.representation = wire_representation(
                         machine.representation, lobby.settings.game.press_numbering)
                 case MessageReceived(message, tokens):
@@ -248,7 +248,7 @@ class _Reader:
     async def _on_timeout(self, which: str) -> None:
         client = self.client
         if which == "im":
-            # PROTOCOL.md 2: the 30-second initial-message timer.
+            # docs/protocol.md §2: the 30-second initial-message timer.
             await self._close_with(self.machine.im_timer_expired(),
                                    "no IM within the initial-message timer")
         elif which == "frame":
@@ -265,7 +265,7 @@ class _Reader:
             await trio.sleep_forever()        # the writer flushes, then cancels us
 
     async def _close_with(self, em: bytes, reason: str) -> None:
-        """Send an EM (already encoded) and close without FM (PROTOCOL.md 4.5)."""
+        """Send an EM (already encoded) and close without FM (docs/protocol.md §4.5)."""
         self.client.close_reason = reason
         self.client.send(em)
         self.client.finish(reason, fm=False)

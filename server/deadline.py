@@ -7,8 +7,8 @@ over an injected ``now()`` (``trio.current_time`` in the server, so
 wait for the next event, so moving the deadline - a DSD pause or resume - is
 just a new value for the next wait.
 
-`TimeRequests` holds the clients' ``TME (seconds)`` requests (PROTOCOL.md
-15): "also send me TME when ``seconds`` are left, every turn".  Each request
+`TimeRequests` holds the clients' ``TME (seconds)`` requests (docs/protocol.md
+§15): "also send me TME when ``seconds`` are left, every turn".  Each request
 fires at most once per phase.
 """
 

@@ -1,7 +1,7 @@
 """When announcements may go out: after the commit (default) or after an fsync.
 
 The store commits every accepted order and every processed phase before
-any client hears of it (ARCHITECTURE.md "One turn", step 4).  By default
+any client hears of it (docs/architecture.md "One turn", step 4).  By default
 (``ServerSettings(durability="os")``, see the end) that is all: the commit
 has reached the operating system, which keeps it whatever happens to the
 server process.  ``durability="disk"`` adds power-cut safety with a group

@@ -49,7 +49,7 @@ class Ending:
         return self.kind != "solo"
 
     def draw_message(self) -> Drw:
-        """``DRW`` (all survivors), or ``DRW (powers)`` for a partial draw (PROTOCOL.md 16.2)."""
+        """``DRW`` (all survivors), or ``DRW (powers)`` for a partial draw (docs/protocol.md §16.2)."""
         return Drw(tuple(sorted(self.powers)) if self.partial else ())
 
 

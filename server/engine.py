@@ -39,7 +39,7 @@ class VariantError(ValueError):
 class Variant:
     """A map the server can host: name, MDF, representation, start."""
 
-    name: str                   # as sent in MAP (PROTOCOL.md 8.1)
+    name: str                   # as sent in MAP (docs/protocol.md §8.1)
     map: maps.Map
     rep: Representation
     mdf: Mdf
@@ -67,7 +67,7 @@ def load_variant(name: str) -> Variant:
     """The variant of that name (case-insensitive, as ``daide variants`` lists them), loaded once.
 
     The MAP name is the registry's name in upper case (the reference server
-    sent ``'STANDARD'``, PROTOCOL.md 8.1); the MDF is the map's own message
+    sent ``'STANDARD'``, docs/protocol.md §8.1); the MDF is the map's own message
     and the representation its ``.rem`` file: the standard tokens (an empty
     RM, 4.2 and 19.3) for the standard board, the full list otherwise.
     Raises :class:`VariantError` with a one-line reason (unknown name, or
@@ -189,7 +189,7 @@ class Engine:
 
 
 def owing(state: GameState, powers: Sequence[str]) -> frozenset[str]:
-    """The powers that must order in this phase (PROTOCOL.md 8.3)."""
+    """The powers that must order in this phase (docs/protocol.md §8.3)."""
     kind = state.phase.kind
     if kind == adj.MOVEMENT:
         return frozenset(u.power for u in state.units)

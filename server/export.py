@@ -1,12 +1,12 @@
 """A stored game as a DAIDE text log and as JSON (`daide export`).
 
 The text log is the game as an observer saw it, one message per line in the
-DAIDE text form (PROTOCOL.md 6.8): ``MAP``, ``HLO ( UNO ) ( 0 ) (...)``, the
+DAIDE text form (docs/protocol.md §6.8): ``MAP``, ``HLO ( UNO ) ( 0 ) (...)``, the
 starting SCO and NOW, every processed phase's ORD/SCO/SLO/NOW, then the end
 (DRW / SMR) if the game is over.  Deadline messages (TME) are not recorded.
 Press, which no observer sees, is added where it happened: every delivered
 message as its ``FRM (sender) (recipients) (press)``, in the global press
-order, after the NOW of the turn it was sent in (PROTOCOL.md 16.1).
+order, after the NOW of the turn it was sent in (docs/protocol.md §16.1).
 
 The JSON holds the same and more: settings, players (names and versions,
 never passcodes), every phase with the orders adjudicated, every press

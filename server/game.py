@@ -18,15 +18,15 @@ deadline (a cancel scope - a DSD pause or resume just changes the value
 used for the next wait) or an earlier TME request.  A phase is processed
 when every power that is waited for is ready (`Game._ready`) or at the
 deadline; `Game._process` stores the phase in one transaction *before*
-announcing it (ORD..., SCO, SLO, NOW, TME - PROTOCOL.md 8.4).
+announcing it (ORD..., SCO, SLO, NOW, TME - docs/protocol.md §8.4).
 
-Civil disorder (PROTOCOL.md 13): a player's lost connection broadcasts
+Civil disorder (docs/protocol.md §13): a player's lost connection broadcasts
 ``CCD (power)``; its missing orders get the adjudicator's defaults (hold,
 disband, waive, removals by the rulebook) when the phase is processed.
 Who is waited for:
 
 * a power that owes orders, until its set is complete and it has no NOT
-  (GOF) outstanding (GOF is never required: PROTOCOL.md 19.4) - complete
+  (GOF) outstanding (GOF is never required: docs/protocol.md §19.4) - complete
   orders count even if the power's client has gone since;
 * a disconnected power without complete orders only through the deadline: in a phase *with* a
   deadline the game waits for it (with DSD the clock even stops while it is
@@ -224,7 +224,7 @@ class Game:
         return self.running and (self._ready() or (self.clock.expired() and self._attended()))
 
     def _shutdown(self) -> None:
-        """Server shutdown: OFF to every client (PROTOCOL.md 4.4); the state is already stored."""
+        """Server shutdown: OFF to every client (docs/protocol.md §4.4); the state is already stored."""
         if self.handle.status == "forming":
             self.store.abandon_forming(self.handle.id)
         for client in self._all_clients():
@@ -304,9 +304,9 @@ class Game:
         self.log.info("observing", conn=client.id)
 
     def map_answer(self, client: Client, accepted: bool) -> None:
-        """YES (MAP 'x') / REJ (MAP 'x') from a joining or watching client (PROTOCOL.md 5)."""
+        """YES (MAP 'x') / REJ (MAP 'x') from a joining or watching client (docs/protocol.md §5)."""
         if not accepted:
-            # PROTOCOL.md 8.1: a REJ (MAP) means the client leaves.
+            # docs/protocol.md §8.1: a REJ (MAP) means the client leaves.
             self._forget(client)
             client.send(Off())
             client.finish("rejected the map")
@@ -331,7 +331,7 @@ class Game:
             return
         old = self.players[power]
         if old is not None:
-            # Takeover (Parlance's optional mode, PROTOCOL.md 13.2; the reference
+            # Takeover (Parlance's optional mode, docs/protocol.md §13.2; the reference
             # server answered REJ).  The right passcode proves the new connection
             # is the power's owner, whose old connection is most likely dead
             # without the server knowing yet (a NAT that forgot it, half-open
@@ -347,7 +347,7 @@ class Game:
         client.name, client.version = seat.client_name, seat.client_version
         client.send(Yes(message))
         if old is None:
-            # PROTOCOL.md 13.2: NOT (CCD) to everybody, the returning client included.
+            # docs/protocol.md §13.2: NOT (CCD) to everybody, the returning client included.
             self._broadcast(Not(Ccd(power)))
         self.log.info("reconnected", conn=client.id, power=power,
                       **({} if old is None else {"replaced_conn": old.id}))
@@ -421,7 +421,7 @@ class Game:
                 return code
 
     def hlo(self, power: str | None) -> Hlo:
-        """The HLO of a power, or ``HLO (UNO) (0) ...`` for observers (PROTOCOL.md 8.1)."""
+        """The HLO of a power, or ``HLO (UNO) (0) ...`` for observers (docs/protocol.md §8.1)."""
         variant = self.settings.hlo_variant()
         if power is None:
             return Hlo("UNO", 0, variant)
@@ -470,7 +470,7 @@ class Game:
     # --- phases ----------------------------------------------------------------------------
 
     def _start_phase(self, *, announce: bool) -> None:
-        """Start the clock for the current phase and announce the time (PROTOCOL.md 8.4)."""
+        """Start the clock for the current phase and announce the time (docs/protocol.md §8.4)."""
         self.time_requests.new_phase()
         self.clock.start(self.settings.time_limit(self.engine.season), paused=self._must_pause())
         self.suspended = not self._attended()
@@ -554,13 +554,13 @@ class Game:
         return since is not None and trio.current_time() < since + self.disorder_grace
 
     def press_closed(self) -> bool:
-        """PTL: no press in the last seconds before a movement deadline (PROTOCOL.md 15)."""
+        """PTL: no press in the last seconds before a movement deadline (docs/protocol.md §15)."""
         left = self.clock.remaining()
         return (self.settings.ptl is not None and self.engine.season in ("SPR", "FAL")
                 and left is not None and left <= self.settings.ptl)
 
     def _process(self) -> None:
-        """Adjudicate the phase, store it, then announce it (ARCHITECTURE.md "One turn")."""
+        """Adjudicate the phase, store it, then announce it (docs/architecture.md "One turn")."""
         started = trio.current_time()
         processed = self.engine.turn
         orders = {p: self.turn.of(p) for p in self.variant.powers if self.turn.of(p)}
@@ -611,7 +611,7 @@ class Game:
             self._start_phase(announce=True)
 
     def _summary(self, ending: Ending, engine: Engine) -> Smr:
-        """SMR (PROTOCOL.md 8.10): name, version, centres and elimination year per power."""
+        """SMR (docs/protocol.md §8.10): name, version, centres and elimination year per power."""
         counts = engine.centre_counts()
         gone = elimination_years(self.variant.powers, self.year_tables, counts)
         entries = []
@@ -624,7 +624,7 @@ class Game:
         return Smr(Turn(season, year), tuple(entries))
 
     def declare_draw(self, powers: frozenset[str]) -> None:
-        """Every survivor voted for the same draw (PROTOCOL.md 8.10)."""
+        """Every survivor voted for the same draw (docs/protocol.md §8.10)."""
         turn = self.engine.turn
         ending = Ending.agreed(powers, self.engine.survivors(), (turn.season, turn.year))
         messages = [ending.draw_message(), self._summary(ending, self.engine)]
@@ -638,7 +638,7 @@ class Game:
                       turn=f"{ending.turn[0]} {ending.turn[1]}")
         for message in messages:
             self._broadcast(message)
-        # PROTOCOL.md 19.8: bots stay connected after SMR until they get OFF.
+        # docs/protocol.md §19.8: bots stay connected after SMR until they get OFF.
         for client in self._all_clients():
             client.send(Off())
             client.finish("game over")
@@ -681,7 +681,7 @@ def assign_powers(powers: Sequence[str], clients: Iterable[Client]) -> dict[str,
     """Give each client a power, at random, honouring ``'FRA:name'`` requests.
 
     A client name of the form ``'PREFIX:name'`` asks for the power whose
-    mnemonic starts with PREFIX (the MILA convention, PROTOCOL.md 8.1 [X]);
+    mnemonic starts with PREFIX (the MILA convention, docs/protocol.md §8.1 [X]);
     requests are served in joining order, the other clients get the rest at
     random.
     """

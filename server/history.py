@@ -2,7 +2,7 @@
 
 HST (turn) answers with one phase's ORDs, then the SCO and NOW after it;
 a bare ORD with the results of the last movement phase and every phase
-after it (PROTOCOL.md 8.2).
+after it (docs/protocol.md §8.2).
 """
 
 from __future__ import annotations

@@ -16,18 +16,18 @@ messages per second        ``message_rate`` (100/s),   the connection is read mo
 connections per address    ``connections_per_address`` the socket is closed at once
                            (50; loopback exempt)
 total connections          ``max_connections`` (1000)  the socket is closed at once
-time to complete the IM    ``im_timeout`` (30 s)       EM 0x01 and close (PROTOCOL.md 2)
+time to complete the IM    ``im_timeout`` (30 s)       EM 0x01 and close (docs/protocol.md §2)
 idle before joining        ``join_idle_timeout``       OFF and close
                            (120 s)
 partial frame (slow-loris) ``frame_timeout`` (30 s)    EM 0x09 and close (Parlance's
-                                                       choice, PROTOCOL.md 2 [X])
+                                                       choice, docs/protocol.md §2 [X])
 outbound queue             ``outbound_queue`` (256),   disconnected; a player goes into
                            ``send_timeout`` (60 s)     civil disorder
 wrong passcodes            ``iam_failures_per_...``    see `IamGuard`
 =========================  ==========================  ==============================
 
 `FrameTracker` follows frame boundaries in the received byte stream on its
-own (4-byte header, then ``length`` bytes, PROTOCOL.md 3) so that the
+own (4-byte header, then ``length`` bytes, docs/protocol.md §3) so that the
 connection knows how big the frame coming in is and whether one is only
 partly received, without reaching into `protocol.connection`.
 """
@@ -39,7 +39,7 @@ import math
 from collections import deque
 from dataclasses import dataclass, field
 
-#: Frame type byte of a DM (PROTOCOL.md 3): the only frame whose length a client chooses.
+#: Frame type byte of a DM (docs/protocol.md §3): the only frame whose length a client chooses.
 _DM_TYPE = 2
 _HEADER_SIZE = 4
 
@@ -86,7 +86,7 @@ class FrameTracker:
     body over ``max_body`` bytes (the caller lets the machine have the frames
     before it, then answers EM 0x09 without reading the body); other frame
     types have fixed or refused lengths that the protocol machine judges
-    itself (PROTOCOL.md 4.5).  `partial_since` is the time the first byte of
+    itself (docs/protocol.md §4.5).  `partial_since` is the time the first byte of
     a frame that is not yet complete arrived, or None between frames.
     """
 
@@ -205,8 +205,8 @@ class IamGuard:
     not, for ``window`` seconds; each further block lasts twice as long as the
     one before (``window * 2**(strikes - 1)``).  With the defaults (10 wrong
     in 600 s) an attacker gets 10 guesses per block, so a year of guessing
-    as fast as allowed tries about 160 of the 8191 passcodes (PROTOCOL.md
-    13.2: passcodes are 1..8191), about 2 %; an exhaustive search would take
+    as fast as allowed tries about 160 of the 8191 passcodes (docs/protocol.md
+    §13.2: passcodes are 1..8191), about 2 %; an exhaustive search would take
     longer than the universe has.  Together with the per-connection limit
     (`Client.iam_failures`) this keeps the passcode space from being searched.
 

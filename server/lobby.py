@@ -7,11 +7,11 @@ not finished.  An IAM goes to the game whose seat has that power and
 passcode - the lobby keeps a ``(power, passcode)`` index, and passcodes are
 chosen so that no two unfinished games share a pair.
 
-Clients that have not joined a game (PROTOCOL.md 5: "treated like an
+Clients that have not joined a game (docs/protocol.md §5: "treated like an
 observer but receives only replies") are answered here: the map, the
 starting position, REJ for what needs a game.
 
-Passcode guessing (PROTOCOL.md 13.2, hardening): a connection gets at most
+Passcode guessing (docs/protocol.md §13.2, hardening): a connection gets at most
 ``iam_failures_per_connection`` wrong passcodes, then it is closed; an
 address gets at most ``iam_failures_per_address`` within
 ``iam_failure_window`` seconds, after which all its IAMs are refused
@@ -314,7 +314,7 @@ class Lobby:
 
     def _answer_anonymous(self, client: Client, message: Message,
                           tokens: tuple[int, ...]) -> None:
-        """A client outside any game: replies only (PROTOCOL.md 5)."""
+        """A client outside any game: replies only (docs/protocol.md §5)."""
         start = self.start
         match message:
             case MapRequest():

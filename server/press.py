@@ -1,4 +1,4 @@
-"""The press relay: one ``SND`` in, exactly one answer out (PROTOCOL.md 16.1, 16.6).
+"""The press relay: one ``SND`` in, exactly one answer out (docs/protocol.md §16.1, 16.6).
 
 Theory of operation
 -------------------
@@ -68,7 +68,7 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("server.press")
 
-#: Seasons of retreat phases (NPR) and of adjustment phases (NPB), PROTOCOL.md 10.
+#: Seasons of retreat phases (NPR) and of adjustment phases (NPB), docs/protocol.md §10.
 RETREAT_SEASONS = frozenset({"SUM", "AUT"})
 ADJUSTMENT_SEASONS = frozenset({"WIN"})
 
@@ -130,7 +130,7 @@ Verdict = Refused | Eliminated | InDisorder | Deliver
 
 def judge(sender: str | None, send: SendPress, situation: Situation,
           rep: Representation) -> Verdict:
-    """The answer to ``send`` from ``sender`` (None: not a player), by PROTOCOL.md 16.1/16.6.
+    """The answer to ``send`` from ``sender`` (None: not a player), by docs/protocol.md §16.1/16.6.
 
     ``send`` is grammatical at the game's level (the parser saw to that).
     REJ cases come first (the message is not allowed at all now), then OUT,
@@ -226,7 +226,7 @@ class RateLimiter:
 def wire_representation(rep: Representation, numbering: str) -> Representation:
     """The representation a connection of a game with this press numbering
     (`server.settings.GameSettings.press_numbering`) speaks after the RM:
-    ``rep`` with FCT/FOR/FWD/CCL/NAR at the values of that camp (PROTOCOL.md 6.7).
+    ``rep`` with FCT/FOR/FWD/CCL/NAR at the values of that camp (docs/protocol.md §6.7).
 
     One shared object per (map, numbering): `server.wire` packets encoded by a
     game are written unchanged to every connection whose representation *is* it.
@@ -280,7 +280,7 @@ class PressRelay:
                  delivery: ReceivedPress) -> None:
         frm = _frm(message, delivery)
         rep = game.variant.rep
-        # Persist before announcing (ARCHITECTURE.md "One turn", step 4).
+        # Persist before announcing (docs/architecture.md "One turn", step 4).
         seq = game.store.save_press(
             game.handle.id, str(game.engine.turn), delivery.sender, delivery.recipients,
             render_text(frm.to_tokens(rep), rep))

@@ -1,9 +1,9 @@
-"""Answers to the messages a client of a game sends (PROTOCOL.md 7-16).
+"""Answers to the messages a client of a game sends (docs/protocol.md §7-16).
 
 `answer` is called by the game actor (`server.game.Game`) for every parsed
 message of a client that joined its game; grammar errors were already
-answered (PRN/HUH) by the connection.  Here the *role* decides (PROTOCOL.md
-7.2): a message the sender's role may not send is answered with HUH and ERR
+answered (PRN/HUH) by the connection.  Here the *role* decides (docs/protocol.md
+§7.2): a message the sender's role may not send is answered with HUH and ERR
 before its first token - the reference server's ``HUH ( ERR DRW )`` to an
 observer.  The rest is the catalogue of YES/REJ forms of section 8.13;
 press (SND) goes to the game's relay, `server.press`.
@@ -54,11 +54,11 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("server.requests")
 
-#: What only a player may send (PROTOCOL.md 7.2, "player, level 0+" and "10+").
+#: What only a player may send (docs/protocol.md §7.2, "player, level 0+" and "10+").
 #: SND is not here: 16.1 and 16.6 answer an observer's SND with REJ (`server.press`).
 PLAYER_ONLY = (Sub, MisRequest, Gof, OrdRequest, Drw)
 
-#: Note of an accepted order (PROTOCOL.md 9.3).
+#: Note of an accepted order (docs/protocol.md §9.3).
 MBV = "MBV"
 
 
@@ -147,7 +147,7 @@ def _hlo(game: Game, client: Client, message: Message) -> None:
     elif client.role is Role.PLAYER:
         client.send(game.hlo(client.power))
     else:
-        # Observers get their HLO (UNO) again (Parlance; PROTOCOL.md 8.1 [U]).
+        # Observers get their HLO (UNO) again (Parlance; docs/protocol.md §8.1 [U]).
         client.send(game.hlo(None))
 
 
@@ -174,12 +174,12 @@ def _sub(game: Game, client: Client, message: Sub) -> None:
     current = game.engine.turn
     if power is None or (message.turn is not None and message.turn != current):
         # Not started (or over), or a turn other than the current one: the
-        # whole message is rejected (PROTOCOL.md 8.3).
+        # whole message is rejected (docs/protocol.md §8.3).
         client.send(Rej(message))
         return
     notes: list[tuple[Order, str]] = []
     for order in message.orders:
-        # AOA (PROTOCOL.md 9.2): every grammatical order is accepted; the
+        # AOA (docs/protocol.md §9.2): every grammatical order is accepted; the
         # adjudicator shows the note it would have had as its ORD result.
         note = MBV if game.settings.aoa else game.engine.check(power, order, game.turn.of(power))
         if note == MBV:
@@ -247,7 +247,7 @@ def _not_gof(game: Game, client: Client, message: Not) -> None:
 
 
 def _tme(game: Game, client: Client, message: Tme | Not) -> None:
-    """TME requests and queries (PROTOCOL.md 15)."""
+    """TME requests and queries (docs/protocol.md §15)."""
     if isinstance(message, Not):
         inner = message.message
         assert isinstance(inner, Tme)

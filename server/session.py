@@ -34,13 +34,13 @@ log = structlog.get_logger("server.session")
 _ids = itertools.count(1)
 
 #: ADM is relayed to every client of a game (or, from outside a game, of all
-#: games, PROTOCOL.md 8.9), so each connection may send only a few.
+#: games, docs/protocol.md §8.9), so each connection may send only a few.
 ADM_PER_MINUTE = 10
 ADM_BURST = 5
 
 
 class Role(enum.Enum):
-    """Where a client stands (PROTOCOL.md 5)."""
+    """Where a client stands (docs/protocol.md §5)."""
 
     ANONYMOUS = "anonymous"          # after IM/RM, before NME/OBS/IAM: replies only
     JOINING = "joining"              # NME accepted, MAP sent, waiting for YES (MAP)
@@ -57,8 +57,8 @@ class Role(enum.Enum):
 class Close(enum.Enum):
     """Queue markers for the writer: stop after everything queued before."""
 
-    WITH_FM = "fm"       # orderly: send FM, then close (PROTOCOL.md 4.4)
-    NO_FM = "no-fm"      # after an EM: close without FM (PROTOCOL.md 4.5)
+    WITH_FM = "fm"       # orderly: send FM, then close (docs/protocol.md §4.4)
+    NO_FM = "no-fm"      # after an EM: close without FM (docs/protocol.md §4.5)
 
 
 #: What the outbound queue carries: a message, frames encoded once for many

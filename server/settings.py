@@ -16,11 +16,11 @@ from typing import Any
 
 from protocol.variant import Variant
 
-#: Largest DAIDE integer (PROTOCOL.md 6.3): years, passcodes and seconds
+#: Largest DAIDE integer (docs/protocol.md §6.3): years, passcodes and seconds
 #: must fit in 14-bit two's complement.
 MAX_DAIDE_INT = 8191
 
-#: Press levels the language defines (PROTOCOL.md 10).
+#: Press levels the language defines (docs/protocol.md §10).
 VALID_LEVELS = frozenset([*range(0, 140, 10), 8000])
 
 #: The DPTG draw: seven consecutive year-ends without a capture (seed 002, ch. II).
@@ -40,7 +40,7 @@ class GameSettings:
     """The options of one game: variant, press level, deadlines, house rules.
 
     Time limits are seconds (``None`` = no deadline for that kind of phase),
-    as in the HLO variant options of PROTOCOL.md section 10.  The three house
+    as in the HLO variant options of docs/protocol.md §10.  The three house
     rules end a game in a draw among the survivors and are all off by default:
 
     * ``idle_years_draw`` (DPTG, seed 002 ch. II): the game is drawn when this
@@ -66,7 +66,7 @@ class GameSettings:
     idle_years_draw: int | None = None
     max_year: int | None = None
     stop_unchanged: bool = False
-    #: Wire values of the five disputed press tokens (PROTOCOL.md 6.7):
+    #: Wire values of the five disputed press tokens (docs/protocol.md §6.7):
     #: ``daide`` (tokens.tsv), ``parlance`` or ``mila`` - `protocol.press_tokens.PressNumbering`.
     press_numbering: str = "daide"
 
@@ -107,7 +107,7 @@ class GameSettings:
         raise SettingsError(f"unknown season {season!r}")
 
     def hlo_variant(self) -> Variant:
-        """The HLO ``variant`` options (PROTOCOL.md 10)."""
+        """The HLO ``variant`` options (docs/protocol.md §10)."""
         return Variant(level=self.level, move_limit=self.mtl, retreat_limit=self.rtl,
                        build_limit=self.btl, dsd=self.dsd, aoa=self.aoa, pda=self.pda,
                        npr=self.npr, npb=self.npb, press_limit=self.ptl)
@@ -137,7 +137,7 @@ DURABILITY = ("disk", "commit", "os")
 class ServerSettings:
     """How this server process runs.
 
-    ``im_timeout`` is the 30-second initial-message timer of PROTOCOL.md 2;
+    ``im_timeout`` is the 30-second initial-message timer of docs/protocol.md §2;
     ``outbound_queue`` bounds each client's queue of unsent messages (a
     client that lets it fill, or whose socket takes no data for
     ``send_timeout`` seconds, is disconnected); the IAM limits stop passcode
@@ -203,7 +203,7 @@ class ServerSettings:
                      "message_rate", "iam_failure_window"):
             if not getattr(self, name) > 0:
                 raise SettingsError(f"{name} must be positive, not {getattr(self, name)}")
-        # 64 bytes hold the longest standard order; PROTOCOL.md 3: bodies are 16-bit lengths.
+        # 64 bytes hold the longest standard order; docs/protocol.md §3: bodies are 16-bit lengths.
         if not 64 <= self.max_frame_body <= 65535:
             raise SettingsError(f"max_frame_body must be 64..65535 bytes, not {self.max_frame_body}")
         for name in ("message_burst", "max_connections", "connections_per_address",

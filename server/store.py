@@ -12,14 +12,14 @@ One database file (WAL journal, ``synchronous=FULL``) holds every game:
   the orders adjudicated, the messages announced (ORD..., SCO, SLO, NOW), the
   SCO and NOW after it.  A phase row, the new position in ``games`` and the
   clearing of ``pending_orders`` are one transaction, written before any
-  client hears of the result (ARCHITECTURE.md "One turn", step 4);
-* ``press`` - every press message the server delivered (PROTOCOL.md 16.1),
+  client hears of the result (docs/architecture.md "One turn", step 4);
+* ``press`` - every press message the server delivered (docs/protocol.md §16.1),
   numbered per game in the one global order all players saw it in: the
   turn, sender, recipients, the FRM text as delivered and the time.  Added
   by ``CREATE TABLE IF NOT EXISTS``, so a database of an older server gains
   it on opening and keeps schema 1.
 
-Messages and orders are stored in the DAIDE text form (PROTOCOL.md 6.8), so
+Messages and orders are stored in the DAIDE text form (docs/protocol.md §6.8), so
 the database reads like a game log and `daide export` needs no decoding.
 
 The store is synchronous: the writes are small and local, each game actor

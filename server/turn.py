@@ -1,11 +1,11 @@
 """What the players said during the current phase: orders, GOF, draw votes.
 
 `TurnState` is reset at the start of every phase.  Orders replace each
-other per unit in movement and retreat phases (PROTOCOL.md 8.3: "later
+other per unit in movement and retreat phases (docs/protocol.md §8.3: "later
 orders for the same unit replace earlier ones"); adjustment orders
 accumulate (each build, removal or waive is its own order).  Draw votes
-lapse when the phase is processed (PROTOCOL.md 8.10) and GOF is assumed
-again at the start of every phase (PROTOCOL.md 8.3).
+lapse when the phase is processed (docs/protocol.md §8.10) and GOF is assumed
+again at the start of every phase (docs/protocol.md §8.3).
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ class TurnState:
             self.draw_sets.get(power, set()).discard(powers)
 
     def agreed_draw(self, survivors: frozenset[str]) -> frozenset[str] | None:
-        """The draw every survivor has voted for, if any (PROTOCOL.md 8.10, 16.2).
+        """The draw every survivor has voted for, if any (docs/protocol.md §8.10, 16.2).
 
         A bare DRW counts as the set of all survivors.  Returns the drawing
         powers, or None while the votes do not agree.

@@ -2,7 +2,7 @@
 
 `ScriptClient` speaks the protocol through the project's sans-IO
 `protocol.connection.Connection` (client side) on a real socket to
-127.0.0.1.  Tests talk in the DAIDE text form (PROTOCOL.md 6.8) both ways:
+127.0.0.1.  Tests talk in the DAIDE text form (docs/protocol.md §6.8) both ways:
 ``await c.send("SUB ( ( ENG AMY LVP ) HLD )")`` and
 ``assert await c.receive() == "THX ( ( ENG AMY LVP ) HLD ) ( MBV )"``.
 

@@ -220,7 +220,7 @@ def test_adjudicator_does_not_pull_in_the_protocol_package() -> None:
 def _expected_end_of_year(
     before: A.GameState, after: A.GameState
 ) -> tuple[list[tuple[str, str]], A.Phase, str | None, tuple[str, ...]]:
-    """The fall ownership update written out plainly (PROTOCOL.md 8.2): each
+    """The fall ownership update written out plainly (docs/protocol.md §8.2): each
     centre goes to the unit standing on it, else stays with its owner; builds
     or removals are owed when some power's centres differ from its units."""
     occupant = {u.location.province: u.power for u in after.units}

@@ -1,4 +1,4 @@
-"""THX notes (PROTOCOL.md 9.3, docs/adjudication-conventions.md) and move generation."""
+"""THX notes (docs/protocol.md §9.3, docs/adjudication-conventions.md) and move generation."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The layer boundaries of ARCHITECTURE.md, checked by scanning imports.
+"""The layer boundaries of docs/architecture.md, checked by scanning imports.
 
 protocol/ is sans-IO (no trio, structlog, server, bots; only protocol/convert.py
 may see the adjudicator), adjudicator/ is pure (stdlib and maps/ only),
@@ -23,7 +23,7 @@ FORBIDDEN = {
     "bots": {"server", "daide"},
     "server": {"bots", "daide", "tournament"},
 }
-# The one seam module of ARCHITECTURE.md that converts DAIDE <-> adjudicator values.
+# The one seam module of docs/architecture.md that converts DAIDE <-> adjudicator values.
 ALLOWED = {("protocol/convert.py", "adjudicator")}
 
 

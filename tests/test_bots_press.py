@@ -1,5 +1,5 @@
 """Typed press for bots: builders, answers to SNDs, agreements, and negotiating
-bots in a level-30 game on the real server (PROTOCOL.md 16.2, 16.5)."""
+bots in a level-30 game on the real server (docs/protocol.md §16.2, 16.5)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The bot client speaks the server's press numbering (PROTOCOL.md 6.7), before and after the RM."""
+"""The bot client speaks the server's press numbering (docs/protocol.md §6.7), before and after the RM."""
 
 from __future__ import annotations
 

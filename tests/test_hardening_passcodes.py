@@ -1,5 +1,5 @@
 """Passcodes: unpredictable, never logged, only ever sent to their own power's client,
-and guessing them is limited per connection and per address (PROTOCOL.md 13.2)."""
+and guessing them is limited per connection and per address (docs/protocol.md §13.2)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""Every press construct of PROTOCOL.md 16.3 at its level, and ERR placement one level lower.
+"""Every press construct of docs/protocol.md §16.3 at its level, and ERR placement one level lower.
 
 Each construct is written in the DAIDE text form, parsed at the level that
 introduces it into the expected typed value, rendered back to the same
 tokens, and rejected one level lower with ERR exactly where the server's
-``HUH`` must put it (PROTOCOL.md 14.2, 16.1).
+``HUH`` must put it (docs/protocol.md §14.2, 16.1).
 """
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ CONSTRUCTS: list[tuple[int, str, Message]] = [
     (10, "BWX ( FCT ( DRW ) )", NoneOfYourBusiness(Fact(Draw()))),
     (10, "HUH ( ERR PRP ( XDO ( ( ENG FLT LON ) HLD ) ) )",
      NotUnderstood(("ERR", "PRP", ("XDO", (("ENG", "FLT", "LON"), "HLD"))))),
-    # Level 20: order proposals - every order form of PROTOCOL.md 9.1
+    # Level 20: order proposals - every order form of docs/protocol.md §9.1
     (20, "PRP ( XDO ( ( ENG FLT LON ) MTO NTH ) )", Propose(LON_NTH)),
     (20, "PRP ( XDO ( ( ENG AMY LVP ) HLD ) )", Propose(DoOrder(Hold(A("ENG", "LVP"))))),
     (20, "PRP ( XDO ( ( ENG FLT BAR ) MTO ( STP NCS ) ) )",
@@ -298,7 +298,7 @@ TOO_LOW: list[tuple[int, str, str]] = [
     (20, "CCL ( PRP ( ORR ( DRW ) ( DRW ) ) )", "CCL ( PRP ( ERR ORR ( DRW ) ( DRW ) ) )"),
     (30, "PRP ( AND ( DRW ) ( SCD ( ENG LON ) ) )", "PRP ( AND ( DRW ) ( ERR SCD ( ENG LON ) ) )"),
     (30, "PRP ( OCC ( ENG UNT BEL ) )", "PRP ( ERR OCC ( ENG UNT BEL ) )"),
-    # PROTOCOL.md 14.2: nesting AND inside ORR needs level 50.
+    # docs/protocol.md §14.2: nesting AND inside ORR needs level 50.
     (40, "PRP ( ORR ( NOT ( DRW ) ) ( AND ( PCE ( ENG FRA ) ) ( DRW ) ) )",
      "PRP ( ORR ( NOT ( DRW ) ) ( ERR AND ( PCE ( ENG FRA ) ) ( DRW ) ) )"),
     (40, "PRP ( AND ( ORR ( DRW ) ( DRW ) ) ( DRW ) )", "PRP ( AND ( ERR ORR ( DRW ) ( DRW ) ) ( DRW ) )"),
@@ -336,7 +336,7 @@ def test_err_position_one_level_too_low(level: int, text: str, expected: str) ->
     assert parse_press(to_tree(parse_text(text)), PRESS_LEVELS[PRESS_LEVELS.index(level) + 1])
 
 
-# Grammar errors: illegal at every level, ERR by the rules of PROTOCOL.md 14.2.
+# Grammar errors: illegal at every level, ERR by the rules of docs/protocol.md §14.2.
 MALFORMED: list[tuple[str, str]] = [
     ("PRP", "PRP ERR"),                                         # missing: end of message
     ("PRP ( )", "PRP ( ERR )"),                                 # missing: before the KET
@@ -454,10 +454,10 @@ def _huh_snd(text: str, level: int) -> str:
 @pytest.mark.parametrize(
     "level,text,expected",
     [
-        # PROTOCOL.md 14.2, the level-40 example, verbatim.
+        # docs/protocol.md §14.2, the level-40 example, verbatim.
         (40, "SND ( ENG ) ( PRP ( ORR ( NOT ( DRW ) ) ( AND ( PCE ( ENG FRA ) ) ( DRW ) ) ) )",
          "SND ( ENG ) ( PRP ( ORR ( NOT ( DRW ) ) ( ERR AND ( PCE ( ENG FRA ) ) ( DRW ) ) ) )"),
-        # PROTOCOL.md 8.11 / 16.6: SND in a level-0 game.
+        # docs/protocol.md §8.11 / 16.6: SND in a level-0 game.
         (0, "SND ( FRA ) ( PRP ( DRW ) )", "ERR SND ( FRA ) ( PRP ( DRW ) )"),
         (10, "SND ( SPR 1901 ) ( FRA GER ) ( PRP ( XDO ( ( ENG FLT LON ) HLD ) ) )",
          "SND ( SPR 1901 ) ( FRA GER ) ( PRP ( ERR XDO ( ( ENG FLT LON ) HLD ) ) )"),
@@ -493,7 +493,7 @@ def test_snd_parses_with_and_without_turn_and_golden_bytes() -> None:
 
 
 def test_received_press_and_the_level_0_bot_answer() -> None:
-    """PROTOCOL.md 16.5: a no-press bot answers HUH (ERR press_message), then TRY ()."""
+    """docs/protocol.md §16.5: a no-press bot answers HUH (ERR press_message), then TRY ()."""
     frm = parse_received(
         to_tree(parse_text("FRM ( ENG ) ( FRA GER ) ( PRP ( PCE ( ENG FRA GER ) ) )"))
     )

@@ -1,4 +1,4 @@
-"""A game's press-token numbering (PROTOCOL.md 6.7) is what its connections speak.
+"""A game's press-token numbering (docs/protocol.md §6.7) is what its connections speak.
 
 Parlance-based bots put FCT at 0x4A07, where the DAIDE table has FOR. In a
 game served with ``--press-numbering parlance`` such a bot's FCT must be

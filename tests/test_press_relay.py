@@ -1,4 +1,4 @@
-"""The press relay over real TCP: agreements, and every REJ/CCD/OUT answer of PROTOCOL.md 16.1.
+"""The press relay over real TCP: agreements, and every REJ/CCD/OUT answer of docs/protocol.md §16.1.
 
 Each SND gets exactly one answer; nothing is delivered unless it is YES
 (checked with `nothing_more`: the next thing a client gets is the answer to

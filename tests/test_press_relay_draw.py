@@ -1,5 +1,5 @@
 """Partial draws (PDA) over real TCP: DRW (powers), NOT (DRW ...), the draw
-every survivor asked for ends the game (PROTOCOL.md 8.10, 16.2)."""
+every survivor asked for ends the game (docs/protocol.md §8.10, 16.2)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Press levels over real TCP: HUH at every level boundary, TRY trimming, free text
-and the one global press order (PROTOCOL.md 14.2, 16.1, 16.3, 16.5)."""
+and the one global press order (docs/protocol.md §14.2, 16.1, 16.3, 16.5)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ BOUNDARIES: list[tuple[int, str | None, str]] = [
      " ( XDO ( ( ENG FLT LON ) MTO NTH ) ) ) ) )"),
     (30, "SND ( FRA ) ( PRP ( AND ( DMZ ( ENG FRA ) ( ECH ) ) ( XDO ( ( ENG FLT LON ) MTO NTH ) ) ) )",
      "HUH ( SND ( FRA ) ( PRP ( ORR ( ERR SCD ( ENG LON ) ( FRA PAR ) ) ( DRW ) ) ) )"),
-    # Level 40: AND nested in ORR is the offending token (the PROTOCOL.md 14.2 example).
+    # Level 40: AND nested in ORR is the offending token (the docs/protocol.md §14.2 example).
     (40, "SND ( FRA ) ( PRP ( ORR ( SCD ( ENG LON ) ( FRA PAR ) ) ( DRW ) ) )",
      "HUH ( SND ( FRA ) ( PRP ( ORR ( NOT ( DRW ) ) ( ERR AND ( PCE ( ENG FRA ) ) ( DRW ) ) ) ) )"),
     (50, "SND ( FRA ) ( PRP ( ORR ( NOT ( DRW ) ) ( AND ( PCE ( ENG FRA ) ) ( DRW ) ) ) )",

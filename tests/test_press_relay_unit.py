@@ -100,7 +100,7 @@ def test_rate_limit_is_a_token_bucket_per_power() -> None:
 
 
 def test_press_numbering_of_a_games_connections() -> None:
-    # PROTOCOL.md 6.7: Parlance puts FCT/FOR/FWD at 0x4A07/0x4A08/0x4A06,
+    # docs/protocol.md §6.7: Parlance puts FCT/FOR/FWD at 0x4A07/0x4A08/0x4A06,
     # MILA swaps CCL and NAR.
     tree = tree_from_text("SND ( FRA ) ( FCT ( NAR ( PCE ( ENG FRA ) ) ) )")
     daide = wire_representation(STANDARD, "daide")

@@ -150,7 +150,7 @@ ORDER_FORMS = (*SIMPLE_ORDERS, "MTO", "RTO", "SUP", "SUPM", "CVY", "CTO", "WVE")
 
 @st.composite
 def orders(draw: st.DrawFn) -> Order:
-    """Orders of PROTOCOL.md 9.1 (typed, as in SUB)."""
+    """Orders of docs/protocol.md §9.1 (typed, as in SUB)."""
     unit = draw(units())
     form = draw(st.sampled_from(ORDER_FORMS))
     if form in SIMPLE_ORDERS:

@@ -33,7 +33,7 @@ from protocol.text import parse_text, render_text, tree_from_text
 from protocol.tokens import STANDARD, TOKEN_INFO, ProvinceKind, Representation
 from protocol.tree import from_tree, to_tree
 
-# PROTOCOL.md 16.5: the documented TRY words of level 10 (with Parlance's
+# docs/protocol.md §16.5: the documented TRY words of level 10 (with Parlance's
 # NAR, CCL, FCT) and the higher-level words that may be listed.
 LEVEL_10_TRY = "PRP PCE ALY VSS DRW SLO NOT YES REJ BWX NAR CCL FCT".split()
 HIGHER_TRY = (
@@ -63,7 +63,7 @@ def test_levels_follow_the_table_of_16_3(word: str, level: int) -> None:
 
 def test_every_press_category_token_has_a_level_except_the_obsolete_ones() -> None:
     press_words = {t.mnemonic for t in TOKEN_INFO.values() if t.value >> 8 == 0x4A}
-    # IOU, PPT, UOM were removed in revision 14 (PROTOCOL.md 6.7).
+    # IOU, PPT, UOM were removed in revision 14 (docs/protocol.md §6.7).
     assert press_words - set(TOKEN_LEVELS) == {"IOU", "PPT", "UOM"}
     assert PRESS_LEVELS == (0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 8000)
 
@@ -97,7 +97,7 @@ def test_trim_try_reaches_nested_lists_and_leaves_the_rest_alone() -> None:
 
 
 def test_delivery_trims_try_and_drops_the_turn() -> None:
-    """PROTOCOL.md 16.1: FRM carries the recipient list as sent, no turn, TRY trimmed."""
+    """docs/protocol.md §16.1: FRM carries the recipient list as sent, no turn, TRY trimmed."""
     snd = parse_send(tree_from_text("SND ( SPR 1901 ) ( FRA GER ) ( TRY ( PRP XDO WHY ) )"))
     assert isinstance(snd, SendPress)
     frm = snd.delivery("ENG", 20)
@@ -106,7 +106,7 @@ def test_delivery_trims_try_and_drops_the_turn() -> None:
     assert render_text(from_tree(frm0.nodes())) == "FRM ( ENG ) ( FRA ) ( TRY ( ) )"
 
 
-# --- numbering of the disputed tokens (PROTOCOL.md 6.7) ---------------------------
+# --- numbering of the disputed tokens (docs/protocol.md §6.7) ---------------------------
 
 
 def test_overrides_per_numbering() -> None:

@@ -77,7 +77,7 @@ def client_after_rm() -> Connection:
     return conn
 
 
-# --- the worked frames of PROTOCOL.md 12a ----------------------------------------------
+# --- the worked frames of docs/protocol.md §12a ----------------------------------------------
 
 
 def test_fixed_frames() -> None:
@@ -91,7 +91,7 @@ def test_fixed_frames() -> None:
 
 def test_a_session_in_both_directions() -> None:
     client, server = Connection(Role.CLIENT), Connection(Role.SERVER)
-    # PROTOCOL.md 19.2: NME right after the IM, before the RM arrived.
+    # docs/protocol.md §19.2: NME right after the IM, before the RM arrived.
     to_server = client.send(InitialMessage()) + client.send(Nme("Bot", "1.0"))
     got = events(server, to_server)
     assert got[0] == InitialReceived(1)

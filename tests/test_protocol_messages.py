@@ -85,7 +85,7 @@ def reply_text(text: str, sender: Role = CLIENT, level: int | None = 0) -> str:
     return render_text(reply.to_tokens())
 
 
-# --- PROTOCOL.md 12a: worked byte examples, both ways ---------------------------
+# --- docs/protocol.md §12a: worked byte examples, both ways ---------------------------
 
 # (text, sender, frame hex with pad 00); "captured" frames had other pad bytes.
 BYTE_EXAMPLES = [
@@ -201,7 +201,7 @@ def test_full_hlo_options() -> None:
     assert str(shuffled) == "HLO ( ENG ) ( 1 ) ( ( LVL 0 ) ( MTL 5 ) ( AOA ) )"
 
 
-# --- PROTOCOL.md 14: PRN and HUH with ERR ---------------------------------------------
+# --- docs/protocol.md §14: PRN and HUH with ERR ---------------------------------------------
 
 
 def test_prn_examples() -> None:

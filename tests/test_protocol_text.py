@@ -78,7 +78,7 @@ def test_golden_lines_encode_and_render_back(
 
 
 def test_hlo_worked_example_bytes() -> None:
-    # PROTOCOL.md 12a, the captured HLO body.
+    # docs/protocol.md §12a, the captured HLO body.
     body = bytes.fromhex("4804400041064001400000844001400040004903000040014001")
     assert tokens_to_bytes(parse_text("HLO ( TUR ) ( 132 ) ( ( LVL 0 ) )")) == body
     assert to_tree(bytes_to_tokens(body)) == ("HLO", ("TUR",), (132,), (("LVL", 0),))

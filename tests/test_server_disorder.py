@@ -141,7 +141,7 @@ async def test_dsd_stops_the_clock_while_a_power_is_away(
     fra = clients["FRA"]
     code = fra.passcode
     await fra.drop()
-    # PROTOCOL.md 13.1: CCD, then NOT (TME (seconds left)).
+    # docs/protocol.md §13.1: CCD, then NOT (TME (seconds left)).
     await others_expect(clients, "FRA", "CCD ( FRA )", "NOT ( TME ( 60 ) )")
     mock_clock.jump(1000)
     eng = clients["ENG"]

@@ -32,7 +32,7 @@ async def test_scripted_game_to_an_agreed_draw(nursery: trio.Nursery, tmp_path: 
     watcher = await observe(port)
     clients = await start_game(port)
     now = await play_script(clients, "AUT 1901")
-    # No SCO after a movement phase followed by retreats (PROTOCOL.md 19.5).
+    # No SCO after a movement phase followed by retreats (docs/protocol.md §19.5).
     fall = clients["TUR"].log[clients["TUR"].log.index(now) - 23:]
     assert not any(m.startswith("SCO") for m in fall)
     assert "ORD ( FAL 1901 ) ( ( TUR AMY BUL ) HLD ) ( RET )" in fall

@@ -37,7 +37,7 @@ async def raw(port: int, data: bytes, reads: int = 1) -> bytes:
 
 
 async def test_im_gets_an_empty_rm_and_dm_may_follow_at_once(port: int) -> None:
-    # PROTOCOL.md 19.2/19.3: NME right after the IM; the RM is 01 00 00 00.
+    # docs/protocol.md §19.2/19.3: NME right after the IM; the RM is 01 00 00 00.
     stream = await trio.open_tcp_stream("127.0.0.1", port)
     nme = bytes.fromhex("0200001648 0C40004B424B6F4B7440014000 4B314B2E4B304001".replace(" ", ""))
     await stream.send_all(build_frame(InitialMessage()) + nme)
@@ -142,10 +142,10 @@ async def test_seven_players_start_a_game_with_hlo_sco_now(port: int) -> None:
     assert len(codes) == 7    # a fresh passcode per power (collisions are possible but rare)
     await observer.expect("HLO ( UNO ) ( 0 ) ( ( LVL 0 ) )", START_SCO)
     assert (await observer.receive()).startswith("NOW ( SPR 1901 )")
-    # The reference server's answer to an observer's DRW (PROTOCOL.md 7.2, captured).
+    # The reference server's answer to an observer's DRW (docs/protocol.md §7.2, captured).
     await observer.send("DRW")
     await observer.expect("HUH ( ERR DRW )")
-    # Level 0: SND is above the game's level (PROTOCOL.md 8.11).
+    # Level 0: SND is above the game's level (docs/protocol.md §8.11).
     await clients["ENG"].send("SND ( FRA ) ( PRP ( PCE ( ENG FRA ) ) )")
     await clients["ENG"].expect("HUH ( ERR SND ( FRA ) ( PRP ( PCE ( ENG FRA ) ) ) )")
     # A late observer gets HLO, SCO and NOW once it accepts the map.

@@ -1,4 +1,4 @@
-"""The Level 0 requests of a running game and their YES/REJ/HUH forms (PROTOCOL.md 8.13)."""
+"""The Level 0 requests of a running game and their YES/REJ/HUH forms (docs/protocol.md §8.13)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Each game is served with ``--variant`` (the server's `GameSettings.variant`)
 and ends by the max-year house rule.  The bots know nothing of the map
 beforehand: their client reads the RM (recorded here byte for byte and
-compared with the variant's ``.rem`` file, PROTOCOL.md 4.2) and builds the
+compared with the variant's ``.rem`` file, docs/protocol.md §4.2) and builds the
 map from the MDF.  Two variants of different sizes: Hundred (3 powers) and
 Modern (10 powers); and 1900, which uses the standard tokens (an empty RM)
 and starts with a build phase.

@@ -11,7 +11,7 @@ returns a `GameOutcome`.  The steps:
    joins after the first seat (an ``OBS`` watches the newest unfinished
    game, which is this one); the lock is released once the game has started
    (``HLO``).  Every seat asks for its power by name (``'FRA:DumbBot#tag'``,
-   PROTOCOL.md 8.1), so the plan - not timing - decides who plays what.
+   docs/protocol.md §8.1), so the plan - not timing - decides who plays what.
 2. **Play.**  Sample bots run in process (`bots.client.BotClient`, one
    socket each); external programs run as subprocesses behind a
    `tournament.proxy.SeatProxy`.  The observer's messages go to a
@@ -326,7 +326,7 @@ class _Game:
                 nursery.cancel_scope.cancel()
             else:
                 # The server ended the game: the players leave after SMR and OFF
-                # (PROTOCOL.md 8.10, 19.8); only stragglers are cut off.
+                # (docs/protocol.md §8.10, 19.8); only stragglers are cut off.
                 nursery.cancel_scope.deadline = trio.current_time() + END_GRACE
         seconds = trio.current_time() - begun
         return self.outcome(timed_out, seconds)

@@ -3,20 +3,20 @@
 An external DAIDE program (an Albert or DumbBot binary, a Parlance or
 DipGame bot) is told to connect to a `SeatProxy` on a loopback port, which
 opens its own connection to the real server and copies the frames both ways
-(PROTOCOL.md 3: ``type, pad, length, body``), whole frames at a time.  It
+(docs/protocol.md §3: ``type, pad, length, body``), whole frames at a time.  It
 reads only what it must:
 
 * the bot's ``NME ('name') ('version')`` is rewritten to
   ``NME ('POW:name#tag') ('version')``, so the server seats the bot at the
   power the tournament plan gives it (the ``'FRA:name'`` convention of
-  PROTOCOL.md 8.1 that `server.game.assign_powers` honours) and the game
+  docs/protocol.md §8.1 that `server.game.assign_powers` honours) and the game
   can be found again in the server's ``seats`` table by that name;
 * the bot's ``YES (MAP ...)`` says its seat is taken (`SeatProxy.accepted`);
 * the server's ``HLO`` (passcode), ``NOW`` (turn), ``SMR``/``OFF`` (the
   game is over for this seat).
 
 Hang detection: when a turn has lasted ``move_timeout`` seconds, the relay
-asks the server on the bot's behalf for ``MIS`` (PROTOCOL.md 8.5) and keeps
+asks the server on the bot's behalf for ``MIS`` (docs/protocol.md §8.5) and keeps
 the answer to itself.  A bare ``MIS`` means the bot has done its part (the
 game is waiting for someone else); a ``MIS`` that lists units - or no
 answer because the relay's writes to the bot are blocked, i.e. the bot does
@@ -27,7 +27,7 @@ while nothing is blocked is the server's silence, not the bot's fault: it
 is logged and left to the game's time limit.
 
 The relay accepts more than one connection in a row, so a bot that loses
-its connection may come back with ``IAM`` (PROTOCOL.md 13.2).
+its connection may come back with ``IAM`` (docs/protocol.md §13.2).
 """
 
 from __future__ import annotations
