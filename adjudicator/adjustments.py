@@ -6,7 +6,8 @@ first legal builds count, DATC 4.D.4 b / 4.D.5 b) are executed; every unused
 build is waived.  Removals not ordered are chosen by the civil-disorder rule
 (DATC 4.D.8):
 
-* ``'d'`` (v2.4 preference, the DPTG reading of the 1971/1982 rules): remove
+* ``'d'`` (v2.4 preference, the Diplomacy Player's Technical Guide's reading of
+  the 1971/1982 rules, docs/references.md): remove
   the unit farthest from the power's *home* centres.  A fleet's distance
   counts fleet moves only (coasts matter: 6.J.5, 6.J.9); an army may move as
   an army or as a fleet, so each sea crossed adds one (6.J.10, 6.J.11).

@@ -2,8 +2,8 @@
 
 A :class:`Rulebook` maps every DATC issue id (``'4.A.1'`` ... ``'4.E.6'``) to
 the chosen interpretation (the letter of the DATC v2.4 text, or a named
-rule).  :data:`DATC_2_4` holds the preferences of DATC v2.4 (the default,
-``/work/shared/datc/README.md``); :data:`DATC_3_0` the 2023-rulebook
+rule).  :data:`DATC_2_4` holds the preferences of DATC v2.4 (the default;
+the DATC editions are listed in ``docs/references.md``); :data:`DATC_3_0` the 2023-rulebook
 preferences of DATC v3.0.  ``docs/datc-issues.md`` explains how each issue
 is handled over DAIDE.
 
@@ -183,7 +183,7 @@ class Rulebook:
 
     @property
     def civil_disorder_rule(self) -> str:
-        """4.D.8: ``'d'`` (DPTG distances to home centres) or ``'2023'``."""
+        """4.D.8: ``'d'`` (the Player's Technical Guide: distances to home centres) or ``'2023'``."""
         return self.choices["4.D.8"]
 
 

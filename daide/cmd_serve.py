@@ -58,12 +58,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "fsync per batch (disk) or per transaction (commit)")
     rules = parser.add_argument_group("house rules (off by default)")
     rules.add_argument("--draw-after-idle", type=int, metavar="N", dest="idle_years",
-                       help="DPTG: draw after N consecutive year-ends without a centre changing "
-                            "hands (the DPTG uses 7)")
+                       help="draw after N consecutive year-ends without a centre changing "
+                            "hands (the Diplomacy Player's Technical Guide uses 7)")
     rules.add_argument("--max-year", type=int, metavar="YEAR",
-                       help="draw when this year has ended (the DPTG's 35 years: 1935)")
+                       help="draw when this year has ended (the Player's Technical Guide's 35 years: 1935)")
     rules.add_argument("--stop-unchanged", action="store_true",
-                       help="seed 004: stop when the centre table is unchanged for three years")
+                       help="stop (a draw) when the centre table is unchanged for three years")
     limits = parser.add_argument_group("limits")
     for name, kind, text in LIMITS:
         limits.add_argument("--" + name.replace("_", "-"), type=kind, default=None, help=text)

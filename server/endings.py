@@ -2,15 +2,16 @@
 
 House rules (all off by default, `server.settings.GameSettings`):
 
-* DPTG draw (seed 002, chapter II): the game is drawn when ``N``
+* the Technical Guide's draw (the Diplomacy Player's Technical Guide,
+  chapter II; docs/references.md): the game is drawn when ``N``
   consecutive year-ends have each seen no supply centre change owner;
 * maximum year: the game is drawn when that year's last autumn phase has
-  been processed (the DPTG's "thirty-five game years" = 1935);
-* seed 004, refereeing convention 2(a): the game is stopped when the centre
+  been processed (the Guide's "thirty-five game years" = 1935);
+* the French adjudicator's refereeing convention 2(a) (docs/references.md): the game is stopped when the centre
   ownership table is the same after three consecutive years.
 
 A house-rule end comes right after the year's ownership update, so the
-final adjustments are skipped (DPTG chapter II: "the ending year skips the
+final adjustments are skipped (the Guide's chapter II: "the ending year skips the
 meaningless final adjustments").  The server announces it as a draw
 (``DRW``) among the survivors, then SMR.
 """

@@ -199,6 +199,6 @@ def owing(state: GameState, powers: Sequence[str]) -> frozenset[str]:
 
 
 def survivors(state: GameState) -> frozenset[str]:
-    """Powers still in the game: a centre or a unit (seed 004, convention 2(b))."""
+    """Powers still in the game: a centre or a unit (the French adjudicator's convention 2(b), docs/references.md)."""
     return (frozenset(state.ownership.values()) | frozenset(u.power for u in state.units)
             | frozenset(d.unit.power for d in state.dislodged))

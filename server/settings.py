@@ -23,11 +23,12 @@ MAX_DAIDE_INT = 8191
 #: Press levels the language defines (docs/protocol.md §10).
 VALID_LEVELS = frozenset([*range(0, 140, 10), 8000])
 
-#: The DPTG draw: seven consecutive year-ends without a capture (seed 002, ch. II).
+#: The Player's Technical Guide's draw (docs/references.md, DPTG ch. II): seven
+#: consecutive year-ends without a capture.
 DPTG_IDLE_YEARS = 7
-#: The DPTG draw: thirty-five game years played, i.e. the end of 1935.
+#: The Player's Technical Guide's draw: thirty-five game years played, i.e. the end of 1935.
 DPTG_MAX_YEAR = 1935
-#: Seed 004, refereeing convention 2(a): ownership unchanged for three years.
+#: The French adjudicator's refereeing convention 2(a) (docs/references.md): ownership unchanged for three years.
 UNCHANGED_STOP_YEARS = 3
 
 
@@ -43,13 +44,15 @@ class GameSettings:
     as in the HLO variant options of docs/protocol.md §10.  The three house
     rules end a game in a draw among the survivors and are all off by default:
 
-    * ``idle_years_draw`` (DPTG, seed 002 ch. II): the game is drawn when this
+    * ``idle_years_draw`` (the Player's Technical Guide, chapter II;
+      docs/references.md): the game is drawn when this
       many consecutive year-ends have each seen no supply centre change owner;
     * ``max_year``: the game is drawn when this year's last autumn phase has
-      been processed (the DPTG's "thirty-five game years" is 1935);
-    * ``stop_unchanged`` (seed 004, convention 2(a)): the game is stopped when
+      been processed (the Guide's "thirty-five game years" is 1935);
+    * ``stop_unchanged`` (the French adjudicator's convention 2(a),
+      docs/references.md): the game is stopped when
       the centre ownership table is the same after three consecutive years
-      (the DPTG rule with three years instead of seven).
+      (the Guide's rule with three years instead of seven).
     """
 
     variant: str = "standard"

@@ -3,7 +3,8 @@
 A `GameResult` is what every system needs: the centres each power owns at
 the end, the survivors and the solo winner, if any.  *Survivors* are the
 powers with a centre or a unit, the powers the server's ``DRW`` shares the
-draw among (seed 004, refereeing convention 2(b); `server.engine`).  A game
+draw among (the French adjudicator's refereeing convention 2(b) in
+docs/references.md; `server.engine`).  A game
 that is not a solo is a draw among all survivors: no-press bots make no
 partial draws, and the year and time limits end games the same way.
 
@@ -14,7 +15,7 @@ The systems (``--scoring``):
 ``draw-size`` - a solo gives the winner 100; a draw gives each of its ``n``
     participants ``100 / n``; everyone else scores 0.
 ``dptg`` - the zero-sum example of the Diplomacy Player's Technical Guide
-    (seed 002, chapter II): win +360, 2-way draw +150, 3-way +80, 4-way +45,
+    (chapter II; docs/references.md): win +360, 2-way draw +150, 3-way +80, 4-way +45,
     5-way +24, 6-way +10, 7-way 0, loss -60.  A loss is any power not in the
     result (eliminated, or beaten by a solo).  A "draw" of one survivor
     (everyone else gone, yet short of a solo) scores as a win.
@@ -32,7 +33,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-#: DPTG zero-sum table (seed 002, ch. II): size of the draw -> score; 1 = win.
+#: The Player's Technical Guide's zero-sum table (DPTG ch. II, docs/references.md):
+#: size of the draw -> score; 1 = win.
 DPTG_TABLE: Mapping[int, int] = {1: 360, 2: 150, 3: 80, 4: 45, 5: 24, 6: 10, 7: 0}
 DPTG_LOSS = -60
 #: Points for places 1..7 in the points-by-rank system.
