@@ -8,6 +8,8 @@ construct lives in protocol/frames.py alone, and bots never import the server.
 from __future__ import annotations
 
 import ast
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -60,3 +62,28 @@ def test_construct_lives_in_one_module() -> None:
             if "construct" in _imports(path):
                 users.append(path.relative_to(ROOT).as_posix())
     assert users == ["protocol/frames.py"]
+
+
+# --- the repository stands alone ------------------------------------------------------
+
+#: How a file would reach into the team's reference folder beside the clone
+#: (``../shared``, ``/work/shared``, ``shared/daide/...``).  Spelt with a class so
+#: that this test is the one file allowed to contain it.
+_OUTSIDE = re.compile(rb"\.\./[s]hared|(?<![\w-])[s]hared/")
+
+
+def test_no_tracked_file_refers_to_the_reference_folder() -> None:
+    """Nothing of the project may read, cite or link ``../shared``: a clone has no such
+    folder beside it.  Facts the tests need are in tests/data (with their sources),
+    the protocol is restated in docs/protocol.md, the documents in docs/references.md."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout: no list of tracked files")  # e.g. an unpacked sdist
+    this = Path(__file__).resolve().relative_to(ROOT).as_posix()
+    offenders = []
+    for name in listed.stdout.decode().split("\0"):
+        path = ROOT / name
+        if not name or name == this or not path.is_file():
+            continue
+        offenders += [f"{name}: {m.group().decode()}" for m in _OUTSIDE.finditer(path.read_bytes())]
+    assert offenders == []
