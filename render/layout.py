@@ -1,0 +1,262 @@
+"""Where everything of a map is drawn: province shapes, borders, label and unit spots.
+
+A :class:`MapLayout` is built from *sites* (one or more points per province)
+by :func:`build_layout`:
+
+* with a land outline (the standard map, :mod:`render.standard`): land
+  provinces are the Voronoi cells of the land sites clipped to the outline's
+  polygons, seas are the Voronoi cells of the sea sites (drawn under the
+  land, so the coast is the outline);
+* without one (every other variant, :mod:`render.autolayout`): one Voronoi
+  diagram of all sites plus a ring of empty "void" sites that bounds it, so
+  the coast is simply where a land cell meets a sea cell or the void.
+
+Labels sit at the site, nudged apart until no two label boxes overlap; the
+unit stands just below its label, the centre marker to the right of it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from render import geometry as geo
+from render.geometry import Point, Polygon
+
+#: Label box estimate: width = chars x CHAR_WIDTH x font size, height = font size.
+CHAR_WIDTH = 0.62
+#: Void site mark in site lists.
+VOID = ""
+
+
+@dataclass
+class ProvinceShape:
+    mnemonic: str
+    kind: str            # inland / sea / coastal / bicoastal
+    polys: list[Polygon]
+    label: Point
+    unit: Point
+    sc: Point | None
+    coasts: dict[str, Point] = field(default_factory=dict)
+
+
+@dataclass
+class MapLayout:
+    variant: str
+    width: float
+    height: float
+    font: float                      # label font size
+    unit_size: float                 # unit symbol radius
+    provinces: dict[str, ProvinceShape]
+    land_borders: list[tuple[Point, Point]]
+    sea_borders: list[tuple[Point, Point]]
+    coast: list[Polygon]             # closed land outlines (empty for auto layouts)
+    coast_edges: list[tuple[Point, Point]]   # land/sea edges of auto layouts
+    fingerprint: str = ""
+
+    def to_json(self) -> dict:
+        r = _round
+        return {
+            "variant": self.variant, "width": r(self.width), "height": r(self.height),
+            "font": r(self.font), "unit_size": r(self.unit_size),
+            "fingerprint": self.fingerprint,
+            "provinces": {
+                m: {"kind": p.kind, "polys": [[[r(x), r(y)] for x, y in poly] for poly in p.polys],
+                    "label": [r(p.label[0]), r(p.label[1])],
+                    "unit": [r(p.unit[0]), r(p.unit[1])],
+                    "sc": None if p.sc is None else [r(p.sc[0]), r(p.sc[1])],
+                    "coasts": {c: [r(x), r(y)] for c, (x, y) in p.coasts.items()}}
+                for m, p in self.provinces.items()},
+            "land_borders": [[r(a[0]), r(a[1]), r(b[0]), r(b[1])] for a, b in self.land_borders],
+            "sea_borders": [[r(a[0]), r(a[1]), r(b[0]), r(b[1])] for a, b in self.sea_borders],
+            "coast": [[[r(x), r(y)] for x, y in poly] for poly in self.coast],
+            "coast_edges": [[r(a[0]), r(a[1]), r(b[0]), r(b[1])] for a, b in self.coast_edges],
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping) -> MapLayout:
+        def seg(s: Sequence[float]) -> tuple[Point, Point]:
+            return (s[0], s[1]), (s[2], s[3])
+
+        provinces = {
+            m: ProvinceShape(m, p["kind"], [[(x, y) for x, y in poly] for poly in p["polys"]],
+                             tuple(p["label"]), tuple(p["unit"]),
+                             None if p["sc"] is None else tuple(p["sc"]),
+                             {c: tuple(v) for c, v in p["coasts"].items()})
+            for m, p in d["provinces"].items()}
+        return cls(d["variant"], d["width"], d["height"], d["font"], d["unit_size"], provinces,
+                   [seg(s) for s in d["land_borders"]], [seg(s) for s in d["sea_borders"]],
+                   [[(x, y) for x, y in poly] for poly in d["coast"]],
+                   [seg(s) for s in d["coast_edges"]], d.get("fingerprint", ""))
+
+
+def _round(v: float) -> float:
+    return round(v, 1)
+
+
+def label_box(x: float, y: float, text: str, font: float) -> tuple[float, float, float, float]:
+    """(x0, y0, x1, y1) of a centred label whose baseline middle is at (x, y+0.35 font)."""
+    w = len(text) * CHAR_WIDTH * font
+    return x - w / 2, y - font / 2, x + w / 2, y + font / 2
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def separate_labels(spots: dict[str, Point], font: float, rounds: int = 400) -> dict[str, Point]:
+    """Move label centres apart until no two boxes overlap (a small margin kept)."""
+    pos = {m: [x, y] for m, (x, y) in spots.items()}
+    names = sorted(pos)
+    margin = font * 0.15
+    for _ in range(rounds):
+        moved = False
+        boxes = {m: label_box(pos[m][0], pos[m][1], m, font) for m in names}
+        for i, a in enumerate(names):
+            ba = boxes[a]
+            for b in names[i + 1:]:
+                bb = boxes[b]
+                if not (ba[0] - margin < bb[2] and bb[0] - margin < ba[2]
+                        and ba[1] - margin < bb[3] and bb[1] - margin < ba[3]):
+                    continue
+                # push apart along the axis needing the smaller move
+                ox = min(ba[2], bb[2]) - max(ba[0], bb[0]) + margin
+                oy = min(ba[3], bb[3]) - max(ba[1], bb[1]) + margin
+                if oy <= ox:
+                    d = oy / 2 + 0.01
+                    s = 1 if pos[a][1] <= pos[b][1] else -1
+                    pos[a][1] -= s * d
+                    pos[b][1] += s * d
+                else:
+                    d = ox / 2 + 0.01
+                    s = 1 if pos[a][0] <= pos[b][0] else -1
+                    pos[a][0] -= s * d
+                    pos[b][0] += s * d
+                moved = True
+                boxes[a] = label_box(pos[a][0], pos[a][1], a, font)
+                boxes[b] = label_box(pos[b][0], pos[b][1], b, font)
+                ba = boxes[a]
+        if not moved:
+            break
+    return {m: (x, y) for m, (x, y) in pos.items()}
+
+
+def _merge_segments(cells: list[tuple[Polygon, list[int]]], owner: Sequence[str]
+                    ) -> list[tuple[Point, Point, str, str]]:
+    """Edges between cells of different provinces: (p, q, province a, province b), once each."""
+    out = []
+    for i, (poly, labels) in enumerate(cells):
+        for k, j in enumerate(labels):
+            if j < 0 and owner[i] == VOID:
+                continue
+            other = owner[j] if j >= 0 else VOID
+            if other == owner[i] or (j >= 0 and j < i and owner[j] != VOID):
+                continue
+            out.append((poly[k - 1], poly[k], owner[i], other))
+    return out
+
+
+def build_layout(variant: str, kinds: Mapping[str, str], centres: set[str],
+                 coasts: Mapping[str, Sequence[str]], sites: Mapping[str, Sequence[Point]],
+                 *, width: float, height: float, font: float,
+                 land: Sequence[Polygon] | None = None,
+                 void: Sequence[Point] = (),
+                 coast_spots: Mapping[tuple[str, str], Point] | None = None,
+                 label_spots: Mapping[str, Point] | None = None) -> MapLayout:
+    """Cells, borders and spots from the sites of every province (see the module doc)."""
+    frame: Polygon = [(0.0, 0.0), (width, 0.0), (width, height), (0.0, height)]
+    polys: dict[str, list[Polygon]] = {m: [] for m in kinds}
+    land_borders: list[tuple[Point, Point]] = []
+    sea_borders: list[tuple[Point, Point]] = []
+    coast_edges: list[tuple[Point, Point]] = []
+    if land is not None:
+        for want_sea in (False, True):
+            owner = [m for m in sorted(sites) if (kinds[m] == "sea") == want_sea
+                     for _ in sites[m]]
+            pts = [p for m in sorted(sites) if (kinds[m] == "sea") == want_sea for p in sites[m]]
+            cells = voronoi_cells_cached(pts, frame)
+            for m, (cell, _labels) in zip(owner, cells, strict=True):
+                if want_sea:
+                    polys[m].append(cell)
+                else:
+                    for outline in land:
+                        piece = geo.clip_polygon(outline, cell)
+                        if len(piece) >= 3 and abs(geo.area(piece)) > 1e-6:
+                            polys[m].append(piece)
+            for p, q, _a, _b in _merge_segments(cells, owner):
+                if want_sea:
+                    sea_borders.append((p, q))
+                else:
+                    for outline in land:
+                        land_borders.extend(geo.clip_segment(p, q, outline))
+    else:
+        owner = [m for m in sorted(sites) for _ in sites[m]] + [VOID] * len(void)
+        pts = [p for m in sorted(sites) for p in sites[m]] + list(void)
+        cells = voronoi_cells_cached(pts, frame)
+        for m, (cell, _labels) in zip(owner, cells, strict=True):
+            if m != VOID and len(cell) >= 3:
+                polys[m].append(cell)
+        for p, q, a, b in _merge_segments(cells, owner):
+            sea_a = a == VOID or kinds[a] == "sea"
+            sea_b = b == VOID or kinds[b] == "sea"
+            if sea_a != sea_b:
+                coast_edges.append((p, q))
+            elif not sea_a:
+                land_borders.append((p, q))
+            elif a != VOID and b != VOID:
+                sea_borders.append((p, q))
+    # Spots: the label where given (or at the first site), unit under it, centre right of it.
+    unit_size = font * 0.62
+    labels_at: dict[str, Point] = {}
+    for m in kinds:
+        if label_spots and m in label_spots:
+            labels_at[m] = label_spots[m]
+        else:
+            x, y = sites[m][0]
+            labels_at[m] = (x, y - font * 0.9)
+    labels_at = separate_labels(labels_at, font)
+    provinces: dict[str, ProvinceShape] = {}
+    for m in sorted(kinds):
+        lx, ly = labels_at[m]
+        unit = (lx, ly + font * 0.5 + unit_size * 1.15)
+        sc = (lx + len(m) * CHAR_WIDTH * font / 2 + font * 0.5, ly) if m in centres else None
+        spots: dict[str, Point] = {}
+        for c in coasts.get(m, ()):
+            if coast_spots and (m, c) in coast_spots:
+                spots[c] = coast_spots[(m, c)]
+            else:
+                spots[c] = _default_coast_spot(unit, c, unit_size)
+        provinces[m] = ProvinceShape(m, kinds[m], polys[m], (lx, ly), unit, sc, spots)
+    return MapLayout(variant, width, height, font, unit_size, provinces, land_borders,
+                     sea_borders, list(land or ()), coast_edges)
+
+
+_COAST_DIRECTION = {"NCS": (0, -1), "SCS": (0, 1), "ECS": (1, 0), "WCS": (-1, 0)}
+
+
+def _default_coast_spot(unit: Point, coast: str, size: float) -> Point:
+    dx, dy = _COAST_DIRECTION.get(coast, (1, 1))
+    return unit[0] + dx * size * 2.4, unit[1] + dy * size * 2.4
+
+
+def voronoi_cells_cached(pts: Sequence[Point], frame: Polygon):
+    return geo.voronoi_cells(pts, frame)
+
+
+def fingerprint(map_) -> str:
+    """A short hash of what a layout depends on: provinces, kinds and adjacencies."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for p in map_.provinces:
+        h.update(f"{p.mnemonic}:{p.kind}:{','.join(p.coasts)}:{int(p.supply_centre)};".encode())
+        adj = sorted(map_.provinces[q].mnemonic for q in map_.army_adj[p.id])
+        reach = sorted({map_.provinces[map_.loc_province[loc]].mnemonic
+                        for loc0 in map_.fleet_locs[p.id] for loc in map_.fleet_adj[loc0]})
+        h.update((",".join(adj) + "|" + ",".join(reach) + ";").encode())
+    return h.hexdigest()[:16]
+
+
+def distance(a: Point, b: Point) -> float:
+    return math.hypot(a[0] - b[0], a[1] - b[1])

@@ -1,0 +1,2 @@
+"""Placeholder: filled in with the hand-placed standard geography."""
+SITES: dict = {}
