@@ -4,7 +4,8 @@ A convoy route is a chain of distinct seas, each holding a convoying fleet,
 from a sea touching the army's province to a sea touching the destination.
 A fleet is *on a route* when some such simple chain passes through it; a
 fleet in a dead end next to the route is not (DATC 4.E.1 d: its convoy order
-can never be valid; v3.0 6.G.19).
+can never be valid).  DATC v3.0 asks more of a convoy order: its fleet must
+be *necessary* for some route (:func:`necessary_seas`, 6.G.19).
 
 Test for one sea ``s``: it lies on a simple route iff there are two paths
 from ``s``, sharing no sea but ``s``, one reaching the army's shore and one
@@ -105,4 +106,46 @@ def _on_simple_route(
     return True
 
 
-__all__ = ["route_seas"]
+def necessary_seas(
+    reach: Sequence[frozenset[int]], seas: Iterable[int], src: int, dst: int
+) -> set[int]:
+    """The seas of ``seas`` that some convoy route ``src`` -> ``dst`` needs.
+
+    DATC v3.0, 4.E.1: "a convoy order for which the fleet is not necessary
+    for any convoy route is illegal" (6.G.19).  A fleet is necessary for a
+    route when the route without it is no route, so the routes that count
+    are the minimal ones: chains in which no sea touches a later sea but
+    its successor, only the first touches the army's shore and only the
+    last the destination's (induced paths).  Marseilles - Gulf of Lyon -
+    Western Mediterranean - Spain is a simple route but not a minimal one
+    (the Gulf of Lyon touches Spain), so the Western Mediterranean is not
+    needed.  The sea graphs are tiny, so the minimal chains are enumerated.
+    """
+    if src == dst:
+        return set()
+    cand = route_seas(reach, seas, src, dst)
+    needed: set[int] = set()
+
+    def extend(path: list[int]) -> None:
+        last = path[-1]
+        if dst in reach[last]:
+            needed.update(path)  # a longer chain would skip nothing: it is not minimal
+            return
+        for nxt in reach[last]:
+            if (
+                nxt in cand
+                and nxt not in path
+                and src not in reach[nxt]
+                and not any(nxt in reach[s] for s in path[:-1])
+            ):
+                path.append(nxt)
+                extend(path)
+                path.pop()
+
+    for first in sorted(cand):
+        if src in reach[first]:
+            extend([first])
+    return needed
+
+
+__all__ = ["necessary_seas", "route_seas"]

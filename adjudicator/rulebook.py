@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
-#: The DATC v2.4 preferences (datc/README.md, "Default preferences").
+#: The DATC v2.4 preferences (DATC v2.4, chapter 4).
 _V24: dict[str, str] = {
     "4.A.1": "b",  # multi-route convoy: disrupted only when all routes are
     "4.A.2": "d",  # convoy paradoxes: Szykman rule
@@ -61,8 +61,8 @@ _V24: dict[str, str] = {
 #: DATC v3.0 (2023 rulebook): no land fallback for an explicit convoy to an
 #: adjacent province (6.G.8, 6.G.20: choice e of v2.4 = explicit adjacent
 #: convoying), the 2023 civil-disorder removal rule, orders judged one by one.
-#: Legality (4.E.1) as defined by v3.0: a convoy order whose fleet no possible
-#: route needs is illegal too (6.G.19); named "2023" here.
+#: Legality (4.E.1) as defined by v3.0: a convoy order whose fleet no convoy
+#: route needs is illegal too (6.F.12, 6.G.19); named "2023" here.
 _V30: dict[str, str] = dict(
     _V24, **{"4.A.3": "e", "4.A.6": "a", "4.D.8": "2023", "4.E.1": "2023", "4.E.2": "a"}
 )
@@ -176,9 +176,9 @@ class Rulebook:
 
     @property
     def convoy_must_be_on_route(self) -> bool:
-        """4.E.1 as in v3.0 (6.G.19): a CVY whose fleet lies on no possible
-        simple route is illegal (v2.4: the fleet's group of fleet-held seas
-        must join the army and the destination)."""
+        """4.E.1 as in v3.0 (6.G.19): a CVY whose fleet no convoy route needs
+        is illegal (v2.4: the fleet's group of fleet-held seas must join the
+        army and the destination)."""
         return self.choices["4.E.1"] == "2023"
 
     @property

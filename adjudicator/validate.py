@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Final, final
 
-from adjudicator.convoys import route_seas
+from adjudicator.convoys import necessary_seas
 from adjudicator.rulebook import DEFAULT, Rulebook
 from adjudicator.tables import MapTables, falses, minus_ones, tables
 from adjudicator.values import (
@@ -825,7 +825,8 @@ def _convoy_through(c: MovementChecks, src: int, dst: int, sea: int) -> bool:
     """Can the fleet at ``sea`` take part in convoying ``src`` -> ``dst``?
 
     DATC v2.4 (4.E.1 d): its group of connected fleet-held seas must touch
-    both ends.  v3.0 (6.G.19): it must lie on a possible simple route.
+    both ends.  v3.0 (4.E.1, 6.G.19): some route must need it
+    (:func:`adjudicator.convoys.necessary_seas`).
     """
     t = c.t
     if t.sea[src] or t.sea[dst]:
@@ -841,7 +842,7 @@ def _convoy_through(c: MovementChecks, src: int, dst: int, sea: int) -> bool:
     key = (src, dst)
     on_route = c.routes.get(key)
     if on_route is None:
-        on_route = route_seas(c.m.fleet_reach, fg.occupied, src, dst)
+        on_route = necessary_seas(c.m.fleet_reach, fg.occupied, src, dst)
         c.routes[key] = on_route
     return sea in on_route
 

@@ -1,4 +1,4 @@
-"""Reading DATC case files (``adjudicator/cases/datc-2.4/*.datc``).
+"""Reading DATC case files (``adjudicator/cases/datc-2.4/*.datc``, ``datc-3.0/``).
 
 The format is fixed by ``docs/adjudication-conventions.md`` ("DATC case
 files").  This module only splits a file into cases, phases and lines and
@@ -11,7 +11,7 @@ Layout of one case::
 
     CASE <id>
     TITLE <text>
-    RULES <preset> [<issue>=<choice> ...]      optional, default datc-2.4
+    RULES <preset> [<issue>=<choice> ...]      optional, default datc-2.4 (or the run's --rules)
     VARIANT <name>                             optional, default standard
     SCO ...                                    optional, default 1901 ownership
     NOW ...
@@ -157,12 +157,12 @@ def _parse_rules(line: SourceLine, rest: str) -> RuleSpec:
 class _CaseBuilder:
     """Collects the lines of one case and checks their order."""
 
-    def __init__(self, case_id: str, source: str, line: int) -> None:
+    def __init__(self, case_id: str, source: str, line: int, default_rules: str) -> None:
         self.case_id = case_id
         self.source = source
         self.line = line
         self.title: str | None = None
-        self.rules = RuleSpec()
+        self.rules = RuleSpec(default_rules)
         self.variant = DEFAULT_VARIANT
         self.sco: SourceLine | None = None
         self.now: SourceLine | None = None
@@ -258,8 +258,9 @@ class _CaseBuilder:
         )
 
 
-def parse_cases(text: str, source: str) -> list[AnyCase]:
-    """Split the text of one case file into cases.
+def parse_cases(text: str, source: str, default_rules: str = DEFAULT_RULES) -> list[AnyCase]:
+    """Split the text of one case file into cases; a case without a
+    ``RULES`` line plays ``default_rules``.
 
     Never raises for bad content: each problem becomes a
     :class:`MalformedCase`, and reading goes on at the next ``CASE`` line.
@@ -282,7 +283,7 @@ def parse_cases(text: str, source: str) -> list[AnyCase]:
                                            f"line {line.number}: CASE needs one id"))
                 skipping = True
                 continue
-            builder = _CaseBuilder(rest, source, line.number)
+            builder = _CaseBuilder(rest, source, line.number, default_rules)
             continue
         if skipping:
             continue
@@ -326,17 +327,18 @@ def _flag_duplicates(cases: list[AnyCase]) -> list[AnyCase]:
     return result
 
 
-def read_case_file(path: Path) -> list[AnyCase]:
+def read_case_file(path: Path, default_rules: str = DEFAULT_RULES) -> list[AnyCase]:
     """Read one ``.datc`` file; an unreadable file is one malformed case."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return [MalformedCase(path.name, str(path), 0, f"cannot read the file: {exc}")]
-    return parse_cases(text, str(path))
+    return parse_cases(text, str(path), default_rules)
 
 
-def bundled_case_files(rules_dir: str = "datc-2.4") -> list[Path]:
-    """The case files shipped in ``adjudicator/cases/<rules_dir>/``, sorted."""
+def bundled_case_files(rules_dir: str = DEFAULT_RULES) -> list[Path]:
+    """The case files shipped in ``adjudicator/cases/<rules_dir>/``, sorted
+    (``datc-2.4``: DATC v2.4 chapter 6; ``datc-3.0``: DATC v3.0 chapter 6)."""
     import adjudicator
 
     base = Path(adjudicator.__file__).parent / "cases" / rules_dir

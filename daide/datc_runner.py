@@ -20,7 +20,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from daide.datc_cases import AnyCase, Case, MalformedCase, SourceLine, read_case_file
+from daide.datc_cases import (
+    DEFAULT_RULES,
+    AnyCase,
+    Case,
+    MalformedCase,
+    SourceLine,
+    read_case_file,
+)
 from daide.datc_compare import ResultLine, first_difference
 from daide.phase_runner import (
     InputError,
@@ -58,12 +65,13 @@ class _CaseFailure(Exception):
     """A reason to fail the case being run (with its line number in the text)."""
 
 
-def load_cases(paths: Iterable[Path]) -> list[AnyCase]:
-    """Read case files in order; an id used twice (in any files) is malformed."""
+def load_cases(paths: Iterable[Path], default_rules: str = DEFAULT_RULES) -> list[AnyCase]:
+    """Read case files in order; an id used twice (in any files) is malformed.
+    Cases without a ``RULES`` line play ``default_rules``."""
     cases: list[AnyCase] = []
     seen: dict[str, str] = {}
     for path in paths:
-        for case in read_case_file(path):
+        for case in read_case_file(path, default_rules):
             if isinstance(case, Case) and case.case_id in seen:
                 case = MalformedCase(
                     case.case_id, case.source, case.line,

@@ -255,7 +255,7 @@ def run_phase(s: Setting, state: GameState, submissions: Sequence[Orders]) -> Ph
             order = convert.order_to_adj(submitted)
             power = sub.submitter or order_power(order)
             mine = accepted.setdefault(power, [])
-            note = validate(s.map, state, power, order, mine)
+            note = validate(s.map, state, power, order, mine, s.rules)
             if note != MBV:
                 thx.append(convert.thx_message(submitted, note))
                 continue

@@ -206,3 +206,31 @@ def test_route_seas_excludes_dead_ends_and_keeps_cycles() -> None:
     assert route_seas(reach, seas, ids["LON"], ids["POR"]) == seas
     ring = {ids[p] for p in ("TYS", "ION", "WES")}
     assert route_seas(reach, ring, ids["TUN"], ids["NAP"]) == {ids["TYS"], ids["ION"], ids["WES"]}
+
+
+def test_necessary_seas_keeps_only_minimal_routes() -> None:
+    # DATC v3.0 6.G.19: Marseilles - Gulf of Lyon - Western Mediterranean -
+    # Spain is a simple route, but the Gulf of Lyon touches Spain, so no route
+    # needs the Western Mediterranean.
+    from adjudicator.convoys import necessary_seas, route_seas
+
+    ids = STD.ids
+    reach = STD.fleet_reach
+    seas = {ids["GOL"], ids["WES"]}
+    assert route_seas(reach, seas, ids["MAR"], ids["SPA"]) == seas
+    assert necessary_seas(reach, seas, ids["MAR"], ids["SPA"]) == {ids["GOL"]}
+    # Both seas of a two-step chain are needed; a dead end is not.
+    chain = {ids[p] for p in ("NTH", "ECH", "IRI")}
+    assert necessary_seas(reach, chain, ids["EDI"], ids["BRE"]) == {ids["NTH"], ids["ECH"]}
+    # Tunis - Naples: Tyrrhenian and Ionian each alone; Western Med never.
+    ring = {ids[p] for p in ("TYS", "ION", "WES")}
+    assert necessary_seas(reach, ring, ids["TUN"], ids["NAP"]) == {ids["TYS"], ids["ION"]}
+
+
+def test_a_convoy_order_no_route_needs_is_illegal_under_v3_0_only() -> None:
+    s = state("FRA AMY MAR", "FRA FLT WES", "ITA FLT GOL", "ITA AMY SPA")
+    unneeded = A.Convoy(unit("FRA FLT WES"), unit("FRA AMY MAR"), "SPA")
+    needed = A.Convoy(unit("ITA FLT GOL"), unit("FRA AMY MAR"), "SPA")
+    assert A.validate(STD, s, "FRA", unneeded, (), A.DATC_2_4) == "MBV"
+    assert A.validate(STD, s, "FRA", unneeded, (), A.DATC_3_0) == "FAR"
+    assert A.validate(STD, s, "ITA", needed, (), A.DATC_3_0) == "MBV"
