@@ -55,7 +55,7 @@ lint: $(STAMP)
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
 
-# --- hardening (README "Hostile input and limits", "Load", "Crash safety") ---------
+# --- hardening and load (docs/hardening.md, docs/performance.md) -----------------
 .PHONY: load fuzz crash
 
 # N concurrent games of seven RandBots; the server and the bots in their own processes.
