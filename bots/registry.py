@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from bots.budget import Budget
 from bots.dumbbot import DumbBot
 from bots.holdbot import HoldBot
+from bots.lookahead import LookaheadBot
 from bots.randbot import RandBot
 from bots.strategy import Strategy
 
@@ -13,10 +15,25 @@ STRATEGIES: dict[str, Callable[[], Strategy]] = {
     "holdbot": HoldBot,
     "randbot": RandBot,
     "dumbbot": DumbBot,
+    "lookahead": LookaheadBot,
 }
 """Lower-case name -> factory of a fresh strategy."""
 
+BUDGETED = frozenset({"lookahead"})
+"""The bots that search, and so take a `Budget` (``daide bot --budget``)."""
 
-def make_strategy(name: str) -> Strategy:
-    """A new strategy by name (``holdbot``, ``randbot``, ``dumbbot``); KeyError if unknown."""
-    return STRATEGIES[name.lower()]()
+
+def make_strategy(name: str, budget: Budget | None = None) -> Strategy:
+    """A new strategy by name (``holdbot``, ``randbot``, ``dumbbot``, ``lookahead``).
+
+    KeyError if unknown; ValueError when a budget is given to a bot that does
+    not search.
+    """
+    key = name.lower()
+    factory = STRATEGIES[key]
+    if budget is None:
+        return factory()
+    if key not in BUDGETED:
+        raise ValueError(f"{name} does not search: a budget applies to "
+                         f"{', '.join(sorted(BUDGETED))} only")
+    return LookaheadBot(budget)
