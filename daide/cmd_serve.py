@@ -33,6 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=16713,
                         help="TCP port (default 16713; 0 picks a free port, named in the first log line)")
+    parser.add_argument("--http-port", type=int, default=None, metavar="P",
+                        help="also serve the web page, its API and DAIDE over WebSocket on this "
+                             "HTTP port (default off; 0 picks a free port; docs/web.md)")
     parser.add_argument("--variant", default="standard", metavar="NAME",
                         help="map to play, case-insensitive (default standard; `daide variants` lists them)")
     parser.add_argument("--level", type=int, default=0, help="press level (LVL), default 0")
@@ -90,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
         chosen = {name: getattr(args, name) for name, _, _ in LIMITS
                   if getattr(args, name) is not None}
         settings = ServerSettings(host=args.host, port=args.port, db_path=args.db, game=game,
-                                  durability=args.durability, **chosen)
+                                  durability=args.durability, http_port=args.http_port,
+                                  **chosen)
         load_variant(game.variant)
     except (SettingsError, VariantError) as exc:
         raise CommandError(str(exc)) from exc

@@ -46,6 +46,7 @@ class Server:
         self.settings = settings
         self._stop = trio.Event()
         self.lobby: Lobby | None = None
+        self.http_url: str | None = None     # the web side's address once it listens
 
     def stop(self) -> None:
         """Begin a graceful shutdown."""
@@ -103,6 +104,10 @@ class Server:
                     await trio.serve_listeners(handler, listeners, handler_nursery=nursery)
 
             nursery.start_soon(accept)
+            if self.settings.http_port is not None:
+                # The web side (server.http): pages, API and DAIDE over WebSocket.
+                from server.http import serve_http
+                self.http_url = await nursery.start(serve_http, lobby, self._stop)
             task_status.started(listeners)
             try:
                 await self._stop.wait()

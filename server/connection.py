@@ -84,9 +84,10 @@ def peer_name(stream: trio.abc.Stream) -> str:
     return f"{host}:{port}"
 
 
-async def handle_connection(stream: trio.abc.Stream, lobby: Lobby, peer: str | None = None
-                            ) -> None:
-    """Serve one client from accept to close (``peer`` names it when the stream cannot)."""
+async def handle_connection(stream: trio.abc.Stream, lobby: Lobby, peer: str | None = None,
+                            *, watch_game: int | None = None) -> None:
+    """Serve one client from accept to close (``peer`` names it when the stream cannot;
+    ``watch_game``: the game its OBS watches, `server.http`'s ``/daide?watch=N``)."""
     settings = lobby.settings
     peer = peer or peer_name(stream)
     refusal = lobby.gate.admit(_host(peer))
@@ -102,7 +103,7 @@ async def handle_connection(stream: trio.abc.Stream, lobby: Lobby, peer: str | N
                 pass
         machine = Machine(Sender.SERVER, lobby.variant.rep, level=settings.game.level)
         send_channel, receive_channel = trio.open_memory_channel[Outgoing](settings.outbound_queue)
-        client = Client(peer, send_channel, level=settings.game.level)
+        client = Client(peer, send_channel, level=settings.game.level, watch_game=watch_game)
         with structlog.contextvars.bound_contextvars(conn=client.id, peer=client.peer):
             log.info("connection_opened")
             lobby.connected(client)

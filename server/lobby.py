@@ -3,7 +3,7 @@
 Many games run at once.  An NME joins the game that is filling (the oldest
 forming game with a free seat); when that game has all its powers it starts
 and the next NME opens a new game.  An OBS watches the newest game that has
-not finished.  An IAM goes to the game whose seat has that power and
+not finished (a web page's connection may name the game: `server.http`).  An IAM goes to the game whose seat has that power and
 passcode - the lobby keeps a ``(power, passcode)`` index, and passcodes are
 chosen so that no two unfinished games share a pair.
 
@@ -257,7 +257,10 @@ class Lobby:
 
     async def _observe(self, client: Client, message: Obs) -> None:
         live = [h for h in self.games.values() if h.status != "finished"]
-        if live:
+        wanted = self.games.get(client.watch_game) if client.watch_game is not None else None
+        if wanted is not None and wanted.status != "finished":
+            handle = wanted                 # the web page's /watch/N
+        elif live:
             handle = max(live, key=lambda h: h.id)
         else:
             opened = self._try_open_game()

@@ -85,6 +85,7 @@ class Client:
     close_reason: str = ""
     cancel_scope: trio.CancelScope | None = None
     adm_bucket: TokenBucket | None = None
+    watch_game: int | None = None     # the game an OBS asks to watch (web page: /daide?watch=N)
 
     def adm_allowed(self, now: float) -> bool:
         """ADM within ``ADM_PER_MINUTE`` (bursts of ``ADM_BURST``); over that it is refused."""

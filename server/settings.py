@@ -193,6 +193,9 @@ class ServerSettings:
     send_timeout: float = 60.0
     durability: str = "os"
     turn_stats: bool = False
+    #: Port of the web side (pages, JSON API, DAIDE over WebSocket: `server.http`);
+    #: None = off, 0 = any free port.
+    http_port: int | None = None
 
     def __post_init__(self) -> None:
         if self.durability not in DURABILITY:
@@ -200,6 +203,8 @@ class ServerSettings:
                                 f" not {self.durability!r}")
         if not 0 <= self.port <= 65535:
             raise SettingsError(f"port must be 0..65535, not {self.port}")
+        if self.http_port is not None and not 0 <= self.http_port <= 65535:
+            raise SettingsError(f"HTTP port must be 0..65535, not {self.http_port}")
         if self.outbound_queue < 8:
             raise SettingsError("the outbound queue must hold at least 8 messages")
         for name in ("im_timeout", "join_idle_timeout", "frame_timeout", "send_timeout",

@@ -1,0 +1,324 @@
+"""The web page's read-only JSON API: what DAIDE does not carry.
+
+DAIDE itself travels over the WebSocket (`server.http`); this API answers
+the rest, always from the server's own state - the store, the live games,
+the variant's map - so that no rule of the game lives in the page:
+
+=================================  ==============================================
+``GET  /api/games``                every game, as ``daide games`` lists them
+``GET  /api/games/N``              one game (settings, seats without passcodes)
+``GET  /api/games/N/history``      every processed phase (turn, ORDs, SCO, NOW)
+``GET  /api/tokens``               the token table of this server's variant
+``GET  /api/map``                  the variant: powers, provinces, geometry, SVG
+``POST /api/render``               {now, sco, orders}: the board drawn as SVG
+``POST /api/notation``             {text, game, power}: English -> DAIDE order
+``POST /api/preview``              {game, power, orders, against}: Loeb's THK
+``POST /api/summary``              {game, power, passcode}: Loeb's SUM
+=================================  ==============================================
+
+Preview adjudicates the game's current position with the candidate orders
+on a copy (an `server.engine.Engine` is immutable) against holds, or against
+the other powers' orders of the last phase of the same kind that still fit
+the position; nothing is submitted.  Summary answers with the orders the
+server holds for the power this phase (what a SUB has made it accept), and
+needs the power's passcode: the same per-address guard as IAM counts wrong
+passcodes (`server.limits.IamGuard`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import structlog
+import trio
+
+import render
+from protocol.convert import order_from_node
+from protocol.errors import ProtocolError
+from protocol.messages import Message, Now, Sco
+from protocol.parse import Role, parse_message
+from protocol.text import parse_text, render_text, tree_from_text
+from protocol.tokens import Representation
+from protocol.tree import from_tree
+from server.engine import Engine
+from server.notation import Context, NotationError, parse_order, units_of_now
+from server.store import GameRecord, StoreError
+
+if TYPE_CHECKING:
+    from server.lobby import Lobby
+
+log = structlog.get_logger("server.web_api")
+
+#: Most orders a preview takes (a power has at most a few dozen units).
+MAX_PREVIEW_ORDERS = 64
+
+
+class ApiError(Exception):
+    """An HTTP error status with a one-line message for the page."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class WebApi:
+    """Answers ``/api/...`` requests from the lobby's store, games and variant."""
+
+    def __init__(self, lobby: Lobby) -> None:
+        self.lobby = lobby
+        self.variant = lobby.variant
+        self.map = lobby.variant.map
+        self.rep = lobby.variant.rep
+        self._map_json: dict[str, Any] | None = None
+
+    def handle(self, method: str, path: str, query: Mapping[str, str], body: Mapping[str, Any],
+               host: str) -> Any:
+        parts = [p for p in path.split("/") if p][1:]     # after "api"
+        match method, parts:
+            case "GET", ["games"]:
+                return {"games": self.games()}
+            case "GET", ["games", number]:
+                return self.game(self._game_id(number))
+            case "GET", ["games", number, "history"]:
+                return self.history(self._game_id(number))
+            case "GET", ["tokens"]:
+                return self.tokens()
+            case "GET", ["map"]:
+                return self.map_info()
+            case "POST", ["render"]:
+                return {"svg": self.render(body.get("now"), body.get("sco"),
+                                           body.get("orders") or ())}
+            case "POST", ["notation"]:
+                return self.notation(body)
+            case "POST", ["preview"]:
+                return self.preview(body)
+            case "POST", ["summary"]:
+                return self.summary(body, host)
+        raise ApiError(404, f"no API {method} {path}")
+
+    # --- games --------------------------------------------------------------------
+
+    def _game_id(self, text: str) -> int:
+        if not text.isdigit():
+            raise ApiError(400, f"game number {text!r} is not a number")
+        return int(text)
+
+    def _record(self, game_id: int) -> GameRecord:
+        try:
+            return self.lobby.store.game(game_id)
+        except StoreError:
+            raise ApiError(404, f"no game {game_id}") from None
+
+    def games(self) -> list[dict[str, Any]]:
+        return [self._summary_of(r) for r in reversed(self.lobby.store.games())]
+
+    def _summary_of(self, record: GameRecord) -> dict[str, Any]:
+        handle = self.lobby.games.get(record.id)
+        status = handle.status if handle is not None and record.status != "finished" \
+            else record.status
+        counts = _centre_counts(record.sco) if record.sco else {}
+        return {
+            "id": record.id, "status": status, "variant": record.settings.variant,
+            "turn": record.turn, "created_at": record.created_at,
+            "started_at": record.started_at, "finished_at": record.finished_at,
+            "ending": " ".join(record.ending) if record.ending else None,
+            "centres": counts,
+            "players": {s.power: s.client_name for s in record.seats},
+            "open_seats": handle.open_seats if handle is not None else 0,
+            "level": record.settings.level,
+        }
+
+    def game(self, game_id: int) -> dict[str, Any]:
+        record = self._record(game_id)
+        out = self._summary_of(record)
+        settings = record.settings
+        out["settings"] = {"level": settings.level, "mtl": settings.mtl, "rtl": settings.rtl,
+                           "btl": settings.btl, "pda": settings.pda, "aoa": settings.aoa}
+        out["now"] = record.now
+        out["sco"] = record.sco
+        return out
+
+    def history(self, game_id: int) -> dict[str, Any]:
+        self._record(game_id)
+        phases = []
+        for phase in self.lobby.store.phases(game_id):
+            phases.append({
+                "turn": phase.turn or None,
+                "results": [m for m in phase.messages if m.startswith("ORD")],
+                "sco": phase.sco, "now": phase.now,
+                "centres": _centre_counts(phase.sco),
+            })
+        return {"id": game_id, "phases": phases}
+
+    # --- the variant ---------------------------------------------------------------
+
+    def tokens(self) -> dict[str, Any]:
+        """Every named token of this server's representation: value -> mnemonic."""
+        return {"variant": self.map.name,
+                "names": {str(v): m for v, m in sorted(self.rep.names.items())}}
+
+    def map_info(self) -> dict[str, Any]:
+        if self._map_json is None:
+            the_map = self.map
+            self._map_json = {
+                "variant": the_map.name,
+                "powers": list(the_map.powers),
+                "power_names": dict(the_map.power_names),
+                "provinces": [{"id": p.mnemonic, "name": p.name, "kind": str(p.kind),
+                               "sc": p.supply_centre, "coasts": list(p.coasts)}
+                              for p in the_map.provinces],
+                "geometry": render.map_geometry(the_map),
+                "svg": render.render_svg(the_map, element_id="board"),
+            }
+        return self._map_json
+
+    def render(self, now: Any, sco: Any, orders: Any) -> str:
+        if not (now is None or isinstance(now, str)) or not (sco is None or isinstance(sco, str)) \
+                or not isinstance(orders, list | tuple) \
+                or not all(isinstance(o, str) for o in orders):
+            raise ApiError(400, "render takes now and sco as DAIDE text, orders as a list of it")
+        try:
+            board = render.board_from_daide(self.map, now=now, sco=sco, orders=orders)
+        except render.RenderError as exc:
+            raise ApiError(400, str(exc)) from None
+        return render.render_svg(self.map, board, element_id="board")
+
+    # --- orders ---------------------------------------------------------------------
+
+    def _live_position(self, game_id: int) -> tuple[GameRecord, Engine]:
+        record = self._record(game_id)
+        if record.status != "running" or not record.now or not record.sco:
+            raise ApiError(409, f"game {game_id} is not running")
+        engine = self.variant.position(self._parse(record.sco, Sco),
+                                       self._parse(record.now, Now))
+        return record, engine
+
+    def _parse(self, text: str, kind: type[Message]) -> Any:
+        message = parse_message(parse_text(text, self.rep), self.rep, sender=Role.SERVER)
+        assert isinstance(message, kind)
+        return message
+
+    def _power(self, body: Mapping[str, Any]) -> str:
+        power = str(body.get("power", "")).upper()
+        if power not in self.map.powers:
+            raise ApiError(400, f"power {power!r} is not one of {' '.join(self.map.powers)}")
+        return power
+
+    def notation(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """One line of English notation -> the DAIDE order text (or a one-line error)."""
+        text = body.get("text")
+        if not isinstance(text, str) or len(text) > 200:
+            raise ApiError(400, "notation takes {text: 'A Par - Bur', game: N, power: 'FRA'}")
+        power = self._power(body)
+        season, units = "SPR", None
+        game = body.get("game")
+        if isinstance(game, int):
+            record = self._record(game)
+            if record.now:
+                units = units_of_now(record.now)
+                season = record.now.split()[2] if len(record.now.split()) > 2 else "SPR"
+        try:
+            order = parse_order(text, Context(self.map, power, season, units))
+        except NotationError as exc:
+            raise ApiError(400, str(exc)) from None
+        return {"text": text, "order": order}
+
+    def _order(self, text: str) -> Any:
+        try:
+            return _order_of(text, self.rep)
+        except (ProtocolError, ValueError) as exc:
+            raise ApiError(400, f"{text!r} is not a DAIDE order: {exc}") from None
+
+    def preview(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """Loeb's THK: adjudicate the current position with candidate orders, on a copy."""
+        game_id = body.get("game")
+        texts = body.get("orders")
+        against = body.get("against", "holds")
+        if not isinstance(game_id, int) or not isinstance(texts, list) \
+                or not all(isinstance(t, str) for t in texts) or len(texts) > MAX_PREVIEW_ORDERS:
+            raise ApiError(400, "preview takes {game: N, power: 'FRA', orders: [DAIDE order text]"
+                                ", against: 'holds' | 'last'}")
+        if against not in ("holds", "last"):
+            raise ApiError(400, "against must be 'holds' or 'last'")
+        power = self._power(body)
+        record, engine = self._live_position(game_id)
+        notes: list[dict[str, str]] = []
+        mine: list[Any] = []
+        for text in texts:
+            order = self._order(text)
+            note = engine.check(power, order, mine)
+            notes.append({"order": text, "note": note})
+            if note == "MBV":
+                mine.append(order)
+        given: dict[str, list[Any]] = {power: mine}
+        if against == "last":
+            for other, orders in self._last_orders(game_id, engine.season).items():
+                if other == power:
+                    continue
+                kept: list[Any] = []
+                for text in orders:
+                    try:
+                        order = _order_of(text, self.rep)
+                    except (ProtocolError, ValueError):
+                        continue
+                    if engine.check(other, order, kept) == "MBV":
+                        kept.append(order)
+                given[other] = kept
+        outcome = engine.advance(given)
+        results = [render_text(from_tree(m.to_tree(), self.rep), self.rep)
+                   for m in outcome.results]
+        board = render.board_from_daide(self.map, now=record.now, sco=record.sco,
+                                        orders=results)
+        log.info("preview", game=game_id, power=power, orders=len(mine), against=against)
+        return {"turn": record.turn, "notes": notes, "results": results,
+                "svg": render.render_svg(self.map, board, element_id="preview")}
+
+    def _last_orders(self, game_id: int, season: str) -> dict[str, tuple[str, ...]]:
+        """The orders of the last processed phase of the same kind (movement, retreat, build)."""
+        kinds = {"SPR": "move", "FAL": "move", "SUM": "retreat", "AUT": "retreat", "WIN": "build"}
+        for phase in reversed(self.lobby.store.phases(game_id)):
+            if phase.turn and kinds.get(phase.turn.split()[0]) == kinds.get(season):
+                return dict(phase.orders)
+        return {}
+
+    def summary(self, body: Mapping[str, Any], host: str) -> dict[str, Any]:
+        """Loeb's SUM: the orders the server holds for this power this phase."""
+        game_id = body.get("game")
+        passcode = body.get("passcode")
+        if not isinstance(game_id, int) or not isinstance(passcode, int):
+            raise ApiError(400, "summary takes {game: N, power: 'FRA', passcode: P}")
+        power = self._power(body)
+        guard = self.lobby.iam_guard
+        now = trio.current_time()
+        if guard.blocked(host, now):
+            raise ApiError(429, "too many wrong passcodes from this address: wait")
+        record = self._record(game_id)
+        seat = next((s for s in record.seats if s.power == power), None)
+        if seat is None or seat.passcode != passcode:
+            guard.failed(host, now)
+            log.warning("summary_refused", game=game_id, power=power, host=host)
+            raise ApiError(403, f"wrong passcode for {power} in game {game_id}")
+        held = record.pending.get(power, ()) if record.pending_turn == record.turn else ()
+        # Stored as the order's node text; the page writes each order in brackets, as in a SUB.
+        return {"game": game_id, "power": power, "turn": record.turn,
+                "orders": [f"( {text} )" for text in held]}
+
+
+def _order_of(text: str, rep: Representation) -> Any:
+    """An order from its text, bracketed as in a SUB or not (as the store keeps it)."""
+    tree = tree_from_text(text, rep)
+    if len(tree) == 1 and isinstance(tree[0], tuple):
+        tree = tree[0]
+    return order_from_node(tree, rep)
+
+
+def _centre_counts(sco: str) -> dict[str, int]:
+    """Power -> centres from the text of an SCO (UNO left out)."""
+    counts: dict[str, int] = {}
+    for power, centres in re.findall(r"\(\s*(\w{3})((?:\s+\w{3})*)\s*\)", sco):
+        if power != "UNO":
+            counts[power] = len(centres.split())
+    return counts
