@@ -1,7 +1,7 @@
 """`daide bot`: connect sample no-press bots to a DAIDE server and play.
 
-    daide bot {holdbot,randbot,dumbbot} [--host 127.0.0.1] [--port 16713]
-              [--name NAME] [--seed N] [--count N]
+    daide bot {holdbot,randbot,dumbbot,lookahead} [--host 127.0.0.1] [--port 16713]
+              [--name NAME] [--seed N] [--count N] [--budget BUDGET]
 
 ``--count`` runs several bots in one process (joined one after the other);
 bot *i* is named ``NAME-i`` and seeded ``N + i``.  Every problem a bot meets
@@ -16,13 +16,14 @@ import sys
 
 import trio
 
+from bots.budget import Budget
 from bots.client import BotClient, ClientSettings
 from bots.registry import STRATEGIES, make_strategy
 from bots.runner import run_clients
 from daide.cli import CommandError
 
 NAME = "bot"
-HELP = "play sample no-press bots (holdbot, randbot, dumbbot) on a DAIDE server"
+HELP = "play sample no-press bots (holdbot, randbot, dumbbot, lookahead) on a DAIDE server"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,6 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--count", type=int, default=1, help="bots to run in this process")
     parser.add_argument("--draw-year", type=int, default=None,
                         help="vote for a draw in every phase from this year on")
+    parser.add_argument("--budget", default=None, metavar="BUDGET",
+                        help="search budget per phase of a searching bot (lookahead): "
+                             "CPU seconds (0.3 or 0.3s), adjudications (800it) or both "
+                             "(800it,0.5s); default 2000it capped at 1 s")
     parser.add_argument("--press-numbering", choices=("daide", "parlance", "mila"),
                         default="daide",
                         help="press-token values the server uses (docs/protocol.md §6.7; default daide)")
@@ -45,6 +50,13 @@ def build_clients(args: argparse.Namespace) -> list[BotClient]:
         raise CommandError("--count must be at least 1")
     if not 0 <= args.port <= 65535:
         raise CommandError(f"--port must be 0..65535, not {args.port}")
+    budget = None
+    if getattr(args, "budget", None) is not None:
+        try:
+            budget = Budget.parse(args.budget)
+            make_strategy(args.kind, budget)
+        except ValueError as exc:
+            raise CommandError(f"--budget: {exc}") from None
     base = args.name or make_strategy(args.kind).name
     clients = []
     for i in range(args.count):
@@ -52,7 +64,7 @@ def build_clients(args: argparse.Namespace) -> list[BotClient]:
         settings = ClientSettings(host=args.host, port=args.port, name=name,
                                   seed=args.seed + i, draw_from_year=args.draw_year,
                                   press_numbering=args.press_numbering)
-        clients.append(BotClient(make_strategy(args.kind), settings))
+        clients.append(BotClient(make_strategy(args.kind, budget), settings))
     return clients
 
 
