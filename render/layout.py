@@ -54,6 +54,7 @@ class MapLayout:
     coast: list[Polygon]             # closed land outlines (empty for auto layouts)
     coast_edges: list[tuple[Point, Point]]   # land/sea edges of auto layouts
     fingerprint: str = ""
+    islands: list[Polygon] = field(default_factory=list)   # land that is no province
 
     def to_json(self) -> dict:
         r = _round
@@ -72,6 +73,7 @@ class MapLayout:
             "sea_borders": [[r(a[0]), r(a[1]), r(b[0]), r(b[1])] for a, b in self.sea_borders],
             "coast": [[[r(x), r(y)] for x, y in poly] for poly in self.coast],
             "coast_edges": [[r(a[0]), r(a[1]), r(b[0]), r(b[1])] for a, b in self.coast_edges],
+            "islands": [[[r(x), r(y)] for x, y in poly] for poly in self.islands],
         }
 
     @classmethod
@@ -88,7 +90,8 @@ class MapLayout:
         return cls(d["variant"], d["width"], d["height"], d["font"], d["unit_size"], provinces,
                    [seg(s) for s in d["land_borders"]], [seg(s) for s in d["sea_borders"]],
                    [[(x, y) for x, y in poly] for poly in d["coast"]],
-                   [seg(s) for s in d["coast_edges"]], d.get("fingerprint", ""))
+                   [seg(s) for s in d["coast_edges"]], d.get("fingerprint", ""),
+                   [[(x, y) for x, y in poly] for poly in d.get("islands", [])])
 
 
 def _round(v: float) -> float:

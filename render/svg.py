@@ -90,9 +90,11 @@ def render_svg(map_: Map, board: Board | None = None, *, orders: bool = True,
             else:
                 owner = owner_of.get(m)
                 fill = _tint(colours[owner]) if owner in colours else LAND
+            # no stroke: the cells tile exactly, and a stroke would draw the
+            # zero-width bridges that clipping leaves between pieces of a cell
             out.append(f'<path d="{d}" data-province="{m}" data-kind="{shape.kind}" '
-                       f'class="prov {"sea" if want_sea else "land"}" fill="{fill}" '
-                       f'stroke="{fill}" stroke-width="0.6"><title>{_name(map_, m)}</title></path>')
+                       f'class="prov {"sea" if want_sea else "land"}" fill="{fill}">'
+                       f'<title>{_name(map_, m)}</title></path>')
         out.append("</g>")
         segs = layout.sea_borders if want_sea else layout.land_borders
         colour = SEA_BORDER if want_sea else LAND_BORDER
@@ -104,6 +106,9 @@ def render_svg(map_: Map, board: Board | None = None, *, orders: bool = True,
             for poly in layout.coast:
                 out.append(f'<path d="{_path(poly)}" fill="{LAND}" stroke="none" '
                            f'pointer-events="none"/>')
+    for poly in layout.islands:
+        out.append(f'<path class="island" d="{_path(poly)}" fill="#d8d2c4" stroke="{COAST}" '
+                   f'stroke-width="1.1" pointer-events="none"/>')
     for poly in layout.coast:
         out.append(f'<path class="coast" d="{_path(poly)}" fill="none" stroke="{COAST}" '
                    f'stroke-width="1.4" pointer-events="none"/>')
