@@ -3,8 +3,8 @@
 A strategy is given a `BoardView` only (`bots.strategy`), never the `maps.Map`
 the client built from the server's MDF.  To adjudicate hypothetical order
 sets it needs one, so `map_of` rebuilds the map from the view's `Geography`:
-it writes the geography back as an MDF tree (docs/protocol.md §11, docs/protocol.md
-§11) and reads that with `maps.map_from_mdf` - the same loader the client
+it writes the geography back as an MDF tree (docs/protocol.md §11) and
+reads that with `maps.map_from_mdf` - the same loader the client
 used, so every variant the server can send works here too.
 
 `state_of` turns a view into the adjudicator's `GameState` and `adj_order`
