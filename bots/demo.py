@@ -35,7 +35,7 @@ import trio
 from bots.client import BotClient, ClientSettings
 from bots.record import GameWatcher
 from bots.registry import STRATEGIES, make_strategy
-from bots.runner import run_clients
+from bots.runner import ClientOutcome, run_clients
 from maps import MapError
 from maps.variants import canonical_name, variant_map
 
@@ -93,6 +93,8 @@ class DemoResult:
     summary: Path
     seconds: float
     problems: int
+    interrupted: bool = False
+    """Stopped by `play_demo`'s ``interrupt``: the record holds what was played."""
 
 
 def parse_lineup(text: str | None, count: int = len(STANDARD_POWERS)) -> tuple[str, ...]:
@@ -144,6 +146,7 @@ async def play_demo(
     echo: Callable[[str], None] | None = None,
     start_server: ServerStarter,
     variant: str = DEFAULT_VARIANT,
+    interrupt: trio.Event | None = None,
 ) -> DemoResult:
     """Play the demo game and write its record; see the module docstring.
 
@@ -152,7 +155,9 @@ async def play_demo(
     port (`daide.cmd_demo` passes the real server's; bots never import the
     server themselves).  `lineup` has one bot kind per power of the variant
     (`parse_lineup` sizes it); the game lasts `max_years` from the map's
-    first year.
+    first year.  Setting `interrupt` (Ctrl-C in `daide demo`) stops the game
+    where it is: the record of what was played is written all the same and
+    the result says ``interrupted``.
     """
     say = echo or (lambda _line: None)
     started = time.monotonic()
@@ -163,8 +168,18 @@ async def play_demo(
     assignment = deal(lineup, seed, board.powers)
     names = {power: make_strategy(kind).name for power, kind in assignment.items()}
     watcher = GameWatcher(powers=tuple(sorted(assignment)), players=names, echo=echo)
+    outcomes: list[ClientOutcome] = []
+    interrupted = False
     with tempfile.TemporaryDirectory(prefix="daide-demo-") as tmp:
         async with trio.open_nursery() as nursery:
+            if interrupt is not None:
+                async def stop_when_interrupted() -> None:
+                    nonlocal interrupted
+                    await interrupt.wait()
+                    interrupted = True
+                    nursery.cancel_scope.cancel()
+
+                nursery.start_soon(stop_when_interrupted)
             port = await start_server(nursery, board.first_year + max_years - 1,
                                       Path(tmp) / "demo.db", variant=board.name)
             say(f"server listening on 127.0.0.1:{port}; {board.name} map; seed {seed}")
@@ -193,16 +208,18 @@ async def play_demo(
             with trio.move_on_after(10):
                 await observer_done.wait()
             nursery.cancel_scope.cancel()
-    failures = [o.error for o in outcomes if o.error]
-    if failures:
-        raise DemoError(f"a bot failed: {failures[0]}")
-    if not watcher.finished:
-        raise DemoError("the game did not finish")
+    if not interrupted:
+        failures = [o.error for o in outcomes if o.error]
+        if failures:
+            raise DemoError(f"a bot failed: {failures[0]}")
+        if not watcher.finished:
+            raise DemoError("the game did not finish")
     gid = game_id(seed, lineup, max_years, board.name)
     record, summary = watcher.write(
         out_dir, gid, seed=seed, variant=board.name, lineup=list(lineup),
-        max_years=max_years, assignment=assignment)
+        max_years=max_years, assignment=assignment,
+        **({"interrupted": True} if interrupted else {}))
     problems = sum(len(o.client.problems) for o in outcomes)
     return DemoResult(gid, seed, assignment, watcher, record, summary,
-                      time.monotonic() - started, problems)
+                      time.monotonic() - started, problems, interrupted)
 

@@ -42,17 +42,36 @@ def build_parser() -> argparse.ArgumentParser:
         prog="daide",
         description="DAIDE Diplomacy server, adjudicator, bots and tools.",
     )
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in sorted(_command_modules(), key=lambda m: m.NAME):
         sub = subparsers.add_parser(module.NAME, help=module.HELP, description=module.HELP)
         module.add_arguments(sub)
-        sub.set_defaults(_run=module.run)
+        sub.set_defaults(_run=module.run, _parser=sub)
     return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("daide-server")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # Unknown options are reported by the subcommand's own parser, so the
+    # usage shown is that of `daide serve`, not of `daide` (argparse would
+    # otherwise let them fall through to the top-level parser).
+    args, extra = parser.parse_known_args(argv)
+    if args.command is None:
+        # Bare `daide`: the overview of the subcommands, as a usage error (exit 2).
+        parser.print_help(sys.stderr)
+        return 2
+    if extra:
+        args._parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return int(args._run(args) or 0)
     except CommandError as exc:

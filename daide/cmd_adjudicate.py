@@ -23,9 +23,10 @@ number of them stream through one process.
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from collections.abc import Iterable
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from typing import TextIO
 
 from daide.blocks import Block, read_blocks
@@ -129,8 +130,21 @@ def run(args: argparse.Namespace) -> int:
     except InputError as exc:
         raise CommandError(str(exc)) from None
     try:
-        source = nullcontext(sys.stdin) if args.file == "-" else open(args.file, encoding="utf-8")
+        source = _stdin_utf8() if args.file == "-" else open(args.file, encoding="utf-8")
     except OSError as exc:
         raise CommandError(f"cannot read {args.file}: {exc.strerror}") from None
     with source as stream:
-        return adjudicate_stream(game, stream, sys.stdout)
+        try:
+            return adjudicate_stream(game, stream, sys.stdout)
+        except UnicodeDecodeError as exc:
+            # Blocks before the bad bytes have been answered; the rest cannot be read.
+            name = "input" if args.file == "-" else args.file
+            raise CommandError(f"{name} is not UTF-8 text: {exc.reason}") from None
+
+
+def _stdin_utf8() -> AbstractContextManager[TextIO]:
+    """Standard input read as UTF-8 whatever the locale says (the format is UTF-8)."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:             # replaced by a text stream (in-process callers)
+        return nullcontext(sys.stdin)
+    return nullcontext(io.TextIOWrapper(buffer, encoding="utf-8"))

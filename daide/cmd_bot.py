@@ -6,12 +6,14 @@
 ``--count`` runs several bots in one process (joined one after the other);
 bot *i* is named ``NAME-i`` and seeded ``N + i``.  Every problem a bot meets
 (rejected orders, HUH, REJ) is logged with structlog.  Exit status 0 when
-every bot played to the end, 1 when one could not join or lost the server.
+every bot played to the end, 1 when one could not join or lost the server,
+130 when stopped with Ctrl-C (SIGINT) or SIGTERM.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
 import trio
@@ -19,7 +21,7 @@ import trio
 from bots.budget import Budget
 from bots.client import BotClient, ClientSettings
 from bots.registry import STRATEGIES, make_strategy
-from bots.runner import run_clients
+from bots.runner import ClientOutcome, run_clients
 from daide.cli import CommandError
 
 NAME = "bot"
@@ -68,12 +70,38 @@ def build_clients(args: argparse.Namespace) -> list[BotClient]:
     return clients
 
 
+async def _play_until_interrupted(clients: list[BotClient]) -> list[ClientOutcome] | None:
+    """Play; SIGINT/SIGTERM stop every bot through cancellation (None is returned then).
+
+    The signals are received by a task rather than raised as KeyboardInterrupt
+    wherever the program happens to be, so each connection is closed in order.
+    """
+    outcomes: list[ClientOutcome] | None = None
+    async with trio.open_nursery() as nursery:
+        async def on_signals() -> None:
+            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                async for _signum in signals:
+                    nursery.cancel_scope.cancel()
+                    return
+
+        nursery.start_soon(on_signals)
+        outcomes = await run_clients(clients)
+        nursery.cancel_scope.cancel()
+    return outcomes
+
+
 def run(args: argparse.Namespace) -> int:
     from server.logconfig import configure_logging
 
     configure_logging(sys.stderr)
     clients = build_clients(args)
-    outcomes = trio.run(run_clients, clients)
+    outcomes = trio.run(_play_until_interrupted, clients)
+    if outcomes is None:
+        for client in clients:
+            tracker = client.tracker
+            print(f"{client.settings.name}: power {tracker.power or '-'}, interrupted")
+        print("daide bot: interrupted", file=sys.stderr)
+        return 130
     failed = [o for o in outcomes if o.error is not None]
     for outcome in outcomes:
         tracker = outcome.client.tracker

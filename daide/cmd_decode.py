@@ -37,6 +37,7 @@ NAME = "decode"
 HELP = "decode DAIDE frames (hex or binary) into text lines"
 
 _HEX_TEXT = re.compile(rb"[0-9A-Fa-f\s]*")
+_LAST_FRAME_TYPE = 4  # EM; the frame types are 0..4
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -79,7 +80,16 @@ def load_representation(path: Path | None) -> Representation:
 
 def to_bytes(data: bytes, form: str | None) -> bytes:
     """Decode hex input (auto-detected unless ``form`` says)."""
-    if form == "binary" or (form is None and not _HEX_TEXT.fullmatch(data)):
+    if form == "binary":
+        return data
+    if form is None and not _HEX_TEXT.fullmatch(data):
+        # Auto-detected as raw bytes: a raw stream starts with a frame type
+        # byte (IM 0 .. EM 4, docs/protocol.md §4); anything else is text that
+        # is not hex, and parsing it as frames would only name a strange type.
+        if data[0] > _LAST_FRAME_TYPE:
+            raise CommandError("the input is neither hex nor a DAIDE frame "
+                               "(hex: digits 0-9 A-F and spaces only; raw frames start "
+                               "with a type byte 0-4; `daide encode` turns text into frames)")
         return data
     digits = b"".join(data.split())
     if len(digits) % 2:

@@ -7,7 +7,9 @@ Starts the server on a free loopback port playing the variant (default
 ``standard``; ``daide variants`` lists them), one bot per power of its map (a
 mix, named on screen), shows the centre counts as the game goes, prints the
 final table, and leaves the game record in ``demo-games/<id>.daide`` and
-``.json``.  The same ``--seed`` (and variant) replays the same game exactly
+``.json``.  The output directory is checked before the game; Ctrl-C stops
+the game, writes the record of what was played and exits with status 130.
+The same ``--seed`` (and variant) replays the same game exactly
 (see `bots.demo`).
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import logging
 import random
+import signal
 import sys
 from pathlib import Path
 
@@ -25,11 +28,13 @@ from bots.demo import (
     DEFAULT_MAX_YEARS,
     DEFAULT_VARIANT,
     DemoError,
+    DemoResult,
     demo_map,
     parse_lineup,
     play_demo,
 )
 from daide.cli import CommandError
+from daide.outdir import writable_dir
 
 NAME = "demo"
 HELP = "play a complete game of bots on an embedded server"
@@ -77,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
         lineup = parse_lineup(args.bots, len(board.powers))
     except DemoError as exc:
         raise CommandError(str(exc)) from exc
+    writable_dir(args.out)        # before the game, not after it
     # Only warnings and errors of the server and bots: the screen is for the game.
     configure_logging(sys.stderr, json=False, level=logging.WARNING)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10_000)
@@ -87,13 +93,34 @@ def run(args: argparse.Namespace) -> int:
     echo(f"daide demo: {len(lineup)} bots play one game of Diplomacy"
          + (f" on the {board.name} map" if board.name != DEFAULT_VARIANT else "")
          + f" (seed {seed})")
+    async def play() -> DemoResult:
+        # SIGINT/SIGTERM are received by a task, not raised wherever the
+        # program happens to be, so the game stops through ordinary
+        # cancellation and the record of what was played is still written.
+        interrupt = trio.Event()
+        async with trio.open_nursery() as nursery:
+            async def on_signals() -> None:
+                with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                    async for _signum in signals:
+                        interrupt.set()
+                        return
+
+            nursery.start_soon(on_signals)
+            result = await play_demo(seed=seed, lineup=lineup, max_years=args.max_years,
+                                     out_dir=args.out, echo=echo,
+                                     start_server=start_embedded_server,
+                                     variant=board.name, interrupt=interrupt)
+            nursery.cancel_scope.cancel()
+        return result
+
     try:
-        result = trio.run(lambda: play_demo(seed=seed, lineup=lineup, max_years=args.max_years,
-                                            out_dir=args.out, echo=echo,
-                                            start_server=start_embedded_server,
-                                            variant=board.name))
+        result = trio.run(play)
     except DemoError as exc:
         raise CommandError(str(exc)) from exc
+    if result.interrupted:
+        print(f"daide demo: interrupted; the game so far is in {result.record} "
+              f"(summary: {result.summary})", file=sys.stderr)
+        return 130
     echo("")
     echo("final position:")
     for line in result.watcher.table_lines():

@@ -11,7 +11,7 @@ HELP = "write a finished or running game as a DAIDE text log and as JSON"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", type=int, metavar="GAME", help="game number (as in the server's log)")
+    parser.add_argument("game", type=int, metavar="GAME", help="game number (as `daide games` lists them)")
     parser.add_argument("--db", type=Path, default=Path("daide-server.db"),
                         help="SQLite database of the server (default ./daide-server.db)")
     parser.add_argument("--out", type=Path, default=Path("."),
@@ -22,13 +22,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from daide.cli import CommandError
+    from daide.outdir import writable_dir
     from server.export import export_game
     from server.store import Store, StoreError
 
     if not args.db.exists():
         raise CommandError(f"no database at {args.db}")
+    if not args.stdout:
+        writable_dir(args.out)      # before the work, not after it
     try:
-        store = Store.open(args.db)
+        store = Store.open_readonly(args.db)
     except Exception as exc:  # sqlite3.DatabaseError and friends: not a server database
         raise CommandError(f"cannot open {args.db}: {exc}") from exc
     try:
@@ -40,7 +43,6 @@ def run(args: argparse.Namespace) -> int:
     if args.stdout:
         sys.stdout.write(text if args.stdout == "text" else data)
         return 0
-    args.out.mkdir(parents=True, exist_ok=True)
     text_path = args.out / f"game-{args.game}.daide"
     json_path = args.out / f"game-{args.game}.json"
     text_path.write_text(text, encoding="utf-8")

@@ -80,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
     from daide.cli import CommandError
     from server.app import Server
     from server.engine import VariantError, load_variant
+    from server.lock import DatabaseLockError
     from server.logconfig import configure_logging
     from server.settings import GameSettings, ServerSettings, SettingsError
     from server.store import StoreError
@@ -120,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
             raise _only(group) from None
     except OSError as exc:
         raise CommandError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from exc
+    except DatabaseLockError as exc:     # in use by another server, or cannot be created
+        raise CommandError(str(exc)) from exc
     except (StoreError, sqlite3.DatabaseError) as exc:
         raise CommandError(f"database {args.db}: {exc}") from exc
     return 0

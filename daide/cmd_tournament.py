@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 from collections.abc import Callable, Iterator
@@ -123,6 +124,66 @@ async def _play_until_interrupted(config: TournamentConfig,
     return outcome
 
 
+PROBE_TIMEOUT = 10.0
+"""Seconds `probe_server` waits for a server to let an observer in."""
+
+
+async def probe_server(host: str, port: int) -> None:
+    """Join ``host:port`` as an observer and leave, before any game is planned.
+
+    A server that cannot be reached, refuses (REJ), closes the connection or
+    stays silent is named in one line (CommandError) with the reason.
+    """
+    import trio
+
+    from bots.client import BotClient, ClientError, ClientSettings, ConnectionLost
+
+    where = f"server {host}:{port}"
+    probe = BotClient(None, ClientSettings(host=host, port=port, name="tournament-probe",
+                                           observer=True))
+    try:
+        try:
+            with trio.fail_after(PROBE_TIMEOUT):
+                async with trio.open_nursery() as nursery:
+                    await nursery.start(probe.run)
+                    nursery.cancel_scope.cancel()      # joined: that is all we wanted
+        except BaseExceptionGroup as group:
+            leaf = _only(group)
+            raise leaf from leaf.__cause__      # keeps the socket errors behind it
+    except trio.TooSlowError:
+        raise CommandError(f"{where} did not let an observer in within "
+                           f"{PROBE_TIMEOUT:g} s") from None
+    except ClientError as exc:
+        raise CommandError(f"{where} answered REJ: {exc}") from None
+    except ConnectionLost as exc:
+        raise CommandError(f"{where} closed the connection: {exc or 'no reason given'}") from None
+    except OSError as exc:
+        raise CommandError(f"cannot reach {where}: {_os_reason(exc)}") from None
+    if not probe.joined:
+        raise CommandError(f"{where} ended the connection before an observer could join")
+
+
+def _os_reason(exc: OSError) -> str:
+    """The plain reason of a connection failure (trio wraps the socket's error)."""
+    causes: list[BaseException] = [exc]
+    if isinstance(exc.__cause__, BaseExceptionGroup):   # one per address tried
+        causes = list(exc.__cause__.exceptions)
+    elif exc.__cause__ is not None:
+        causes = [exc.__cause__]
+    # trio's strerror repeats the address; the errno's own text does not.
+    reasons = [os.strerror(c.errno) if c.errno and c.errno > 0 else str(c.strerror)
+               for c in causes if isinstance(c, OSError) and (c.errno or c.strerror)]
+    return ", ".join(dict.fromkeys(r.lower() for r in reasons)) or str(exc)
+
+
+def _only(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The one exception inside nested single-exception groups (trio nurseries)."""
+    exc: BaseException = group
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return exc
+
+
 @contextmanager
 def _logging_to(stream: TextIO) -> Iterator[None]:
     """structlog lines (JSON) to ``stream`` while the command runs, the defaults after."""
@@ -149,6 +210,8 @@ def run(args: argparse.Namespace) -> int:
         config.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise CommandError(f"cannot create {config.out}: {exc}") from exc
+    if config.server is not None and not args.report_only:
+        trio.run(probe_server, *config.server)
     interrupted = False
     with (config.out / "tournament.log").open("a", encoding="utf-8") as log_file, \
             _logging_to(log_file):
@@ -161,6 +224,15 @@ def run(args: argparse.Namespace) -> int:
                 raise CommandError(str(exc)) from exc
             except OSError as exc:
                 raise CommandError(f"cannot play: {exc}") from exc
+            except BaseExceptionGroup as group:
+                # A game that cannot be seated (the server refused a bot) ends
+                # the run; name the server and the reason instead of a traceback.
+                leaf = _only(group)
+                if not isinstance(leaf, Exception) or isinstance(leaf, BaseExceptionGroup):
+                    raise
+                where = (f"server {config.server[0]}:{config.server[1]}"
+                         if config.server else "embedded server")
+                raise CommandError(f"{where}: {leaf}") from group
             finally:
                 if bar is not None:
                     bar.close()

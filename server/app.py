@@ -31,8 +31,10 @@ import trio
 
 from server.connection import handle_connection
 from server.durability import GroupCommitStore
-from server.engine import load_variant
+from server.engine import Variant, load_variant
 from server.lobby import Lobby
+from server.lock import acquire as acquire_lock
+from server.lock import needs_lock
 from server.settings import ServerSettings
 from server.store import Store
 
@@ -56,6 +58,16 @@ class Server:
                   = trio.TASK_STATUS_IGNORED) -> None:
         settings = self.settings
         variant = load_variant(settings.game.variant)
+        # One server per database file, for the server's whole life (server.lock).
+        lock = await acquire_lock(settings.db_path) if needs_lock(settings.db_path) else None
+        try:
+            await self._run(settings, variant, task_status)
+        finally:
+            if lock is not None:
+                lock.release()
+
+    async def _run(self, settings: ServerSettings, variant: Variant,
+                   task_status: trio.TaskStatus[list[trio.SocketListener]]) -> None:
         listeners = await trio.open_tcp_listeners(settings.port, host=settings.host)
         try:
             # "commit": SQLite syncs every transaction itself; otherwise the

@@ -218,6 +218,8 @@ class Store:
         """Why writes stopped (`StorageFailure`), or None while the store is healthy."""
         self.on_failure: Callable[[str], None] | None = None
         """Called once, with the reason, when the first storage failure latches."""
+        self.readonly = False
+        """Opened with `open_readonly`: nothing is written, not even a checkpoint."""
 
     @classmethod
     def open(cls, path: Path | str) -> Store:
@@ -232,10 +234,52 @@ class Store:
             raise
         return store
 
+    @classmethod
+    def open_readonly(cls, path: Path | str) -> Store:
+        """Open an existing database for reading only (`daide export`, `daide games`).
+
+        Safe beside a running server: a WAL reader sees the last committed
+        state and never blocks the writer.  Nothing is created or migrated;
+        StoreError if the file is not a server database of this schema.
+        """
+        uri = Path(path).resolve().as_uri()
+        db = sqlite3.connect(uri + "?mode=ro", uri=True, isolation_level=None,
+                             check_same_thread=False)
+        try:
+            db.execute("PRAGMA busy_timeout = 5000")
+            db.execute("SELECT 1 FROM sqlite_master LIMIT 1")
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            if not isinstance(exc, sqlite3.OperationalError):
+                raise StoreError(f"{path} is not a server database ({exc})") from None
+            # A WAL reader must create the -shm file; in a read-only directory
+            # it cannot.  Without a -wal file no writer is at work (one would
+            # have had to create it), so the main file alone is the database.
+            if Path(f"{path}-wal").exists() or not Path(path).is_file():
+                raise
+            db = sqlite3.connect(uri + "?immutable=1", uri=True, isolation_level=None,
+                                 check_same_thread=False)
+        db.row_factory = sqlite3.Row
+        db.execute("PRAGMA busy_timeout = 5000")
+        store = cls(db, str(path))
+        store.readonly = True
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            if "no such table" in str(exc):
+                raise StoreError(f"{path} is not a server database (no schema)") from None
+            raise
+        if row is None or int(row["value"]) != SCHEMA_VERSION:
+            db.close()
+            raise StoreError(f"database schema {row['value'] if row else 'missing'}, "
+                             f"this server needs {SCHEMA_VERSION}")
+        return store
+
     def close(self) -> None:
         """Checkpoint the WAL into the main file and close (no checkpoint after a failure)."""
         try:
-            if self.failure is None:
+            if self.failure is None and not self.readonly:
                 self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             self._db.close()

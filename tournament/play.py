@@ -244,7 +244,8 @@ class _Game:
         seat.client = client
         await nursery.start(self.run_stand_in, seat, client)
         if not client.joined:
-            raise GameFailed(f"no seat for {seat.power}: {seat.failure}")
+            why = seat.failure.detail if seat.failure is not None else "the stand-in could not join"
+            raise GameFailed(f"no seat for {seat.power}: {why}")
 
     async def run_stand_in(self, seat: _Seat, client: BotClient, *,
                            task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED) -> None:
