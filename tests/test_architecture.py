@@ -8,6 +8,7 @@ construct lives in protocol/frames.py alone, and bots never import the server.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import subprocess
 from pathlib import Path
@@ -67,23 +68,48 @@ def test_construct_lives_in_one_module() -> None:
 # --- the repository stands alone ------------------------------------------------------
 
 #: How a file would reach into the team's reference folder beside the clone
-#: (``../shared``, ``/work/shared``, ``shared/daide/...``).  Spelt with a class so
-#: that this test is the one file allowed to contain it.
-_OUTSIDE = re.compile(rb"\.\./[s]hared|(?<![\w-])[s]hared/")
+#: (``../shared``, ``/work/shared``, ``shared/daide/...``) or cite its files by name
+#: (the upper-case PROTOCOL and ARCHITECTURE pages; ours are docs/protocol.md and
+#: docs/architecture.md).  Spelt with classes so that this file is the one allowed.
+_OUTSIDE = re.compile(rb"\.\./[s]hared|(?<![\w-])[s]hared/|(?<![\w/])(?:[P]ROTOCOL|[A]RCHITECTURE)\.md")
+#: A citation of docs/protocol.md: "docs/protocol.md §9.1", also "§8.3, 8.4" and a
+#: section number on the next comment line.
+_CITATION = re.compile(r"protocol\.md\)?\s*(?:#\s*)?§\s*(\d+[a-z]?(?:\.\d+)?)"
+                       r"((?:\s*(?:,|/|and)\s*§?\d+[a-z]?(?:\.\d+)?)*)")
+
+
+@functools.cache
+def _tracked_files() -> tuple[tuple[str, bytes], ...]:
+    """(path, contents) of every file git tracks, read once for the tests below."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout: no list of tracked files")  # e.g. an unpacked sdist
+    files = []
+    for name in listed.stdout.decode().split("\0"):
+        path = ROOT / name
+        if name and path.is_file():
+            files.append((name, path.read_bytes()))
+    return tuple(files)
 
 
 def test_no_tracked_file_refers_to_the_reference_folder() -> None:
     """Nothing of the project may read, cite or link ``../shared``: a clone has no such
     folder beside it.  Facts the tests need are in tests/data (with their sources),
     the protocol is restated in docs/protocol.md, the documents in docs/references.md."""
-    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True)
-    if listed.returncode != 0:
-        pytest.skip("not a git checkout: no list of tracked files")  # e.g. an unpacked sdist
     this = Path(__file__).resolve().relative_to(ROOT).as_posix()
-    offenders = []
-    for name in listed.stdout.decode().split("\0"):
-        path = ROOT / name
-        if not name or name == this or not path.is_file():
-            continue
-        offenders += [f"{name}: {m.group().decode()}" for m in _OUTSIDE.finditer(path.read_bytes())]
+    offenders = [f"{name}: {m.group().decode()}" for name, data in _tracked_files()
+                 if name != this for m in _OUTSIDE.finditer(data)]
     assert offenders == []
+
+
+def test_every_cited_protocol_section_exists() -> None:
+    """Each "docs/protocol.md §N" in code, tests and docs names a section of that page."""
+    page = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+    sections = set(re.findall(r"^#{2,3} (\d+[a-z]?(?:\.\d+)?)\.? ", page, re.MULTILINE))
+    missing = []
+    for name, data in _tracked_files():
+        for m in _CITATION.finditer(data.decode("utf-8", "replace")):
+            cited = [m.group(1), *re.findall(r"\d+[a-z]?(?:\.\d+)?", m.group(2))]
+            missing += [f"{name}: §{n}" for n in cited if n not in sections]
+    assert "9.3" in sections and "12a" in sections
+    assert missing == []
