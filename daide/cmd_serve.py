@@ -11,7 +11,7 @@ NAME = "serve"
 HELP = "run the DAIDE game server (TCP, many games, SQLite persistence)"
 
 
-# Hostile-input limits of `server.settings.ServerSettings` (README: hardening),
+# Hostile-input limits of `server.settings.ServerSettings` (docs/hardening.md),
 # each a flag named after its field; unset flags keep the server's default.
 LIMITS: tuple[tuple[str, type, str], ...] = (
     ("im_timeout", float, "seconds to wait for the IM (default 30)"),

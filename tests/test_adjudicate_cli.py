@@ -85,7 +85,7 @@ def test_golden_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_datc_3_0_rules_change_the_result(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # DATC 6.G.8 / datc/README.md: v2.4 moves a "via convoy" army by land when
+    # DATC 6.G.8 (docs/datc-issues.md): v2.4 moves a "via convoy" army by land when
     # no fleet convoys it; v3.0 makes the move fail.
     path = tmp_path / "in.txt"
     path.write_text("SCO ( FRA PAR )\nNOW ( SPR 1901 ) ( FRA AMY PIC )\n"
