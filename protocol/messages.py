@@ -88,9 +88,17 @@ class Nme(Message):
 
 @dataclass(frozen=True, slots=True)
 class Obs(Message):
-    """``OBS`` - client joins as an observer."""
+    """``OBS`` - client joins as an observer; Parlance's ``OBS ('name') ('version')``
+    names it too (docs/protocol.md §8.1 [X])."""
 
     COMMAND: ClassVar[str] = "OBS"
+    name: str | None = None
+    version: str | None = None
+
+    def to_tree(self) -> Tree:
+        if self.name is None or self.version is None:
+            return ("OBS",)
+        return ("OBS", _s(self.name), _s(self.version))
 
 
 @dataclass(frozen=True, slots=True)

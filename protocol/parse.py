@@ -236,6 +236,16 @@ def _nme(p: Parser, seq: Seq, loc: Loc) -> Message:
     return Nme(name, version)
 
 
+def _obs(p: Parser, seq: Seq, loc: Loc) -> Message:
+    """Bare ``OBS``, or Parlance's ``OBS ('name') ('version')`` (docs/protocol.md §8.1)."""
+    if len(seq) == 1:
+        return Obs()
+    name = p.string(seq, 1, loc, "name")
+    version = p.string(seq, 2, loc, "version")
+    p.end(seq, 3, loc)
+    return Obs(name, version)
+
+
 def _iam(p: Parser, seq: Seq, loc: Loc) -> Message:
     power = _power_group(p, seq, 1, loc)
     passcode = _number_group(p, seq, 2, loc)
@@ -455,7 +465,7 @@ def _frm(p: Parser, seq: Seq, loc: Loc) -> Message:
 #: Everything a client may send (docs/protocol.md §7.2, 8.12).
 _CLIENT: dict[str, _Rule] = {
     "NME": _nme,
-    "OBS": _bare(Obs),
+    "OBS": _obs,
     "IAM": _iam,
     "MAP": _bare(MapRequest),
     "MDF": _bare(MdfRequest),

@@ -19,8 +19,10 @@ This is the one place that knows, for press (docs/protocol.md §16),
   :class:`~protocol.tokens.Representation`, so that decoding a DM with
   :func:`protocol.tree.to_tree` and encoding with
   :func:`protocol.tree.from_tree` speak the other camp's numbering.  The
-  server picks one scheme per game (an option, DAIDE default); the grammar in
-  :mod:`protocol.press_parse` works on mnemonics and never sees values.
+  server tells each connection's scheme from its press
+  (:func:`detect_numbering`, :func:`numbering_hint`) unless an option fixes
+  one; the grammar in :mod:`protocol.press_parse` works on mnemonics and
+  never sees values.
 """
 
 from __future__ import annotations
@@ -118,6 +120,44 @@ _OVERRIDES: Mapping[PressNumbering, Mapping[str, int]] = MappingProxyType(
 )
 
 
+#: The values FCT, FOR and FWD take in one camp or the other (0x4A06-0x4A08):
+#: a message holding none of them reads the same under both numberings.
+DISPUTED_VALUES: frozenset[int] = frozenset({0x4A06, 0x4A07, 0x4A08})
+
+#: The numberings a server can tell apart from a client's press: they differ
+#: in FCT/FOR/FWD, whose grammars differ (``FCT (arrangement)``, ``FOR (turn)
+#: (arrangement)``, ``FWD (powers) (power) (power)``), so a press message using
+#: one of them nearly always parses under one numbering only.  MILA differs in
+#: CCL/NAR, which take the same argument: no message tells it apart.
+DETECTABLE: tuple[PressNumbering, ...] = (PressNumbering.DAIDE, PressNumbering.PARLANCE)
+
+#: Words in a client's NME/OBS name or version that hint at Parlance numbering
+#: (Parlance's own bots and the Parang bots built on it).
+_PARLANCE_HINTS = ("parlance", "parang")
+
+
+def mentions_disputed(tokens: Iterable[int]) -> bool:
+    """Whether a message holds a value that FCT, FOR or FWD has in some numbering."""
+    return not DISPUTED_VALUES.isdisjoint(tokens)
+
+
+def numbering_hint(name: str, version: str) -> PressNumbering | None:
+    """The numbering a client's name and version suggest, if any - a hint only:
+    the client's press decides (`detect_numbering`)."""
+    text = f"{name} {version}".lower()
+    if any(word in text for word in _PARLANCE_HINTS):
+        return PressNumbering.PARLANCE
+    return None
+
+
+def detect_numbering(parses: Mapping[PressNumbering, bool]) -> PressNumbering | None:
+    """The numbering a message proves: the only one of `DETECTABLE` under which it
+    parses (``parses`` says, per numbering); None when it parses under both or
+    neither (it proves nothing)."""
+    fits = [n for n in DETECTABLE if parses.get(n)]
+    return fits[0] if len(fits) == 1 else None
+
+
 def press_token_overrides(numbering: PressNumbering) -> dict[int, str]:
     """The ``value -> mnemonic`` pairs in which ``numbering`` differs from ``tokens.tsv``.
 
@@ -156,12 +196,17 @@ def press_representation(
 
 
 __all__ = [
+    "DETECTABLE",
+    "DISPUTED_VALUES",
     "FREE_TEXT_LEVEL",
     "NESTED_MULTIPART_LEVEL",
     "PRESS_LEVELS",
     "TOKEN_LEVELS",
     "TRY_VOCABULARY",
     "PressNumbering",
+    "detect_numbering",
+    "mentions_disputed",
+    "numbering_hint",
     "press_representation",
     "press_token_overrides",
     "token_level",

@@ -10,7 +10,17 @@ nobody hears of an order or a phase before it is on disk).
 
 Nothing a peer sends can raise out of here: every fault becomes an EM, a
 PRN/HUH or a log line, and the connection is closed in ``finally`` whatever
-happens.  The limits of `server.limits` are enforced here, per connection:
+happens.  A peer that resets its connection (ECONNRESET: a client closing
+with unread data, or killed) is an ordinary disconnect, logged at info level
+with reason ``reset by peer``.
+
+When the server ends a connection (OFF at the end of a game or at shutdown,
+an EM, a limit) it closes in order: the writer sends what is queued, shuts
+down its sending side (TCP FIN, ``send_eof``), and the reader reads and
+discards until the peer closes too or ``CLOSE_DRAIN`` seconds pass; only
+then is the socket closed.  Closing at once with the peer's data unread
+would make the kernel send a reset, which loses what is still in flight
+towards the peer (the SMR, the OFF) and makes clients report a TCP error.  The limits of `server.limits` are enforced here, per connection:
 
 * admission (`ConnectionGate`): over the total or per-address count the
   socket is closed before a byte is read;
@@ -53,11 +63,12 @@ from protocol.frames import (
     RepresentationMessage,
     build_frame,
 )
-from protocol.messages import Message, Now, Off, Sub
+from protocol.messages import Message, Nme, Now, Obs, Off, Sub
 from protocol.parse import Role as Sender
+from protocol.press_tokens import mentions_disputed
 from server.durability import DurabilityLost
 from server.limits import FrameTracker, TokenBucket
-from server.press import wire_representation
+from server.press import NumberingDetector, packet_frames
 from server.session import Client, Close, Outgoing, Role
 from server.wire import Packet
 
@@ -73,6 +84,10 @@ READ_SIZE = 65536
 MESSAGES_PER_TURN = 16
 #: Most queued items one write takes (their frames go out in one ``send_all``).
 WRITE_BATCH = 64
+#: Seconds the server waits for the peer to close after shutting down its sending side.
+CLOSE_DRAIN = 2.0
+#: Close reason of a connection the peer reset (ECONNRESET).
+RESET = "reset by peer"
 
 
 def peer_name(stream: trio.abc.Stream) -> str:
@@ -110,14 +125,18 @@ async def handle_connection(stream: trio.abc.Stream, lobby: Lobby, peer: str | N
             try:
                 async with trio.open_nursery() as nursery:
                     client.cancel_scope = nursery.cancel_scope
-                    nursery.start_soon(_writer, stream, machine, receive_channel, client, lobby)
-                    await _Reader(stream, machine, client, lobby).run()
-            except trio.BrokenResourceError as exc:
-                client.close_reason = client.close_reason or f"socket error: {exc}"
-            except Exception:
-                # A bug must cost this connection only, never the server.
-                log.exception("connection_failed")
-                client.close_reason = "internal error"
+                    reader = _Reader(stream, machine, client, lobby)
+                    nursery.start_soon(_writer, stream, machine, receive_channel, client, lobby,
+                                       reader.peer_closed)
+                    await reader.run()
+            except Exception as exc:
+                if _socket_gone(exc):
+                    # The peer went away under a read or write: a disconnect, no fault.
+                    client.close_reason = client.close_reason or RESET
+                else:
+                    # A bug must cost this connection only, never the server.
+                    log.exception("connection_failed")
+                    client.close_reason = "internal error"
             finally:
                 client.closed = True
                 with trio.CancelScope(shield=True):
@@ -132,6 +151,14 @@ async def handle_connection(stream: trio.abc.Stream, lobby: Lobby, peer: str | N
 def _host(peer: str) -> str:
     host, _, _port = peer.rpartition(":")
     return host or peer
+
+
+def _socket_gone(exc: BaseException) -> bool:
+    """The exception (or every exception of a group) says the socket is gone."""
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_socket_gone(inner) for inner in exc.exceptions)
+    return isinstance(exc, (trio.BrokenResourceError, trio.ClosedResourceError,
+                            ConnectionError))
 
 
 class _Reader:
@@ -151,6 +178,9 @@ class _Reader:
         self.bucket = TokenBucket(settings.message_rate, settings.message_burst, now)
         self.oversize: str | None = None
         self.unyielded = 0
+        self.numbering = NumberingDetector(lobby.variant.rep, settings.game.press_numbering)
+        #: Set when the peer has closed (EOF) or reset: the writer's orderly close waits for it.
+        self.peer_closed = trio.Event()
 
     async def run(self) -> None:
         machine, client, lobby = self.machine, self.client, self.lobby
@@ -169,10 +199,14 @@ class _Reader:
                     rm = RepresentationMessage.for_representation(lobby.variant.rep)
                     client.send(machine.send(rm))
                     # The RM carries only powers and provinces; the disputed press
-                    # tokens follow the game's numbering camp (docs/protocol.md §6.7).
-                    machine.representation = wire_representation(
-                        machine.representation, lobby.settings.game.press_numbering)
+                    # tokens follow the connection's numbering (docs/protocol.md §6.7).
+                    machine.representation = self.numbering.representation
+                case MessageReceived() | MessageRejected() if not self.numbering.known \
+                        and mentions_disputed(event.tokens):
+                    await self._settle_numbering(event)
                 case MessageReceived(message, tokens):
+                    if isinstance(message, (Nme, Obs)):
+                        self._hint_numbering(message)
                     if lobby.turn_stats is not None and isinstance(message, Sub) \
                             and client.game is not None:
                         lobby.turn_stats.order_in(client.game.id, self.read_at)
@@ -183,32 +217,80 @@ class _Reader:
                         self.unyielded = 0
                         await trio.lowlevel.checkpoint()
                 case MessageRejected(tokens, error, reply):
-                    await self._throttle()
-                    log.info("message_rejected", reason=error.reason, tokens=len(tokens))
-                    if reply is not None:
-                        client.send(reply)
+                    await self._rejected(tokens, error.reason, reply)
                 case ConnectionClosed(reason, code, partial):
                     client.close_reason = client.close_reason or f"peer sent {reason}" + (
                         f" 0x{code:02X}" if code is not None else "") + (
                         " mid-frame" if partial else "")
+                    self.peer_closed.set()
                     client.abort(client.close_reason)
                     return
                 case ProtocolViolation(code, reason, data):
                     log.warning("protocol_violation", code=f"0x{int(code):02X}", reason=reason)
                     await self._close_with(data, f"protocol violation: {reason}")
                 case _:
+                    # This end sent its FM or EM: nothing more is read, only discarded.
+                    await self._drain()
                     return
+
+    async def _rejected(self, tokens: tuple[int, ...], reason: str,
+                        reply: Message | None) -> None:
+        await self._throttle()
+        log.info("message_rejected", reason=reason, tokens=len(tokens))
+        if reply is not None:
+            self.client.send(reply)
+
+    async def _settle_numbering(self, event: MessageReceived | MessageRejected) -> None:
+        """A message with a value FCT, FOR or FWD has in some numbering, while the
+        connection's numbering is open: maybe it proves one (`NumberingDetector`)."""
+        numbering, client = self.numbering, self.client
+        message = numbering.settle(event.tokens, self.machine.level)
+        if message is not None:
+            self.machine.representation = numbering.representation
+            client.press_numbering = numbering.numbering.value
+            log.info("press_numbering_detected", numbering=client.press_numbering,
+                     power=client.power)
+        elif isinstance(event, MessageReceived):
+            message = event.message
+        else:
+            await self._rejected(event.tokens, event.error.reason, event.reply)
+            return
+        await self._throttle()
+        await self.lobby.received(client, message, event.tokens)
+
+    def _hint_numbering(self, message: Nme | Obs) -> None:
+        """NME/OBS names and versions that suggest Parlance numbering (a hint only)."""
+        if self.numbering.hint(message.name or "", message.version or ""):
+            self.machine.representation = self.numbering.representation
+            log.info("press_numbering_hinted", numbering=self.numbering.numbering.value,
+                     client_version=message.version)
 
     async def _read(self) -> bytes:
         """One chunk (``b""`` at EOF) within the deadlines; a limit that expires closes."""
         while True:
             deadline, expired = self._deadline()
             if deadline == math.inf:         # a settled client between frames: no timer
-                return bytes(await self.stream.receive_some(READ_SIZE))
+                return await self._receive_some()
             with trio.move_on_at(deadline):
-                return bytes(await self.stream.receive_some(READ_SIZE))
+                return await self._receive_some()
             if self._expired(expired):
                 await self._on_timeout(expired)
+
+    async def _receive_some(self) -> bytes:
+        """One chunk; a reset connection reads as the end of the stream."""
+        try:
+            return bytes(await self.stream.receive_some(READ_SIZE))
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            self.client.close_reason = self.client.close_reason or RESET
+            return b""
+
+    async def _drain(self) -> None:
+        """After this end closed: read and discard until the peer closes (the
+        writer gives up after `CLOSE_DRAIN` seconds and cancels us)."""
+        while await self._receive_some():
+            pass
+        self.peer_closed.set()
+        await trio.sleep_forever()            # the writer finishes the close
 
     async def _receive(self) -> bool:
         """Read one chunk and feed it to the machine; False when reading is over."""
@@ -263,14 +345,14 @@ class _Reader:
             if self.machine.state is State.READY:
                 client.send(Off())
             client.finish("idle without joining a game", fm=self.machine.state is State.READY)
-            await trio.sleep_forever()        # the writer flushes, then cancels us
+            await self._drain()               # the writer flushes, then closes
 
     async def _close_with(self, em: bytes, reason: str) -> None:
         """Send an EM (already encoded) and close without FM (docs/protocol.md §4.5)."""
         self.client.close_reason = reason
         self.client.send(em)
         self.client.finish(reason, fm=False)
-        await trio.sleep_forever()            # the writer flushes the EM, then cancels us
+        await self._drain()                   # the writer flushes the EM, then closes
 
     async def _throttle(self) -> None:
         now = trio.current_time()
@@ -297,30 +379,50 @@ def _frame_of(machine: Machine, message: Message) -> bytes | None:
 
 async def _writer(stream: trio.abc.Stream, machine: Machine,
                   queue: trio.MemoryReceiveChannel[Outgoing], client: Client,
-                  lobby: Lobby) -> None:
+                  lobby: Lobby, peer_closed: trio.Event) -> None:
     """Write queued messages in batches of whole frames; a close marker ends the connection."""
     # One cancel scope for the writer's life, its deadline armed only while a
     # write is under way: entering a scope per write cost more than the write
     # itself with hundreds of clients (``make load``).
+    orderly = False
     with trio.CancelScope() as watchdog:
-        await _write_loop(stream, machine, queue, client, lobby, watchdog)
+        try:
+            orderly = await _write_loop(stream, machine, queue, client, lobby, watchdog)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            client.close_reason = client.close_reason or RESET
     if watchdog.cancelled_caught:
         log.warning("client_too_slow", power=client.power,
                     reason=f"no write completed in {lobby.settings.send_timeout} s")
         client.abort("socket blocked")
         return
+    if orderly:
+        await _close_orderly(stream, peer_closed)
     client.abort(client.close_reason or "closed")
+
+
+async def _close_orderly(stream: trio.abc.Stream, peer_closed: trio.Event) -> None:
+    """Everything is written: send FIN, then give the peer `CLOSE_DRAIN` seconds to
+    close its side (the reader discards what still arrives) before the socket closes."""
+    if isinstance(stream, trio.abc.HalfCloseableStream):
+        try:
+            with trio.move_on_after(CLOSE_DRAIN):
+                await stream.send_eof()
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            return                             # the peer is gone already
+    with trio.move_on_after(CLOSE_DRAIN):
+        await peer_closed.wait()
 
 
 async def _write_loop(stream: trio.abc.Stream, machine: Machine,
                       queue: trio.MemoryReceiveChannel[Outgoing], client: Client,
-                      lobby: Lobby, watchdog: trio.CancelScope) -> None:
+                      lobby: Lobby, watchdog: trio.CancelScope) -> bool:
+    """Write until the queue ends; True when a close marker ended it (an orderly close)."""
     send_timeout = lobby.settings.send_timeout
     while True:
         try:
             items = [await queue.receive()]
         except trio.EndOfChannel:
-            return
+            return False
         while len(items) < WRITE_BATCH:
             try:
                 items.append(queue.receive_nowait())
@@ -332,7 +434,7 @@ async def _write_loop(stream: trio.abc.Stream, machine: Machine,
                 await lobby.durability.wait()
             except DurabilityLost as exc:
                 client.abort(f"storage failed: {exc}")
-                return
+                return False
             watchdog.deadline = trio.current_time() + send_timeout
             await stream.send_all(b"".join(chunks))
             watchdog.deadline = math.inf
@@ -340,7 +442,7 @@ async def _write_loop(stream: trio.abc.Stream, machine: Machine,
                     and client.role is Role.PLAYER:
                 _note_now_out(lobby, client, items)
         if done:
-            return
+            return True
 
 
 def _frames(machine: Machine, items: list[Outgoing]) -> tuple[list[bytes], bool]:
@@ -352,7 +454,7 @@ def _frames(machine: Machine, items: list[Outgoing]) -> tuple[list[bytes], bool]
                 log.info("message_before_rm_dropped", kind=item.command)
                 continue
             try:
-                chunks.append(item.for_rep(machine.representation))
+                chunks.append(packet_frames(item, machine.representation))
             except ProtocolError as exc:
                 log.error("unsendable_message", kind=item.command, error=str(exc))
             continue

@@ -108,7 +108,7 @@ class Game:
     def __init__(self, handle: GameHandle, inbox: trio.MemoryReceiveChannel[Event],
                  store: Store, variant: Variant, settings: GameSettings, *,
                  passcode_taken: Callable[[str, int], bool] = lambda p, c: False,
-                 disorder_grace: float = 60.0,
+                 disorder_grace: float = 60.0, linger: float = 0.0,
                  record: GameRecord | None = None) -> None:
         self.handle = handle
         self.inbox = inbox
@@ -118,6 +118,8 @@ class Game:
         self.rules = HouseRules.from_settings(settings)
         self.passcode_taken = passcode_taken
         self.disorder_grace = disorder_grace
+        self.linger = linger
+        self.linger_until: float | None = None            # set once the game is over
         self.away_since: dict[str, float] = {}           # power in civil disorder -> since
         self.log = log.bind(game=handle.id)
         self.engine = variant.start(DEFAULT.with_aoa(settings.aoa))
@@ -154,17 +156,45 @@ class Game:
         """Serve events until the game is finished or the actor is cancelled."""
         if self.running:
             self._start_phase(announce=False)
+        reason = "game over"
         try:
             while self.handle.status != "finished":
                 with trio.move_on_at(self._wakeup()) as self._waiting:
                     event = await self.inbox.receive()
                     self._guarded(self._handle, event)
                 self._guarded(self._tick)
+            await self._linger()
         except trio.EndOfChannel:
-            pass
+            reason = "server shutdown"
         finally:
             if self.handle.status != "finished":
                 self._shutdown()
+            else:
+                self._dismiss(reason)
+
+    async def _linger(self) -> None:
+        """After the SMR: the clients may still talk for ``linger`` seconds.
+
+        Requests are answered (HST, ORD, SCO, NOW, SMR...) and ADM relayed -
+        a bot saying goodbye, or one fetching the last results, must not meet
+        a closed socket.  The wait ends early when every client has left.
+        """
+        if self.linger <= 0:
+            return
+        self.linger_until = trio.current_time() + self.linger
+        while self._all_clients():
+            with trio.move_on_at(self._wakeup()) as self._waiting:
+                event = await self.inbox.receive()
+                self._guarded(self._handle, event)
+            if self._waiting.cancelled_caught and trio.current_time() >= self.linger_until:
+                return
+
+    def _dismiss(self, reason: str) -> None:
+        """The end of a finished game: OFF, then an orderly close (FM), for every
+        client still here (docs/protocol.md §4.4, §19.8: bots wait for the OFF)."""
+        for client in self._all_clients():
+            client.send(Off())
+            client.finish(reason)
 
     def deliver(self, event: Event) -> bool:
         """Handle ``event`` now, in the caller's task, if the actor is idle; else False.
@@ -183,8 +213,8 @@ class Game:
             return False
         self._guarded(self._handle, event)
         self._guarded(self._tick)
-        if self.handle.status == "finished":
-            waiting.cancel()
+        if self.handle.status == "finished" and self.linger_until is None:
+            waiting.cancel()            # the game just ended: the actor moves on to linger
         else:
             waiting.deadline = self._wakeup()
         return True
@@ -198,6 +228,9 @@ class Game:
                                trigger=type(args[0]).__name__ if args else None)
 
     def _wakeup(self) -> float:
+        if self.linger_until is not None:
+            # Lingering after the end: until its time is up, or now if nobody is left.
+            return self.linger_until if self._all_clients() else -math.inf
         if not self.running:
             return math.inf
         if self._due():
@@ -298,10 +331,19 @@ class Game:
     def _on_observe(self, client: Client, message: Message) -> None:
         client.role = Role.WATCHING
         client.game, client.level = self.handle, self.settings.level
+        # Parlance's OBS ('name') ('version') names the observer (docs/protocol.md §8.1).
+        client.name = getattr(message, "name", None) or ""
+        client.version = getattr(message, "version", None) or ""
         self.observers.append(client)
         client.send(Yes(message))
         client.send(Map(self.variant.name))
-        self.log.info("observing", conn=client.id)
+        self.log.info("observing", conn=client.id,
+                      **({"client_name": client.name, "client_version": client.version}
+                         if client.name else {}))
+
+    def observer_names(self) -> list[str]:
+        """The observers of the game, by the names they gave (``'?'`` for a bare OBS)."""
+        return [c.name or "?" for c in self.observers]
 
     def map_answer(self, client: Client, accepted: bool) -> None:
         """YES (MAP 'x') / REJ (MAP 'x') from a joining or watching client (docs/protocol.md §5)."""
@@ -620,8 +662,9 @@ class Game:
             entries.append(SmrEntry(power, seat.client_name if seat else " ",
                                     seat.client_version if seat else " ",
                                     counts.get(power, 0), gone.get(power)))
-        season, year = ending.turn
-        return Smr(Turn(season, year), tuple(entries))
+        # The turn the game reached - that of the final NOW, as Parlance names
+        # it - not the phase whose processing ended it (docs/protocol.md §8.10).
+        return Smr(engine.turn, tuple(entries))
 
     def declare_draw(self, powers: frozenset[str]) -> None:
         """Every survivor voted for the same draw (docs/protocol.md §8.10)."""
@@ -638,10 +681,11 @@ class Game:
                       turn=f"{ending.turn[0]} {ending.turn[1]}")
         for message in messages:
             self._broadcast(message)
-        # docs/protocol.md §19.8: bots stay connected after SMR until they get OFF.
-        for client in self._all_clients():
+        # Clients that joined no seat (still forming a game that is over) go now.
+        for client in self.joining + self.accepted:
             client.send(Off())
             client.finish("game over")
+        # The players and observers get OFF after the linger (`run`).
 
     # --- helpers -----------------------------------------------------------------------------
 

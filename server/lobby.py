@@ -116,7 +116,8 @@ class Lobby:
         handle = GameHandle(game_id, len(self.variant.powers), send)
         game = Game(handle, receive, self.store, self.variant, settings,
                     passcode_taken=self._passcode_taken,
-                    disorder_grace=self.settings.disorder_grace, record=record)
+                    disorder_grace=self.settings.disorder_grace, linger=self.settings.linger,
+                    record=record)
         self.games[game_id] = handle
         self.no_games = trio.Event()
         self.nursery.start_soon(self._run_game, game, name=f"game-{game_id}")

@@ -54,14 +54,24 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from protocol.errors import GrammarError
-from protocol.messages import Ccd, Frm, Huh, Out, Rej, Snd, Yes
+from protocol.errors import BracketError, GrammarError
+from protocol.messages import Ccd, Frm, Huh, Message, Out, Rej, Snd, Yes
 from protocol.orders import Turn
+from protocol.parse import Role as Sender
+from protocol.parse import parse_message
 from protocol.press import ReceivedPress, SendPress, parse_send, powers_named
-from protocol.press_tokens import PressNumbering, press_representation
+from protocol.press_tokens import (
+    DETECTABLE,
+    PressNumbering,
+    detect_numbering,
+    numbering_hint,
+    press_representation,
+)
 from protocol.text import render_text
 from protocol.tokens import Representation
 from server.session import Client, Role
+from server.settings import AUTO_NUMBERING
+from server.wire import Packet
 
 if TYPE_CHECKING:
     from server.game import Game
@@ -230,8 +240,100 @@ def wire_representation(rep: Representation, numbering: str) -> Representation:
 
     One shared object per (map, numbering): `server.wire` packets encoded by a
     game are written unchanged to every connection whose representation *is* it.
+    ``auto`` (detection per connection) starts from, and broadcasts in, DAIDE's.
     """
+    if numbering == AUTO_NUMBERING:
+        numbering = PressNumbering.DAIDE.value
     return press_representation(rep, PressNumbering(numbering))
+
+
+class NumberingDetector:
+    """One connection's press numbering (docs/protocol.md §6.7): FCT/FOR/FWD at
+    0x4A06/07/08 (DAIDE: the DN client, the Rose DLL, MILA) or at 0x4A07/08/06
+    (Parlance, Bylund's Java library).
+
+    With the server's ``--press-numbering`` set to a numbering, that one is
+    the connection's for good.  With ``auto`` (the default) the connection
+    starts in DAIDE numbering - or Parlance's when its NME/OBS names Parlance
+    or Parang (`hint`: a guess, never the rule) - and the first press message
+    that parses under only one of the two numberings decides (`settle`): the
+    connection speaks that one from then on.  A message that parses under
+    both, or neither, decides nothing and is read in the current numbering.
+
+    Relaying needs no translation step of its own: the server keeps every
+    message as mnemonics and encodes it for each recipient in the
+    recipient's numbering (its connection's `representation`).
+    """
+
+    def __init__(self, rep: Representation, setting: str) -> None:
+        self.map_rep = rep
+        self.fixed = setting != AUTO_NUMBERING
+        self.numbering = PressNumbering(wire_numbering(setting))
+        #: Decided for good: fixed by the option, or proved by a press message.
+        self.known = self.fixed
+
+    @property
+    def representation(self) -> Representation:
+        """What the connection speaks now."""
+        return wire_representation(self.map_rep, self.numbering.value)
+
+    def hint(self, name: str, version: str) -> bool:
+        """Take the client's name/version as a hint while nothing is known; True if it moved."""
+        guess = numbering_hint(name, version)
+        if self.known or guess is None or guess is self.numbering:
+            return False
+        self.numbering = guess
+        return True
+
+    def settle(self, tokens: tuple[int, ...], level: int | None) -> Message | None:
+        """A client message holding a disputed value, while the numbering is open:
+        the message as read under the numbering it proves (now this connection's
+        for good), or None when it proves nothing."""
+        readings: dict[PressNumbering, Message] = {}
+        for numbering in DETECTABLE:
+            try:
+                readings[numbering] = parse_message(
+                    tokens, wire_representation(self.map_rep, numbering.value),
+                    sender=Sender.CLIENT, level=level)
+            except (BracketError, GrammarError):
+                continue
+        found = detect_numbering({n: n in readings for n in DETECTABLE})
+        if found is None:
+            return None
+        self.numbering, self.known = found, True
+        return readings[found]
+
+
+def wire_numbering(setting: str) -> str:
+    """The numbering a connection starts in under the server's setting."""
+    return PressNumbering.DAIDE.value if setting == AUTO_NUMBERING else setting
+
+
+@functools.cache
+def _moved_values(old: Representation, new: Representation) -> frozenset[bytes] | None:
+    """The token values (as wire bytes) whose meaning differs between two
+    representations of one map, or None when they are not one map's."""
+    if old.entries != new.entries:
+        return None
+    moved = {value for value, word in old.names.items() if new.names.get(value) != word}
+    moved |= {value for value, word in new.names.items() if old.names.get(value) != word}
+    return frozenset(value.to_bytes(2, "big") for value in moved)
+
+
+def packet_frames(item: Packet, rep: Representation) -> bytes:
+    """A broadcast packet's frames for a connection speaking ``rep``.
+
+    The game encodes broadcasts once, in its own numbering; a connection in
+    another numbering gets them re-encoded - which is needed only when they
+    hold a press token, and broadcasts (ORD, SCO, NOW, TME, CCD...) never do.
+    A packet whose bytes hold no moved value anywhere goes out as it is.
+    """
+    if item.rep is rep:
+        return item.frames
+    moved = _moved_values(item.rep, rep)
+    if moved is not None and not any(value in item.frames for value in moved):
+        return item.frames
+    return item.for_rep(rep)
 
 
 class PressRelay:
@@ -309,6 +411,7 @@ __all__ = [
     "Deliver",
     "Eliminated",
     "InDisorder",
+    "NumberingDetector",
     "PressLimits",
     "PressRelay",
     "RateLimiter",
@@ -316,5 +419,6 @@ __all__ = [
     "Situation",
     "Verdict",
     "judge",
+    "packet_frames",
     "wire_representation",
 ]

@@ -81,6 +81,7 @@ class Client:
     iam_failures: int = 0
     map_accepted: bool = False        # sent YES (MAP) while joining: waits for the start
     level: int | None = None          # press level its messages are parsed at (its game's)
+    press_numbering: str = ""         # FCT/FOR/FWD numbering its press proved (server.press)
     closed: bool = False
     close_reason: str = ""
     cancel_scope: trio.CancelScope | None = None

@@ -32,6 +32,14 @@ DPTG_MAX_YEAR = 1935
 UNCHANGED_STOP_YEARS = 3
 
 
+#: ``press_numbering``: detect each connection's numbering of FCT/FOR/FWD.
+AUTO_NUMBERING = "auto"
+#: The values ``press_numbering`` may take (`GameSettings`).
+PRESS_NUMBERINGS = (AUTO_NUMBERING, "daide", "parlance", "mila")
+#: Seconds connections stay open after a game ends, by default of ``daide serve --linger``.
+DEFAULT_LINGER = 30.0
+
+
 class SettingsError(ValueError):
     """A setting out of range; the message names the setting."""
 
@@ -70,12 +78,16 @@ class GameSettings:
     max_year: int | None = None
     stop_unchanged: bool = False
     #: Wire values of the five disputed press tokens (docs/protocol.md §6.7):
-    #: ``daide`` (tokens.tsv), ``parlance`` or ``mila`` - `protocol.press_tokens.PressNumbering`.
-    press_numbering: str = "daide"
+    #: ``auto`` (each connection's numbering is told from its press and
+    #: translated when relayed, `server.press.NumberingDetector`), or one fixed
+    #: for every connection: ``daide`` (tokens.tsv), ``parlance`` or ``mila`` -
+    #: `protocol.press_tokens.PressNumbering`.
+    press_numbering: str = AUTO_NUMBERING
 
     def __post_init__(self) -> None:
-        if self.press_numbering not in ("daide", "parlance", "mila"):
-            raise SettingsError(f"press numbering {self.press_numbering!r}: daide, parlance or mila")
+        if self.press_numbering not in PRESS_NUMBERINGS:
+            raise SettingsError(f"press numbering {self.press_numbering!r}:"
+                                f" {', '.join(PRESS_NUMBERINGS[:-1])} or {PRESS_NUMBERINGS[-1]}")
         if self.level not in VALID_LEVELS:
             raise SettingsError(f"level {self.level} is not a DAIDE press level (0, 10 ... 130, 8000)")
         for name in ("mtl", "rtl", "btl", "ptl"):
@@ -169,6 +181,12 @@ class ServerSettings:
     disk's slowest fsyncs; ``"commit"``: the same with one fsync per
     transaction;
     ``turn_stats`` measures turn latencies (`server.turnstats`, for `load/`).
+    ``linger`` is how long, after a game's SMR, its connections stay open:
+    requests (HST, ORD, SCO, NOW, SMR...) are still answered and ADM still
+    relayed; then every client gets OFF and an orderly close.  ``daide
+    serve`` lingers ``DEFAULT_LINGER`` seconds; the default here, 0, sends OFF
+    right after the SMR, for embedded servers (the demo, the tournament
+    runner, the tests) whose own bots leave at the SMR anyway.
     """
 
     host: str = "127.0.0.1"
@@ -196,8 +214,11 @@ class ServerSettings:
     #: Port of the web side (pages, JSON API, DAIDE over WebSocket: `server.http`);
     #: None = off, 0 = any free port.
     http_port: int | None = None
+    linger: float = 0.0
 
     def __post_init__(self) -> None:
+        if not 0 <= self.linger <= 3600:
+            raise SettingsError(f"linger must be 0..3600 seconds, not {self.linger}")
         if self.durability not in DURABILITY:
             raise SettingsError(f"durability must be one of {', '.join(DURABILITY)},"
                                 f" not {self.durability!r}")

@@ -2,8 +2,10 @@
 
 Parlance-based bots put FCT at 0x4A07, where the DAIDE table has FOR. In a
 game served with ``--press-numbering parlance`` such a bot's FCT must be
-understood and relayed with the same value; in a default game the same bytes
-mean FOR and the message is a grammar error (FOR needs a turn).
+understood and relayed with the same value; in a game forced to
+``--press-numbering daide`` the same bytes mean FOR and the message is a
+grammar error (FOR needs a turn).  The default, detection per connection,
+is tested in tests/test_interop_numbering.py.
 """
 
 from __future__ import annotations
@@ -42,7 +44,9 @@ async def test_parlance_numbering_is_spoken_by_the_games_connections(
 
 async def test_the_same_bytes_are_a_grammar_error_in_a_daide_numbered_game(
         nursery: trio.Nursery, tmp_path: Path) -> None:
-    _server, _port, clients = await level_game(nursery, tmp_path / "g.db", level=10)
+    # The override turns detection off: every connection speaks DAIDE numbering.
+    _server, _port, clients = await level_game(nursery, tmp_path / "g.db", level=10,
+                                               press_numbering="daide")
     await clients["ENG"].send_raw(parlance_frame(FACT))
     answer = await clients["ENG"].receive()
     assert answer.startswith("HUH ( SND ( FRA ) ( ") and "ERR" in answer

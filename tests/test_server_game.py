@@ -149,9 +149,10 @@ async def test_solo_in_a_resumed_game(nursery: trio.Nursery, tmp_path: Path,
     seen = await fra.receive_until("SMR")
     assert seen[-4].startswith("SCO ( AUS BUD TRI ) ( FRA BEL BER BRE DEN EDI HOL KIE LON")
     assert seen[-3] == "SLO ( FRA )"
-    assert seen[-2].startswith("NOW ( SPR 1906 )") or seen[-2].startswith("NOW ( WIN 1905 )")
+    assert seen[-2].startswith("NOW ( WIN 1905 )")
+    # The SMR names the turn the game reached - the final NOW's (docs/protocol.md §8.10).
     assert seen[-1] == (
-        "SMR ( FAL 1905 ) ( AUS ( 'AUS-bot' ) ( '2.0' ) 2 ) ( ENG ( 'ENG-bot' ) ( '2.0' ) 0 1904 )"
+        "SMR ( WIN 1905 ) ( AUS ( 'AUS-bot' ) ( '2.0' ) 2 ) ( ENG ( 'ENG-bot' ) ( '2.0' ) 0 1904 )"
         " ( FRA ( 'FRA-bot' ) ( '2.0' ) 18 ) ( GER ( 'GER-bot' ) ( '2.0' ) 0 1904 )"
         " ( ITA ( 'ITA-bot' ) ( '2.0' ) 3 ) ( RUS ( 'RUS-bot' ) ( '2.0' ) 5 )"
         " ( TUR ( 'TUR-bot' ) ( '2.0' ) 4 )")
@@ -172,7 +173,7 @@ async def test_house_rule_max_year_ends_after_the_years_last_autumn_phase(
     assert log[end - 1] == "ORD ( AUT 1901 ) ( ( TUR AMY BUL ) RTO CON ) ( SUC )"
     assert log[end + 1].startswith("NOW ( WIN 1901 )")
     assert log[end + 2:end + 4] == ["DRW", (
-        "SMR ( AUT 1901 ) ( AUS ( 'AUS:bot' ) ( '1.0' ) 5 ) ( ENG ( 'ENG:bot' ) ( '1.0' ) 4 )"
+        "SMR ( WIN 1901 ) ( AUS ( 'AUS:bot' ) ( '1.0' ) 5 ) ( ENG ( 'ENG:bot' ) ( '1.0' ) 4 )"
         " ( FRA ( 'FRA:bot' ) ( '1.0' ) 6 ) ( GER ( 'GER:bot' ) ( '1.0' ) 5 )"
         " ( ITA ( 'ITA:bot' ) ( '1.0' ) 4 ) ( RUS ( 'RUS:bot' ) ( '1.0' ) 6 )"
         " ( TUR ( 'TUR:bot' ) ( '1.0' ) 3 )")]

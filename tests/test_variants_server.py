@@ -127,7 +127,10 @@ def check_game(game: dict[str, Any], variant: str, max_year: int) -> None:
     # The game ran to its last year and ended in a draw of the survivors, then SMR and OFF.
     assert seen[-3:-1][0] == "DRW"
     smr = seen[-2]
-    assert smr.startswith((f"SMR ( FAL {max_year} )", f"SMR ( AUT {max_year} )"))
+    # The SMR names the turn the game reached: that of the final NOW (docs/protocol.md §8.10).
+    final_now = next(m for m in reversed(seen) if m.startswith("NOW"))
+    assert final_now.startswith((f"NOW ( WIN {max_year} )", f"NOW ( SPR {max_year + 1} )"))
+    assert smr.startswith(f"SMR {final_now[len('NOW '):final_now.index(')') + 1]}")
     assert all(f"( {p} (" in smr for p in powers)
     assert seen[-1] == "OFF"
     assert sum(1 for m in seen if m.startswith("ORD")) > 3 * len(powers)
