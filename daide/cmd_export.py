@@ -18,6 +18,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="directory for game-GAME.daide and game-GAME.json (default .)")
     parser.add_argument("--stdout", choices=("text", "json"),
                         help="print one form to standard output instead of writing files")
+    parser.add_argument("--html", action="store_true",
+                        help="write DIR/game-GAME.html instead: a self-contained replay (every "
+                             "phase drawn with its orders and results, a centre chart)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -28,12 +31,16 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.db.exists():
         raise CommandError(f"no database at {args.db}")
+    if args.html and args.stdout:
+        raise CommandError("--html writes a file: leave --stdout out")
     if not args.stdout:
         writable_dir(args.out)      # before the work, not after it
     try:
         store = Store.open_readonly(args.db)
     except Exception as exc:  # sqlite3.DatabaseError and friends: not a server database
         raise CommandError(f"cannot open {args.db}: {exc}") from exc
+    if args.html:
+        return _write_html(store, args)
     try:
         text, data = export_game(store, args.game)
     except StoreError as exc:
@@ -48,4 +55,24 @@ def run(args: argparse.Namespace) -> int:
     text_path.write_text(text, encoding="utf-8")
     json_path.write_text(data, encoding="utf-8")
     print(f"wrote {text_path} and {json_path}")
+    return 0
+
+
+def _write_html(store: object, args: argparse.Namespace) -> int:
+    """The replay page (render.replay), written as DIR/game-GAME.html."""
+    from daide.cli import CommandError
+    from maps import MapError
+    from render import RenderError
+    from render.replay import game_replay
+    from server.store import StoreError
+
+    try:
+        page = game_replay(store, args.game)
+    except (StoreError, MapError, RenderError) as exc:
+        raise CommandError(str(exc)) from exc
+    finally:
+        store.close()  # type: ignore[attr-defined]
+    path = args.out / f"game-{args.game}.html"
+    path.write_text(page, encoding="utf-8")
+    print(f"wrote {path}")
     return 0
