@@ -12,7 +12,10 @@ be made again at any time, with any scoring system) and writes:
 * ``bots.csv`` - one row per bot and system: mean and interval;
 * ``scores.svg`` - the ranking as bars with error bars;
 * ``centres-game-N.svg`` - centre counts over time for a sample game (the
-  first solo if there is one, else the game whose leader ended highest).
+  first solo if there is one, else the game whose leader ended highest);
+* ``replays/game-S.html`` - the replay of every game whose server record is
+  in the database (S: the server's game number, as `daide export S --html`
+  names it), linked from the table of games.
 """
 
 from __future__ import annotations
@@ -150,12 +153,49 @@ def write_report(config: TournamentConfig, store: TournamentStore, tid: int) -> 
     bots_csv = out / "bots.csv"
     bots_csv.write_text(_bots_csv(games, bots, config.seed), encoding="utf-8")
 
+    replays = write_replays(config.db_path, stored, out / "replays")
     text = "\n".join(_markdown(config, stored, games, ranking, pairs, failures, system,
-                               sample, sample_svg, scores_svg)) + "\n"
+                               sample, sample_svg, scores_svg, replays)) + "\n"
     markdown = out / "report.md"
     markdown.write_text(text, encoding="utf-8")
     return ReportFiles(markdown, games_csv, bots_csv, scores_svg, sample_svg, tuple(ranking),
                        len(games), text)
+
+
+def write_replays(db: Path, stored: Sequence[StoredGame], folder: Path) -> dict[int, str]:
+    """Write the replay of every game the server's records in ``db`` hold.
+
+    Returns tournament game number -> link relative to the report.  A game
+    without a server record (an external server whose database is not
+    ``db``) simply gets no replay.
+    """
+    from maps import MapError
+    from render import RenderError
+    from render.replay import game_replay
+    from server.store import Store, StoreError
+
+    wanted = [g for g in stored if g.server_game_id is not None]
+    if not wanted or not db.exists():
+        return {}
+    links: dict[int, str] = {}
+    try:
+        store = Store.open_readonly(db)
+    except Exception:  # not a server database (a tournament-only --db): no replays
+        return {}
+    try:
+        for game in wanted:
+            sid = game.server_game_id
+            assert sid is not None
+            try:
+                page = game_replay(store, sid)
+            except (StoreError, MapError, RenderError):
+                continue
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"game-{sid}.html").write_text(page, encoding="utf-8")
+            links[game.number] = f"{folder.name}/game-{sid}.html"
+    finally:
+        store.close()
+    return links
 
 
 def _games_csv(stored: Sequence[StoredGame], games: Sequence[ScoredGame]) -> str:
@@ -191,7 +231,7 @@ def _markdown(config: TournamentConfig, stored: Sequence[StoredGame],
               games: Sequence[ScoredGame], ranking: Sequence[BotSummary],
               pairs: Sequence[HeadToHead], failures: Sequence[tuple[int, Failure]],
               system: ScoringSystem, sample: StoredGame | None, sample_svg: Path | None,
-              scores_svg: Path) -> list[str]:
+              scores_svg: Path, replays: dict[int, str] | None = None) -> list[str]:
     bots = [b.name for b in config.bots]
     powers = list(config.powers)
     finished = [g for g in stored if g.status == "finished"]
@@ -266,12 +306,15 @@ def _markdown(config: TournamentConfig, stored: Sequence[StoredGame],
 
     lines += ["", "## Games", ""]
     lines += _table(
-        ["game", "seed", "status", "ending", "end", "centres (power bot count)", "server game"],
+        ["game", "seed", "status", "ending", "end", "centres (power bot count)", "server game",
+         "replay"],
         [[g.number, g.seed, g.status, g.ending or "-", g.end_turn or "-",
           " ".join(f"{s.power}:{s.bot}:{s.centres}" + ("*" if g.winner == s.power else "")
                    for s in g.seats) if g.status == "finished" else (g.note or "-"),
-          g.server_game_id if g.server_game_id is not None else "-"] for g in stored],
-        ["--:", "--:", "---", "---", "---", "---", "--:"])
+          g.server_game_id if g.server_game_id is not None else "-",
+          f"[replay]({replays[g.number]})" if g.number in (replays or {}) else "-"]
+         for g in stored],
+        ["--:", "--:", "---", "---", "---", "---", "--:", "---"])
     lines += ["", "`*` marks the solo winner."]
 
     lines += ["", "## Bot failures", ""]
