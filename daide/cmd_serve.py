@@ -50,8 +50,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        ("npr", "no press during retreats"),
                        ("npb", "no press during builds")):
         parser.add_argument(f"--{flag}", action="store_true", help=text)
-    parser.add_argument("--press-numbering", choices=("daide", "parlance", "mila"), default="daide",
-                        help="wire values of FCT/FOR/FWD/CCL/NAR (docs/protocol.md §6.7; default daide)")
+    parser.add_argument("--press-numbering", choices=("auto", "daide", "parlance", "mila"),
+                        default="auto",
+                        help="wire values of FCT/FOR/FWD/CCL/NAR (docs/protocol.md §6.7): auto (the "
+                             "default) tells each client's numbering from its press and translates "
+                             "when relaying; the others fix one for every client (docs/press.md)")
+    parser.add_argument("--linger", type=float, default=None, metavar="S",
+                        help="seconds connections stay open after a game's SMR - requests still "
+                             "answered, ADM still relayed - before OFF and close (default 30)")
     parser.add_argument("--db", type=Path, default=Path("daide-server.db"),
                         help="SQLite database (default ./daide-server.db)")
     parser.add_argument("--durability", choices=("os", "disk", "commit"), default="os",
@@ -82,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     from server.engine import VariantError, load_variant
     from server.lock import DatabaseLockError
     from server.logconfig import configure_logging
-    from server.settings import GameSettings, ServerSettings, SettingsError
+    from server.settings import DEFAULT_LINGER, GameSettings, ServerSettings, SettingsError
     from server.store import StoreError
 
     try:
@@ -95,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
                   if getattr(args, name) is not None}
         settings = ServerSettings(host=args.host, port=args.port, db_path=args.db, game=game,
                                   durability=args.durability, http_port=args.http_port,
+                                  linger=DEFAULT_LINGER if args.linger is None else args.linger,
                                   **chosen)
         load_variant(game.variant)
     except (SettingsError, VariantError) as exc:

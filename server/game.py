@@ -445,7 +445,8 @@ class Game:
         self.handle.passcodes = {p: s.passcode for p, s in self.seats.items()}
         self.history = History([Phase("", None, sco_e.packet, now_e.packet)])
         self.year_tables = [(self.engine.turn.year - 1, owners(sco))]
-        self.log.info("game_started", powers={p: s.client_name for p, s in self.seats.items()})
+        self.log.info("game_started", powers={p: s.client_name for p, s in self.seats.items()},
+                      observers=self.observer_names())
         for power, player in self.players.items():
             assert player is not None
             player.send(self.hlo(power))
@@ -678,7 +679,8 @@ class Game:
         self.handle.status = "finished"
         self.end_messages = tuple(messages)
         self.log.info("game_over", result=ending.kind, powers=sorted(ending.powers),
-                      turn=f"{ending.turn[0]} {ending.turn[1]}")
+                      turn=f"{ending.turn[0]} {ending.turn[1]}", observers=self.observer_names(),
+                      linger=self.linger)
         for message in messages:
             self._broadcast(message)
         # Clients that joined no seat (still forming a game that is over) go now.

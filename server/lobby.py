@@ -292,9 +292,13 @@ class Lobby:
             log.warning("iam_refused", power=message.power, reason="address blocked")
             client.send(Rej(message))
             return
-        ended = self._finished.get((message.power, message.passcode))
+        key = (message.power, message.passcode)
+        # A game that is over may still linger (its actor runs): it counts as ended.
+        ended = self._finished.get(key) or next(
+            (h.id for h in self.games.values()
+             if h.status == "finished" and h.passcodes.get(message.power) == message.passcode), None)
         if ended is not None and not any(h.passcodes.get(message.power) == message.passcode
-                                         for h in self.games.values()):
+                                         for h in self.games.values() if h.status != "finished"):
             # A player of a game that is over, coming back: a right passcode, no guess.
             log.info("iam_refused", power=message.power, reason=f"game {ended} is over")
             client.send(Rej(message))

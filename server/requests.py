@@ -104,7 +104,9 @@ def answer(game: Game, client: Client, message: Message, tokens: tuple[int, ...]
         case Not(Gof()):
             _not_gof(game, client, message)
         case OrdRequest():
-            results = game.history.last_results() if game.running else []
+            # Also after the end, while the game lingers (`server.game.Game._linger`).
+            over = game.handle.status == "finished"
+            results = game.history.last_results() if game.running or over else []
             if not results:
                 client.send(Rej(message))
             for result in results:

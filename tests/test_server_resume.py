@@ -34,7 +34,9 @@ class ServerProcess:
     @classmethod
     async def start(cls, nursery: trio.Nursery, db: Path) -> ServerProcess:
         process = await trio.lowlevel.open_process(
-            [sys.executable, "-m", "daide", "serve", "--port", "0", "--db", str(db), "--log-json"],
+            # --linger 0: OFF right after the SMR, as the in-process reference server does.
+            [sys.executable, "-m", "daide", "serve", "--port", "0", "--db", str(db), "--log-json",
+             "--linger", "0"],
             cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         assert process.stderr is not None
         buffer = b""
