@@ -29,8 +29,10 @@ install: $(STAMP) $(NATIVE)
 demo: $(NATIVE)
 	$(BIN)/daide demo
 
+# `make serve ARGS="--port 16714 --db games.db"`: ARGS go to `daide serve` as they are.
+ARGS ?=
 serve: $(NATIVE)
-	$(BIN)/daide serve
+	$(BIN)/daide serve $(ARGS)
 
 test: $(NATIVE)
 	$(BIN)/python -m pytest -q

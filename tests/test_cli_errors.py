@@ -8,8 +8,10 @@ that no traceback was printed, and the one line that says what is wrong
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import socket
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -54,6 +56,21 @@ def test_an_unknown_option_shows_the_usage_of_the_subcommand() -> None:
     assert "Traceback" not in done.stderr
     assert done.stderr.startswith("usage: daide serve ")
     assert done.stderr.rstrip().endswith("daide serve: error: unrecognized arguments: --prot 1")
+
+
+def test_make_serve_passes_args_to_daide_serve(tmp_path: Path) -> None:
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("environment: no `make` program")
+    repo = Path(__file__).resolve().parents[1]
+    # -o: take the compiled adjudicator as it is (never build it from a test);
+    # an unknown variant makes the real server stop at once, naming what it got.
+    done = subprocess.run([make, "-s", "-o", ".venv/.native", "serve",
+                           f"ARGS=--variant atlantis --db {tmp_path / 'x.db'}"],
+                          cwd=repo, capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr
+    assert "daide serve: error: unknown variant 'atlantis'" in done.stderr
 
 
 # --- input that is not what a command reads -----------------------------------------
