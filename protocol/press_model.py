@@ -133,7 +133,7 @@ class Solo(Arrangement):
 
 @dataclass(frozen=True, slots=True)
 class Not(Arrangement):
-    """``NOT (arrangement)`` - the opposite (level 10; no double negatives)."""
+    """``NOT (arrangement)`` - the opposite (level 10; a double negative is advised against, still accepted)."""
 
     arrangement: Arrangement
 

@@ -28,9 +28,14 @@ The level rules enforced beyond "each word has a level" (docs/protocol.md §16.3
 * level 90: no FOR inside the arrangement of a FOR, except inside a press
   message embedded in it (SND at level 120) - DN doc, Level 90;
 * IDK (PRP|INS|SUG ...) needs 130 although IDK is a level-60 word: the
-  inner word is the offending token;
-* no double negative: ``NOT (NOT (...))`` - the inner NOT is the offending
-  token (docs/protocol.md §16.2).
+  inner word is the offending token.
+
+What the syntax document only advises against is accepted, as Parlance
+does: a double negative ``NOT (NOT (...))`` ("should not be used",
+docs/protocol.md §16.2) parses as two NOTs, and a TRY list may name the
+press tokens withdrawn in revision 14 (IOU, PPT, UOM, §6.7: "may be received
+from old software"; the server's TRY trimming drops them, as they belong to
+no level).  docs/press.md lists what is still refused on purpose.
 """
 
 from __future__ import annotations
@@ -96,6 +101,7 @@ from protocol.press_tokens import (
     NESTED_MULTIPART_LEVEL,
     TOKEN_LEVELS,
     TRY_VOCABULARY,
+    WITHDRAWN_PRESS,
 )
 from protocol.tokens import (
     CAT_COAST,
@@ -328,7 +334,7 @@ class PressParser:
         words = []
         while not g.done():
             word, at = g.word("press token")
-            if word not in TRY_VOCABULARY:
+            if word not in TRY_VOCABULARY and word not in WITHDRAWN_PRESS:
                 raise abort(at, f"{word} is not a press token")
             words.append(word)
         return Try(tuple(words))
@@ -453,10 +459,8 @@ class PressParser:
         return Solo(self.power_group(seq))
 
     def _not(self, seq: Seq, at: Mark, in_for: bool) -> Arrangement:
-        g = seq.group("arrangement")
-        if peek_word(g) == "NOT":
-            raise abort(g.here(), "double negative: NOT directly inside NOT")
-        return Not(self.arrangement(g, in_for))
+        # NOT (NOT (...)) is advised against (16.2), not forbidden: accepted.
+        return Not(self.arrangement_group(seq, in_for))
 
     def _nar(self, seq: Seq, at: Mark, in_for: bool) -> Arrangement:
         return NoArrangement(self.arrangement_group(seq, in_for))

@@ -75,6 +75,11 @@ TOKEN_LEVELS: Mapping[str, int] = MappingProxyType(
 #: The words a TRY list may contain (docs/protocol.md §16.5).
 TRY_VOCABULARY: frozenset[str] = frozenset(TOKEN_LEVELS)
 
+#: Press tokens withdrawn in revision 14 (docs/protocol.md §6.7): never sent,
+#: but old software may name them in a TRY list, which is accepted; they
+#: belong to no level, so TRY trimming always drops them.
+WITHDRAWN_PRESS: frozenset[str] = frozenset({"IOU", "PPT", "UOM"})
+
 
 def token_level(word: str) -> int:
     """The level that introduces press word ``word`` (KeyError if not a press word)."""
@@ -88,7 +93,7 @@ def trim_try_tokens(words: Iterable[str], level: int) -> tuple[str, ...]:
     level from a TRY list before delivering it (it may also reorder; this
     keeps the sender's order).
     """
-    return tuple(w for w in words if TOKEN_LEVELS[w] <= level)
+    return tuple(w for w in words if w in TOKEN_LEVELS and TOKEN_LEVELS[w] <= level)
 
 
 # --- numbering of the disputed tokens (docs/protocol.md §6.7) ---------------------
@@ -203,6 +208,7 @@ __all__ = [
     "PRESS_LEVELS",
     "TOKEN_LEVELS",
     "TRY_VOCABULARY",
+    "WITHDRAWN_PRESS",
     "PressNumbering",
     "detect_numbering",
     "mentions_disputed",

@@ -123,6 +123,11 @@ CONSTRUCTS: list[tuple[int, str, Message]] = [
     (10, "TRY ( PRP PCE ALY VSS DRW SLO NOT NAR YES REJ BWX FCT CCL )",
      Try(tuple("PRP PCE ALY VSS DRW SLO NOT NAR YES REJ BWX FCT CCL".split()))),
     (10, "TRY ( )", Try(())),
+    # Advised against, not forbidden - accepted, as Parlance does (docs/press.md):
+    # a double negative (docs/protocol.md §16.2) and the tokens withdrawn in
+    # revision 14 in a TRY list (§6.7: "may be received from old software").
+    (10, "PRP ( NOT ( NOT ( PCE ( ENG FRA ) ) ) )", Propose(Not(Not(PCE_EF)))),
+    (10, "TRY ( PRP IOU PPT UOM )", Try(("PRP", "IOU", "PPT", "UOM"))),
     (10, "YES ( PRP ( PCE ( ENG FRA ) ) )", Accept(Propose(PCE_EF))),
     (10, "REJ ( PRP ( DRW ) )", Reject(Propose(Draw()))),
     (10, "BWX ( FCT ( DRW ) )", NoneOfYourBusiness(Fact(Draw()))),
@@ -346,7 +351,6 @@ MALFORMED: list[tuple[str, str]] = [
     ("PRP ( PCE ENG FRA )", "PRP ( PCE ERR ENG FRA )"),         # a word for a group
     ("PRP ( ALY ( ENG ) ( FRA ) )", "PRP ( ALY ( ENG ) ERR ( FRA ) )"),
     ("PRP ( AND ( DRW ) )", "PRP ( AND ( DRW ) ERR )"),         # AND needs two parts
-    ("PRP ( NOT ( NOT ( DRW ) ) )", "PRP ( NOT ( ERR NOT ( DRW ) ) )"),  # double negative
     ("PRP ( FOR ( SPR 1902 ) ( FOR ( FAL 1902 ) ( DRW ) ) )",
      "PRP ( FOR ( SPR 1902 ) ( ERR FOR ( FAL 1902 ) ( DRW ) ) )"),  # FOR directly in FOR
     ("PRP ( FOR ( SPR 1902 ) ( AND ( DRW ) ( NOT ( FOR ( FAL 1902 ) ( DRW ) ) ) ) )",
@@ -522,7 +526,8 @@ def test_replies_and_press_messages_are_told_apart() -> None:
 def test_ill_formed_values_are_legal_at_no_level() -> None:
     assert minimum_level(Propose(And((Draw(),)))) is None
     assert minimum_level(Propose(Peace(()))) is None
-    assert minimum_level(Propose(Not(Not(Draw())))) is None
+    # A double negative is advised against, not ill-formed: legal from level 10.
+    assert minimum_level(Propose(Not(Not(Draw())))) == 10
     assert minimum_level(Accept(ThinkQuery(Draw()))) is None  # type: ignore[arg-type]
     violation = check_level(Propose(And((Draw(),))), 8000)
     assert violation is not None and violation.position == 6  # before PRP's closing bracket

@@ -68,6 +68,13 @@ def test_every_press_category_token_has_a_level_except_the_obsolete_ones() -> No
     assert PRESS_LEVELS == (0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 8000)
 
 
+def test_trim_try_tokens_drops_the_withdrawn_tokens_at_every_level() -> None:
+    # IOU, PPT, UOM may be received in a TRY list, never sent (docs/protocol.md §6.7).
+    words = ("PRP", "IOU", "PPT", "UOM", "FCT")
+    assert trim_try_tokens(words, 8000) == ("PRP", "FCT")
+    assert trim_try_tokens(words, 0) == ()
+
+
 def test_trim_try_tokens_keeps_order_and_drops_higher_words() -> None:
     words = ("WHY", "PRP", "XDO", "AND", "FCT", "POB", "YES")
     assert trim_try_tokens(words, 0) == ()
