@@ -55,6 +55,8 @@ class MapLayout:
     coast_edges: list[tuple[Point, Point]]   # land/sea edges of auto layouts
     fingerprint: str = ""
     islands: list[Polygon] = field(default_factory=list)   # land that is no province
+    #: pairs of provinces (sorted) whose shapes share a drawn border or coast
+    touching: list[tuple[str, str]] = field(default_factory=list)
 
     def to_json(self) -> dict:
         r = _round
@@ -74,6 +76,7 @@ class MapLayout:
             "coast": [[[r(x), r(y)] for x, y in poly] for poly in self.coast],
             "coast_edges": [[r(a[0]), r(a[1]), r(b[0]), r(b[1])] for a, b in self.coast_edges],
             "islands": [[[r(x), r(y)] for x, y in poly] for poly in self.islands],
+            "touching": [list(pair) for pair in self.touching],
         }
 
     @classmethod
@@ -91,7 +94,8 @@ class MapLayout:
                    [seg(s) for s in d["land_borders"]], [seg(s) for s in d["sea_borders"]],
                    [[(x, y) for x, y in poly] for poly in d["coast"]],
                    [seg(s) for s in d["coast_edges"]], d.get("fingerprint", ""),
-                   [[(x, y) for x, y in poly] for poly in d.get("islands", [])])
+                   [[(x, y) for x, y in poly] for poly in d.get("islands", [])],
+                   [(a, b) for a, b in d.get("touching", [])])
 
 
 def _round(v: float) -> float:
@@ -166,41 +170,91 @@ def build_layout(variant: str, kinds: Mapping[str, str], centres: set[str],
                  land: Sequence[Polygon] | None = None,
                  void: Sequence[Point] = (),
                  coast_spots: Mapping[tuple[str, str], Point] | None = None,
-                 label_spots: Mapping[str, Point] | None = None) -> MapLayout:
+                 label_spots: Mapping[str, Point] | None = None,
+                 islands: Sequence[Polygon] = ()) -> MapLayout:
     """Cells, borders and spots from the sites of every province (see the module doc)."""
     frame: Polygon = [(0.0, 0.0), (width, 0.0), (width, height), (0.0, height)]
     polys: dict[str, list[Polygon]] = {m: [] for m in kinds}
     land_borders: list[tuple[Point, Point]] = []
     sea_borders: list[tuple[Point, Point]] = []
     coast_edges: list[tuple[Point, Point]] = []
+    border_length: dict[tuple[str, str], float] = {}
+
+    def touch(a: str, b: str, pieces: list[tuple[Point, Point]],
+              length: float | None = None) -> None:
+        if a != VOID and b != VOID:
+            key = (min(a, b), max(a, b))
+            if length is not None:
+                border_length[key] = border_length.get(key, 0.0) + length
+                return
+            for p, q in pieces:
+                mid = ((p[0] + q[0]) / 2, (p[1] + q[1]) / 2)
+                if not any(geo.point_in_polygon(mid, isle) for isle in islands):
+                    border_length[key] = border_length.get(key, 0.0) + distance(p, q)
+
     if land is not None:
-        for want_sea in (False, True):
-            owner = [m for m in sorted(sites) if (kinds[m] == "sea") == want_sea
-                     for _ in sites[m]]
-            pts = [p for m in sorted(sites) if (kinds[m] == "sea") == want_sea for p in sites[m]]
-            cells = voronoi_cells_cached(pts, frame)
+        # Seas: one diagram of the sea sites, drawn under the land.
+        owner = [m for m in sorted(sites) if kinds[m] == "sea" for _ in sites[m]]
+        pts = [p for m in sorted(sites) if kinds[m] == "sea" for p in sites[m]]
+        cells = geo.voronoi_cells(pts, frame)
+        for m, (cell, _labels) in zip(owner, cells, strict=True):
+            polys[m].append(cell)
+        sea_owner, sea_pts = owner, pts
+        for p, q, a, b in _merge_segments(cells, owner):
+            sea_borders.append((p, q))
+            # the part of a sea border not hidden under land
+            hidden = sum(distance(u, v) for outline in land
+                         for u, v in geo.clip_segment(p, q, outline))
+            if distance(p, q) - hidden > 0:
+                touch(a, b, [(p, q)], distance(p, q) - hidden)
+        # Land: each land mass is shared out among the sites standing on it only,
+        # so no province reaches across water onto another island or coast.
+        groups: list[list[tuple[str, Point]]] = [[] for _ in land]
+        for m in sorted(sites):
+            if kinds[m] == "sea":
+                continue
+            for site in sites[m]:
+                inside = [i for i, outline in enumerate(land) if geo.point_in_polygon(site, outline)]
+                k = inside[0] if inside else min(
+                    range(len(land)), key=lambda i: geo.edge_distance(site, land[i]))
+                groups[k].append((m, site))
+        for outline, group in zip(land, groups, strict=True):
+            if not group:
+                continue
+            owner = [m for m, _ in group]
+            cells = geo.voronoi_cells([p for _, p in group], frame)
             for m, (cell, _labels) in zip(owner, cells, strict=True):
-                if want_sea:
-                    polys[m].append(cell)
-                else:
-                    for outline in land:
-                        piece = geo.clip_polygon(outline, cell)
-                        if len(piece) >= 3 and abs(geo.area(piece)) > 1e-6:
-                            polys[m].append(piece)
-            for p, q, _a, _b in _merge_segments(cells, owner):
-                if want_sea:
-                    sea_borders.append((p, q))
-                else:
-                    for outline in land:
-                        land_borders.extend(geo.clip_segment(p, q, outline))
+                piece = geo.clip_polygon(outline, cell)
+                if len(piece) >= 3 and abs(geo.area(piece)) > 1e-6:
+                    polys[m].append(piece)
+            for p, q, a, b in _merge_segments(cells, owner):
+                pieces = geo.clip_segment(p, q, outline)
+                land_borders.extend(pieces)
+                touch(a, b, pieces)
+            # coasts: each stretch of this outline between the nearest land and sea sites
+            group_pts = [p for _, p in group]
+            for i in range(len(outline)):
+                p, q = outline[i - 1], outline[i]
+                steps = max(1, int(distance(p, q) / 6))
+                for k in range(steps):
+                    u = (p[0] + (q[0] - p[0]) * k / steps, p[1] + (q[1] - p[1]) * k / steps)
+                    v = (p[0] + (q[0] - p[0]) * (k + 1) / steps,
+                         p[1] + (q[1] - p[1]) * (k + 1) / steps)
+                    mid = ((u[0] + v[0]) / 2, (u[1] + v[1]) / 2)
+                    if not (0 <= mid[0] <= width and 0 <= mid[1] <= height):
+                        continue
+                    near_land = owner[_nearest(group_pts, mid)]
+                    near_sea = sea_owner[_nearest(sea_pts, mid)]
+                    touch(near_land, near_sea, [(u, v)])
     else:
         owner = [m for m in sorted(sites) for _ in sites[m]] + [VOID] * len(void)
         pts = [p for m in sorted(sites) for p in sites[m]] + list(void)
-        cells = voronoi_cells_cached(pts, frame)
+        cells = geo.voronoi_cells(pts, frame)
         for m, (cell, _labels) in zip(owner, cells, strict=True):
             if m != VOID and len(cell) >= 3:
                 polys[m].append(cell)
         for p, q, a, b in _merge_segments(cells, owner):
+            touch(a, b, [(p, q)])
             sea_a = a == VOID or kinds[a] == "sea"
             sea_b = b == VOID or kinds[b] == "sea"
             if sea_a != sea_b:
@@ -232,7 +286,7 @@ def build_layout(variant: str, kinds: Mapping[str, str], centres: set[str],
                 spots[c] = _default_coast_spot(unit, c, unit_size)
         provinces[m] = ProvinceShape(m, kinds[m], polys[m], (lx, ly), unit, sc, spots)
     return MapLayout(variant, width, height, font, unit_size, provinces, land_borders,
-                     sea_borders, list(land or ()), coast_edges)
+                     sea_borders, list(land or ()), coast_edges, islands=list(islands), touching=sorted(k for k, v in border_length.items() if v > font * 0.4))
 
 
 _COAST_DIRECTION = {"NCS": (0, -1), "SCS": (0, 1), "ECS": (1, 0), "WCS": (-1, 0)}
@@ -243,8 +297,9 @@ def _default_coast_spot(unit: Point, coast: str, size: float) -> Point:
     return unit[0] + dx * size * 2.4, unit[1] + dy * size * 2.4
 
 
-def voronoi_cells_cached(pts: Sequence[Point], frame: Polygon):
-    return geo.voronoi_cells(pts, frame)
+def _nearest(points: Sequence[Point], p: Point) -> int:
+    return min(range(len(points)), key=lambda i: (points[i][0] - p[0]) ** 2
+               + (points[i][1] - p[1]) ** 2)
 
 
 def fingerprint(map_) -> str:
