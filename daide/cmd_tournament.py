@@ -5,6 +5,7 @@
                      [--parallel K] [--server HOST:PORT] [--out DIR]
                      [--external NAME=COMMAND ...] [--year-limit Y]
                      [--time-limit S] [--move-timeout S] [--report-only]
+                     [--ray [ADDRESS]]
 
 Bots are the sample bots (played in process, over TCP) and external DAIDE
 programs: ``--external albert='albert.exe -s{host} -p{port}'`` then
@@ -14,6 +15,10 @@ a free loopback port with the database ``DIR/tournament.db``.  The report
 ``centres-game-N.svg``) is written to DIR; the log of the server, the bots
 and the tournament to ``DIR/tournament.log``; the output of external
 programs to ``DIR/logs/``.
+
+With ``--ray`` every game is a task on a Ray cluster (``ADDRESS`` as Ray
+takes it: ``auto``, ``HOST:PORT``, ``ray://HOST:10001``; none starts a local
+Ray of ``--parallel`` CPUs): see `tournament.cluster` and docs/cluster.md.
 
 Interrupt with Ctrl-C at any time: running the same command again
 continues the tournament where it stopped (see `tournament.store`).
@@ -79,6 +84,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report-only", action="store_true",
                         help="play nothing; write the report of the games already played")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                        help="play each game as a task on a Ray cluster at ADDRESS (auto, "
+                             "HOST:PORT, ray://HOST:10001); without ADDRESS a local Ray of "
+                             "--parallel CPUs is started for the run (needs "
+                             "pip install -e '.[cluster]')")
 
 
 def build_config(args: argparse.Namespace) -> TournamentConfig:
@@ -184,6 +194,17 @@ def _only(group: BaseExceptionGroup[BaseException]) -> BaseException:
     return exc
 
 
+def _play_on_ray(config: TournamentConfig, address: str | None,
+                 bar: Callable[[Progress], None] | None, log_file: TextIO) -> TournamentRun | None:
+    from tournament.cluster import ClusterError, run_tournament_ray
+
+    try:
+        return run_tournament_ray(config, address, on_progress=bar, worker_log=log_file,
+                                  handle_signals=True)
+    except ClusterError as exc:
+        raise CommandError(str(exc)) from None
+
+
 @contextmanager
 def _logging_to(stream: TextIO) -> Iterator[None]:
     """structlog lines (JSON) to ``stream`` while the command runs, the defaults after."""
@@ -206,6 +227,17 @@ def run(args: argparse.Namespace) -> int:
     from tournament.store import TournamentStore, TournamentStoreError
 
     config = build_config(args)
+    ray_address: str | None = None
+    if args.ray is not None and not args.report_only:
+        from tournament.cluster import ClusterError, require_ray
+
+        if args.server:
+            raise CommandError("--ray plays on the workers' own servers: leave out --server")
+        try:
+            require_ray()
+        except ClusterError as exc:
+            raise CommandError(str(exc)) from None
+        ray_address = args.ray or None
     try:
         config.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -218,7 +250,10 @@ def run(args: argparse.Namespace) -> int:
         if not args.report_only:
             bar = None if args.no_progress else ProgressBar(sys.stderr)
             try:
-                outcome = trio.run(_play_until_interrupted, config, bar)
+                if args.ray is not None:
+                    outcome = _play_on_ray(config, ray_address, bar, log_file)
+                else:
+                    outcome = trio.run(_play_until_interrupted, config, bar)
                 interrupted = outcome is None
             except TournamentStoreError as exc:
                 raise CommandError(str(exc)) from exc

@@ -281,7 +281,7 @@ def test_plots_are_valid_svg() -> None:
 def test_progress_line() -> None:
     line = progress_line(Progress(14, 7, 0, {8: "SPR 1905", 9: "joining"}, 12.4, 1), width=10)
     assert line == ("[#####-----]  7/14 done  2 running: g8 SPR 1905, g9 joining  "
-                    "1 bot failure(s)  12 s")
+                    "1 bot failure(s)  12 s  ETA 12 s")
 
 
 async def test_relay_blames_the_bot_only_when_its_writes_are_blocked(

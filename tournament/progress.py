@@ -1,8 +1,17 @@
-"""The progress bar: games done, games running (with their current year).
+"""The progress bar: games done, running (with their current year), queued; the ETA.
 
 `ProgressBar` turns `tournament.runner.Progress` snapshots into one line::
 
-    [########------------]  7/14 done  2 running: g8 1905, g9 SPR 1903  0 failed  12 s
+    [########------------]  7/14 done  2 running: g8 1905, g9 SPR 1903  12 s  ETA 12 s
+
+A Ray run (`tournament.cluster`) adds the games still queued and, per node,
+the games done there in this run and running there now::
+
+    [####----------------]  4/20 done  2 running: g5 1902, g6 1901  14 queued
+      nodes: 10.0.0.5#1f2e3d4c 3 done 1 running, 10.0.0.6#9a8b7c6d 1 done 1 running
+      8 s  ETA 32 s
+
+(one line; wrapped here).
 
 On a terminal the line is redrawn in place (carriage return) at most
 ``interval`` seconds apart; otherwise (a log file, CI) a line is printed
@@ -24,11 +33,19 @@ def progress_line(p: Progress, width: int = 20) -> str:
     running = ", ".join(f"g{n} {turn}" for n, turn in p.running.items())
     parts = [f"[{bar}] {p.done:>{len(str(p.total))}}/{p.total} done",
              f"{len(p.running)} running" + (f": {running}" if running else "")]
+    if p.queued:
+        parts.append(f"{p.queued} queued")
+    if p.nodes:
+        parts.append("nodes: " + ", ".join(f"{node} {done} done {now} running"
+                                           for node, (done, now) in sorted(p.nodes.items())))
     if p.failed:
         parts.append(f"{p.failed} failed")
     if p.bot_failures:
         parts.append(f"{p.bot_failures} bot failure(s)")
     parts.append(f"{p.elapsed:.0f} s")
+    eta = p.eta
+    if eta is not None and p.done + p.failed < p.total:
+        parts.append(f"ETA {eta:.0f} s")
     return "  ".join(parts)
 
 

@@ -3,7 +3,8 @@
 `write_report` reads the finished games from the database (so a report can
 be made again at any time, with any scoring system) and writes:
 
-* ``report.md`` - ranking under the chosen system (mean per seat, 95 %
+* ``report.md`` - the games' pace (games per minute) and where they ran,
+  ranking under the chosen system (mean per seat, 95 %
   bootstrap interval, solos/draws/losses, mean centres) and a verdict, the
   means under every system, the per-power breakdown, head-to-head, the
   seating balance actually achieved, every game, every bot failure;
@@ -24,6 +25,7 @@ import csv
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from tournament.config import TournamentConfig
@@ -227,6 +229,34 @@ def _bots_csv(games: Sequence[ScoredGame], bots: Sequence[str], seed: int) -> st
     return buffer.getvalue()
 
 
+def pace_line(finished: Sequence[StoredGame]) -> str:
+    """Games per minute of play, and the games each node played.
+
+    The minutes of play are the time at least one game was being played (the
+    union of the games' [start, end] intervals), so the pauses between an
+    interrupted run and its continuation do not count.
+    """
+    spans = sorted((datetime.fromisoformat(g.started_at), datetime.fromisoformat(g.finished_at))
+                   for g in finished if g.started_at and g.finished_at)
+    busy = 0.0
+    end: datetime | None = None
+    for start, stop in spans:
+        if end is None or start > end:
+            busy += (stop - start).total_seconds()
+            end = stop
+        elif stop > end:
+            busy += (stop - end).total_seconds()
+            end = stop
+    nodes: dict[str, int] = {}
+    for g in finished:
+        nodes[g.node or "?"] = nodes.get(g.node or "?", 0) + 1
+    where = ", ".join(f"{n} {k}" for n, k in sorted(nodes.items())) or "none"
+    if busy <= 0:
+        return f"- pace: no game timed yet; games per node: {where}"
+    return (f"- pace: {len(spans) * 60 / busy:.1f} games per minute ({len(spans)} games in "
+            f"{busy / 60:.1f} min of play); games per node: {where}")
+
+
 def _markdown(config: TournamentConfig, stored: Sequence[StoredGame],
               games: Sequence[ScoredGame], ranking: Sequence[BotSummary],
               pairs: Sequence[HeadToHead], failures: Sequence[tuple[int, Failure]],
@@ -250,6 +280,7 @@ def _markdown(config: TournamentConfig, stored: Sequence[StoredGame],
         f"- seed {config.seed}; year limit {config.year_limit} (games end after "
         f"{config.max_year} at the latest); time limit {config.time_limit:g} s per game",
         "- endings: " + (", ".join(f"{k} {v}" for k, v in sorted(endings.items())) or "none"),
+        pace_line(finished),
         f"- scoring: **{system.title}** (`--scoring {system.key}`); intervals are 95 % "
         "bootstrap intervals over games",
         f"- seating: each (bot, power) count within {spread['pair']} of every other, seat "
@@ -306,15 +337,15 @@ def _markdown(config: TournamentConfig, stored: Sequence[StoredGame],
 
     lines += ["", "## Games", ""]
     lines += _table(
-        ["game", "seed", "status", "ending", "end", "centres (power bot count)", "server game",
-         "replay"],
+        ["game", "seed", "status", "ending", "end", "centres (power bot count)", "node",
+         "server game", "replay"],
         [[g.number, g.seed, g.status, g.ending or "-", g.end_turn or "-",
           " ".join(f"{s.power}:{s.bot}:{s.centres}" + ("*" if g.winner == s.power else "")
                    for s in g.seats) if g.status == "finished" else (g.note or "-"),
-          g.server_game_id if g.server_game_id is not None else "-",
+          g.node or "-", g.server_game_id if g.server_game_id is not None else "-",
           f"[replay]({replays[g.number]})" if g.number in (replays or {}) else "-"]
          for g in stored],
-        ["--:", "--:", "---", "---", "---", "---", "--:", "---"])
+        ["--:", "--:", "---", "---", "---", "---", "---", "--:", "---"])
     lines += ["", "`*` marks the solo winner."]
 
     lines += ["", "## Bot failures", ""]

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import structlog
@@ -55,6 +55,21 @@ class Progress:
     """Game number -> its current turn (``"joining"`` before the start)."""
     elapsed: float
     bot_failures: int
+    done_before: int = 0
+    """Games finished before this run began (they do not count towards the ETA)."""
+    queued: int = 0
+    """Games waiting for a place to run (a Ray run: not yet started on a node)."""
+    nodes: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    """Ray run: node label -> (games done there in this run, games running there)."""
+
+    @property
+    def eta(self) -> float | None:
+        """Seconds until every game is done at this run's pace so far (None before the first)."""
+        finished = self.done + self.failed - self.done_before
+        left = self.total - self.done - self.failed
+        if finished <= 0 or self.elapsed <= 0:
+            return None
+        return left * self.elapsed / finished
 
 
 @dataclass(frozen=True)
@@ -87,26 +102,38 @@ async def run_tournament(config: TournamentConfig, *,
                          on_progress: Callable[[Progress], None] | None = None
                          ) -> TournamentRun:
     """Play (or continue) the tournament ``config`` describes; see the module doc."""
-    config.out.mkdir(parents=True, exist_ok=True)
-    config.db_path.parent.mkdir(parents=True, exist_ok=True)
-    plans = schedule([b.name for b in config.bots], config.games, config.seed, config.powers)
-    store = TournamentStore.open(config.db_path)
+    store = open_store(config)
     try:
-        identity = config.identity()
-        found = store.find(identity)
-        tid = found if found is not None else store.create(identity, plans)
-        stored = store.games(tid)
-        todo = [g.plan for g in stored if g.status != "finished"]
-        done_before = len(stored) - len(todo)
-        log.info("tournament", id=tid, games=len(stored), to_play=len(todo),
-                 resumed=found is not None)
+        tid, resumed, todo, done_before = plan_run(config, store)
         played, failed = await _play_all(config, store, tid, todo, done_before, on_progress)
         complete = all(g.status == "finished" for g in store.games(tid))
         if complete:
             store.mark_complete(tid)
-        return TournamentRun(tid, config.db_path, played, failed, complete, found is not None)
+        return TournamentRun(tid, config.db_path, played, failed, complete, resumed)
     finally:
         store.close()
+
+
+def open_store(config: TournamentConfig) -> TournamentStore:
+    """The tournament database of ``config`` (its directories made first)."""
+    config.out.mkdir(parents=True, exist_ok=True)
+    config.db_path.parent.mkdir(parents=True, exist_ok=True)
+    return TournamentStore.open(config.db_path)
+
+
+def plan_run(config: TournamentConfig, store: TournamentStore
+             ) -> tuple[int, bool, list[GamePlan], int]:
+    """Find or create the tournament: (id, resumed, games to play, games finished before)."""
+    plans = schedule([b.name for b in config.bots], config.games, config.seed, config.powers)
+    identity = config.identity()
+    found = store.find(identity)
+    tid = found if found is not None else store.create(identity, plans)
+    stored = store.games(tid)
+    todo = [g.plan for g in stored if g.status != "finished"]
+    done_before = len(stored) - len(todo)
+    log.info("tournament", id=tid, games=len(stored), to_play=len(todo),
+             resumed=found is not None)
+    return tid, found is not None, todo, done_before
 
 
 async def _play_all(config: TournamentConfig, store: TournamentStore, tid: int,
@@ -122,7 +149,7 @@ async def _play_all(config: TournamentConfig, store: TournamentStore, tid: int,
         if on_progress is not None:
             on_progress(Progress(len(todo) + done_before, counts["done"], counts["failed"],
                                  dict(sorted(running.items())), time.monotonic() - began,
-                                 counts["bot_failures"]))
+                                 counts["bot_failures"], done_before=done_before))
 
     async with trio.open_nursery() as nursery:
         server: Server | None = None

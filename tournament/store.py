@@ -14,7 +14,8 @@ game id of a tournament game from a seat's power, passcode and name.
 * ``tournament_games`` - the plan (number, seed) and, per game, its status
   (``pending`` / ``running`` / ``finished`` / ``failed``), attempts, the
   server's game id, how it ended, the end turn, the winner and the centre
-  history (JSON list of ``[turn, {power: centres}]``) for the plots;
+  history (JSON list of ``[turn, {power: centres}]``) for the plots, and the
+  node that played it (``local``, or a Ray node - `tournament.cluster`);
 * ``tournament_seats`` - (game, power) -> bot, and after the game its
   centres, units and whether it survived, so the results can be queried
   with plain SQL;
@@ -73,6 +74,7 @@ CREATE TABLE IF NOT EXISTS tournament_games (
     winner         TEXT,
     history        TEXT,
     note           TEXT,
+    node           TEXT,
     PRIMARY KEY (tournament_id, number)
 );
 CREATE TABLE IF NOT EXISTS tournament_seats (
@@ -149,6 +151,10 @@ class StoredGame:
     history: tuple[tuple[str, Mapping[str, int]], ...]
     note: str | None
     seats: tuple[SeatResult, ...]
+    node: str | None = None
+    """Where the game was played: ``local`` or a Ray node's label."""
+    started_at: str | None = None
+    finished_at: str | None = None
 
     @property
     def plan(self) -> GamePlan:
@@ -190,6 +196,11 @@ class TournamentStore:
                 raise TournamentStoreError(
                     f"tournament tables of version {row['value']}, this program needs "
                     f"{SCHEMA_VERSION}")
+            # ``node`` came after version 1's first databases: a nullable column
+            # added in place keeps them readable by older and newer programs alike.
+            columns = {r["name"] for r in self._db.execute("PRAGMA table_info(tournament_games)")}
+            if "node" not in columns:
+                self._db.execute("ALTER TABLE tournament_games ADD COLUMN node TEXT")
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -253,30 +264,36 @@ class TournamentStore:
     def finish_game(self, tid: int, number: int, *, ending: str, end_turn: str | None,
                     winner: str | None, seats: Sequence[SeatResult],
                     history: Sequence[tuple[str, Mapping[str, int]]],
-                    server_game_id: int | None, seconds: float, note: str | None = None
-                    ) -> None:
-        """Store a finished game's result (one transaction)."""
+                    server_game_id: int | None, seconds: float, note: str | None = None,
+                    node: str = "local", started_at: str | None = None) -> None:
+        """Store a finished game's result (one transaction).
+
+        ``started_at`` replaces the time `begin_game` noted when the game began
+        elsewhere later (a Ray task waits in the cluster's queue first).
+        """
         with self._transaction():
             self._db.execute(
                 "UPDATE tournament_games SET status = 'finished', finished_at = ?, seconds = ?,"
                 " ending = ?, end_turn = ?, winner = ?, history = ?, server_game_id = ?,"
-                " note = ? WHERE tournament_id = ? AND number = ?",
+                " note = ?, node = ?, started_at = COALESCE(?, started_at)"
+                " WHERE tournament_id = ? AND number = ?",
                 (_utc_now(), seconds, ending, end_turn, winner,
                  json.dumps([[t, dict(c)] for t, c in history]), server_game_id, note,
-                 tid, number))
+                 node, started_at, tid, number))
             self._db.executemany(
                 "UPDATE tournament_seats SET centres = ?, units = ?, survived = ?, problems = ?"
                 " WHERE tournament_id = ? AND number = ? AND power = ?",
                 [(s.centres, s.units, int(s.survived), s.problems, tid, number, s.power)
                  for s in seats])
 
-    def fail_game(self, tid: int, number: int, note: str, seconds: float) -> None:
+    def fail_game(self, tid: int, number: int, note: str, seconds: float,
+                  node: str = "local") -> None:
         """A game that could not be played to an end (not scored; replayed on resume)."""
         with self._transaction():
             self._db.execute(
                 "UPDATE tournament_games SET status = 'failed', finished_at = ?, seconds = ?,"
-                " note = ? WHERE tournament_id = ? AND number = ?",
-                (_utc_now(), seconds, note, tid, number))
+                " note = ?, node = ? WHERE tournament_id = ? AND number = ?",
+                (_utc_now(), seconds, note, node, tid, number))
 
     def add_failures(self, tid: int, number: int, attempt: int,
                      failures: Sequence[Failure]) -> None:
@@ -306,7 +323,8 @@ class TournamentStore:
                 attempts=int(r["attempts"]), server_game_id=r["server_game_id"],
                 seconds=r["seconds"], ending=r["ending"], end_turn=r["end_turn"],
                 winner=r["winner"], history=history, note=r["note"],
-                seats=tuple(seats.get(int(r["number"]), ()))))
+                seats=tuple(seats.get(int(r["number"]), ())), node=r["node"],
+                started_at=r["started_at"], finished_at=r["finished_at"]))
         return out
 
     def failures(self, tid: int, *, final_only: bool = True) -> list[tuple[int, Failure]]:

@@ -1,0 +1,300 @@
+"""`daide tournament --ray` on a real two-node Ray cluster on this machine.
+
+One Ray cluster (`ray.cluster_utils.Cluster`: a head node and a worker node
+of one CPU each, real raylets and worker processes) serves the module; it
+is shut down at the end whatever happens.  The same 20-game tournament is
+played
+
+* locally (``--parallel 2``): the reference;
+* on the cluster, whole: every game stored once, on both nodes, the same
+  games (same seeds give the same games: games.csv equal to the
+  reference's) and a report of the same form;
+* on the cluster while every worker process of the worker node that is
+  playing a game is killed (SIGKILL by pid): Ray runs those games again and
+  the tournament still ends with each game counted exactly once;
+* on the cluster with the driver killed (SIGKILL) mid-run, then the same
+  command again: only the games not yet stored are played.
+
+Every run is a real ``python -m daide tournament`` subprocess.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, SERVER_FAILURES
+from tournament.cluster import node_label
+
+# The cluster extra (pip install -e '.[cluster]', which `make install` installs).
+ray = pytest.importorskip("ray", reason="Ray is not installed: pip install -e '.[cluster]'")
+
+BOTS = "dumbbot,randbot,holdbot"
+GAMES = 20
+#: Long enough (about half a second a game) to find a game running on a node.
+YEARS = 4
+SEED = 11
+NODE_STORE = 100 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class TwoNodes:
+    address: str
+    head: str
+    """The head node's label (`tournament.cluster.node_label`)."""
+    worker: str
+    worker_raylet: int
+    """Pid of the worker node's raylet (its worker processes are its children)."""
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[TwoNodes]:
+    from ray.cluster_utils import Cluster
+
+    nodes = Cluster(initialize_head=True, head_node_args={
+        "num_cpus": 1, "include_dashboard": False, "object_store_memory": NODE_STORE})
+    try:
+        worker = nodes.add_node(num_cpus=1, object_store_memory=NODE_STORE)
+        nodes.wait_for_nodes()
+        head = nodes.head_node
+        yield TwoNodes(nodes.address, node_label(head.node_ip_address, head.node_id),
+                       node_label(worker.node_ip_address, worker.node_id),
+                       worker.all_processes["raylet"][0].process.pid)
+    finally:
+        nodes.shutdown()
+
+
+def command(out: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "daide", "tournament", "--bots", BOTS, "--games", str(GAMES),
+            "--year-limit", str(YEARS), "--seed", str(SEED), "--out", str(out),
+            "--disorder-grace", "1", "--time-limit", "120", *extra]
+
+
+def run(args: list[str], timeout: float = 150) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    assert "Traceback" not in done.stderr + done.stdout, done.stderr[-3000:]
+    return done
+
+
+@dataclass(frozen=True)
+class Row:
+    number: int
+    status: str
+    attempts: int
+    node: str | None
+    finished_at: str | None
+
+
+def rows(out: Path) -> dict[int, Row]:
+    db = sqlite3.connect(out / "tournament.db", timeout=10)
+    try:
+        return {r[0]: Row(*r) for r in db.execute(
+            "SELECT number, status, attempts, node, finished_at FROM tournament_games")}
+    finally:
+        db.close()
+
+
+def finished(out: Path) -> dict[int, Row]:
+    if not (out / "tournament.db").exists():
+        return {}
+    try:
+        return {n: r for n, r in rows(out).items() if r.status == "finished"}
+    except sqlite3.OperationalError:  # the tables are not there yet
+        return {}
+
+
+def form(report: str) -> list[str]:
+    """The shape of a report: its headings, table header rows and bullet names."""
+    lines = report.splitlines()
+    shape = []
+    for i, line in enumerate(lines):
+        if line.startswith("#"):
+            shape.append(line)
+        elif line.startswith("- "):
+            shape.append(line.split(":")[0].split(" ")[1])
+        elif line.startswith("|") and i + 1 < len(lines) and lines[i + 1].startswith("|-") \
+                or line.startswith("|") and i + 1 < len(lines) and lines[i + 1].startswith("|:"):
+            shape.append(line)
+    return shape
+
+
+def log_events(out: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in (out / "tournament.log").read_text().splitlines()
+            if line.startswith("{")]
+
+
+def assert_whole(out: Path, reference: Path) -> dict[int, Row]:
+    """Every game stored once, finished; the same games as the local run; a clean log."""
+    stored = rows(out)
+    assert sorted(stored) == list(range(1, GAMES + 1))
+    assert {r.status for r in stored.values()} == {"finished"}
+    assert (out / "games.csv").read_text() == (reference / "games.csv").read_text()
+    assert form((out / "report.md").read_text()) == form((reference / "report.md").read_text())
+    events = log_events(out)
+    assert not [e for e in events if e.get("event") in SERVER_FAILURES]
+    assert not [e for e in events if e.get("event") == "game_failed"]
+    return stored
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same tournament played locally, two games at a time."""
+    out = tmp_path_factory.mktemp("local")
+    done = run(command(out, "--parallel", "2", "--no-progress"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert f"played {GAMES} game(s)" in done.stdout
+    return out
+
+
+def test_twenty_games_on_two_nodes(cluster: TwoNodes, reference: Path, tmp_path: Path) -> None:
+    done = run(command(tmp_path, "--ray", cluster.address))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert f"played {GAMES} game(s)" in done.stdout
+    stored = assert_whole(tmp_path, reference)
+    assert {r.attempts for r in stored.values()} == {1}
+    # Both nodes played, and every game says where.
+    on = [r.node for r in stored.values()]
+    assert set(on) == {cluster.head, cluster.worker}
+    report = (tmp_path / "report.md").read_text()
+    pace = next(line for line in report.splitlines() if line.startswith("- pace:"))
+    assert "games per minute" in pace
+    assert f"{cluster.head} {on.count(cluster.head)}" in pace
+    assert f"{cluster.worker} {on.count(cluster.worker)}" in pace
+    games_table = report.split("## Games", 1)[1]
+    assert games_table.count(cluster.worker) == on.count(cluster.worker)
+    # The progress (not a terminal: a line per game done) names the nodes and the ETA.
+    progress = [line for line in done.stderr.splitlines() if " done " in line]
+    assert len(progress) >= GAMES - 1
+    assert any(cluster.worker in line for line in progress)
+    assert any("ETA" in line for line in progress)
+    # The workers' log lines came back into the driver's log, tagged with their node.
+    events = log_events(tmp_path)
+    assert {e.get("node") for e in events if "tournament_game" in e} == set(on)
+
+
+def _workers_of(raylet: int) -> dict[int, str]:
+    """pid -> title of the worker processes a raylet started."""
+    out = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            title = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        if parent == raylet and title.startswith("ray::"):
+            out[int(entry.name)] = title
+    return out
+
+
+@pytest.mark.slow
+def test_a_node_losing_its_workers_mid_run(cluster: TwoNodes, reference: Path,
+                                           tmp_path: Path) -> None:
+    driver = subprocess.Popen(command(tmp_path, "--ray", cluster.address, "--no-progress"),
+                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+    killed: dict[int, str] = {}
+    try:
+        deadline = time.monotonic() + 90
+        # Once the worker node has finished a game (it is warm), kill every worker
+        # process of that node as soon as one of them is playing a game.
+        while not killed and time.monotonic() < deadline and driver.poll() is None:
+            done = finished(tmp_path)
+            if any(r.node == cluster.worker for r in done.values()):
+                workers = _workers_of(cluster.worker_raylet)
+                if any("play_on_node" in title for title in workers.values()):
+                    for pid, title in workers.items():
+                        try:
+                            os.kill(pid, signal.SIGKILL)
+                            killed[pid] = title
+                        except ProcessLookupError:
+                            pass
+            time.sleep(0.05)
+        out, err = driver.communicate(timeout=150)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
+    assert any("play_on_node" in title for title in killed.values()), "no game was running"
+    assert "Traceback" not in err, err[-3000:]
+    assert driver.returncode == 0, err[-3000:]
+    assert f"played {GAMES} game(s)" in out
+    stored = assert_whole(tmp_path, reference)
+    # Ray ran the killed games again; the tournament counted each game once.
+    assert {r.attempts for r in stored.values()} == {1}
+    assert len([e for e in log_events(tmp_path) if e.get("event") == "game_done"]) == GAMES
+
+
+@pytest.mark.slow
+def test_resume_after_the_driver_died(cluster: TwoNodes, reference: Path,
+                                      tmp_path: Path) -> None:
+    args = command(tmp_path, "--ray", cluster.address, "--no-progress")
+    driver = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 90
+        while len(finished(tmp_path)) < 6 and time.monotonic() < deadline:
+            assert driver.poll() is None, "the driver ended before it was killed"
+            time.sleep(0.05)
+    finally:
+        driver.kill()  # SIGKILL: no chance to tidy up
+        driver.wait()
+    before = rows(tmp_path)
+    kept = {n: r for n, r in before.items() if r.status == "finished"}
+    assert 6 <= len(kept) < GAMES
+    cut_off = {n for n, r in before.items() if r.status == "running"}
+    assert cut_off, "no game was running when the driver died"
+
+    done = run(args)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (f"played {GAMES - len(kept)} game(s), continuing an interrupted tournament"
+            in done.stdout)
+    after = assert_whole(tmp_path, reference)
+    for number, row in kept.items():  # not played again
+        assert after[number] == row
+    for number in cut_off:  # handed to Ray by the dead driver: a second attempt
+        assert after[number].attempts == 2
+    played_now = [e["game"] for e in log_events(tmp_path) if e.get("event") == "game_done"]
+    assert sorted(played_now[len(kept):]) == sorted(set(range(1, GAMES + 1)) - set(kept))
+
+
+def test_without_ray_one_line_says_how_to_install_it(tmp_path: Path) -> None:
+    # A ``ray`` package that cannot be imported, in front of the installed one.
+    shadow = tmp_path / "shadow" / "ray"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('no module named ray')\n")
+    env = {**os.environ, "PYTHONPATH": str(shadow.parent)}
+    done = subprocess.run(command(tmp_path / "out", "--ray"), cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert lines == ["daide tournament: error: --ray needs Ray, which is not installed: "
+                     "pip install -e '.[cluster]'"]
+
+
+def test_ray_and_server_exclude_each_other(tmp_path: Path) -> None:
+    done = run(command(tmp_path, "--ray", "--server", "127.0.0.1:16713"), timeout=60)
+    assert done.returncode == 1
+    assert "leave out --server" in done.stderr.strip().splitlines()[-1]
+
+
+def test_games_csv_is_the_same_either_way(reference: Path) -> None:
+    """The reference itself is complete: what the Ray runs are compared with."""
+    seats = list(csv.DictReader(io.StringIO((reference / "games.csv").read_text())))
+    assert len(seats) == GAMES * 7
+    assert {int(s["game"]) for s in seats} == set(range(1, GAMES + 1))

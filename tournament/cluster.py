@@ -1,0 +1,485 @@
+"""Tournaments on a Ray cluster: ``daide tournament ... --ray [ADDRESS]``.
+
+The driver (the ``daide tournament`` process) keeps what it keeps in a local
+run - the tournament's SQLite store, the seating plan, the report - and
+hands each game of the plan to Ray as one task, `play_on_node`.  Ray does
+the rest: placement on a node with a free CPU, the queue, the transport of
+the arguments and the result, and the retry of a task whose worker process
+or node died.  Nothing here schedules, places or retries by itself.
+
+One task = one whole game on one worker: an embedded `server.app.Server` on
+the worker's loopback (a throw-away database in a temporary directory) and
+that game's seven players - the sample bots in process, ``--external``
+programs as subprocesses (so those programs must be installed on every
+worker, at the path the command names).  The task returns a `NodeResult`:
+the `tournament.play.GameOutcome`, or why the game could not be played, the
+node, the worker's log lines and the external programs' output.
+
+Semantics are those of a local run (`tournament.runner`):
+
+* the same plan, game seeds and scoring - a game played on a worker is the
+  game the same seed plays locally;
+* a game is marked ``running`` (attempt + 1) when it is handed to Ray and
+  ``finished`` with its result in one transaction when the result comes
+  back, as results stream in (`ray.wait`), so running the same command
+  again after the driver died plays only the games not yet stored;
+* a worker or node that dies mid-game makes Ray run the task again from its
+  start (``max_retries``; the game is replayed with the same seed), and the
+  driver stores the one result that comes back: counted once;
+* a game that fails for its bots' reasons is recorded exactly as in a local
+  run (bot failures in the outcome, `GameFailed` as a failed game); only
+  when Ray gives up on a task (its workers died ``MAX_RETRIES + 1`` times)
+  is the game stored as failed with Ray's reason, to be replayed next time.
+
+Flow control: the driver keeps about 1.5 x the cluster's CPUs of games
+handed to Ray, so every free CPU finds a queued task at once while the
+rest of the plan stays ``pending`` in the store (and the attempt counts
+say what was really tried).  Progress - games done / running / queued per
+node - comes from a small actor, `ProgressBoard`, that each task tells
+where it runs and what turn its game is in.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import logging
+import os
+import signal
+import tempfile
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import FrameType, ModuleType
+from typing import Any, TextIO
+
+import structlog
+import trio
+
+from server.logconfig import configure_logging
+from tournament.config import TournamentConfig
+from tournament.design import GamePlan
+from tournament.play import GameContext, GameFailed, GameOutcome, play_game
+from tournament.runner import (
+    Progress,
+    TournamentRun,
+    open_store,
+    plan_run,
+    start_embedded_server,
+)
+from tournament.store import TournamentStore
+
+log = structlog.get_logger("tournament.cluster")
+
+#: The one line ``--ray`` prints when Ray is not installed.
+INSTALL_HINT = "--ray needs Ray, which is not installed: pip install -e '.[cluster]'"
+#: Times Ray runs a game's task again after its worker process or node died.
+MAX_RETRIES = 3
+#: The object store of a Ray started for one run: results are a few kB each.
+OBJECT_STORE_BYTES = 128 * 1024 * 1024
+#: Bytes of an external program's output shipped back to the driver per seat.
+BOT_LOG_LIMIT = 1024 * 1024
+#: Seconds the driver waits for a result before it looks at the progress again.
+POLL_SECONDS = 0.25
+
+
+class ClusterError(Exception):
+    """Ray missing or unreachable (a one-line message for the command line)."""
+
+
+def require_ray() -> ModuleType:
+    """The ``ray`` module, or `ClusterError` with `INSTALL_HINT`."""
+    try:
+        import ray
+    except ImportError:
+        raise ClusterError(INSTALL_HINT) from None
+    return ray
+
+
+def _utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def node_label(ip: str, node_id: str) -> str:
+    """How a node is named in the progress and the report: its address and id.
+
+    The id (its first 8 hex digits) tells apart nodes that share an address,
+    as the nodes of a test cluster on one machine do.
+    """
+    return f"{ip}#{node_id[:8]}"
+
+
+# --- the worker's side ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NodeResult:
+    """What one game's task sends back to the driver."""
+
+    number: int
+    attempt: int
+    node: str
+    pid: int
+    started_at: str
+    """UTC time the task began the game (after its wait in Ray's queue)."""
+    outcome: GameOutcome | None
+    error: str | None
+    """Why the game could not be played (`GameFailed`); None when it was."""
+    task_seconds: float
+    """The task's whole run: the game plus the embedded server's start and stop."""
+    log_lines: tuple[str, ...]
+    bot_logs: tuple[tuple[str, bytes], ...]
+    """(file name, output) of every external program of the game."""
+
+
+class ProgressBoard:
+    """Ray actor: the node, worker process and turn of every game a task began.
+
+    Tasks call `update` without waiting for an answer; the driver reads
+    `snapshot` a few times a second.  Only progress depends on it: a lost
+    board (its node died) leaves the results and the store untouched.
+    """
+
+    def __init__(self) -> None:
+        self._games: dict[int, tuple[str, int, str]] = {}
+        self._starts: dict[int, int] = {}
+
+    def update(self, number: int, node: str, pid: int, turn: str) -> None:
+        if turn == "joining":
+            self._starts[number] = self._starts.get(number, 0) + 1
+        self._games[number] = (node, pid, turn)
+
+    def snapshot(self) -> tuple[dict[int, tuple[str, int, str]], dict[int, int]]:
+        """(game -> (node, pid, turn), game -> times a task began it)."""
+        return dict(self._games), dict(self._starts)
+
+
+def play_on_node(config: TournamentConfig, plan: GamePlan, attempt: int, tag: str,
+                 board: Any) -> NodeResult:
+    """The Ray task of one game (see the module docstring); runs on a worker."""
+    import ray
+
+    node = node_label(ray.util.get_node_ip_address(), ray.get_runtime_context().get_node_id())
+    pid = os.getpid()
+    began = time.monotonic()
+    started_at = _utc_now()
+
+    def tell(turn: str) -> None:
+        if board is not None:
+            try:
+                board.update.remote(plan.number, node, pid, turn)
+            except Exception:  # noqa: BLE001 - progress only; the game goes on
+                pass
+
+    tell("joining")
+    buffer = io.StringIO()
+    configure_logging(buffer, json=True, level=logging.INFO)
+    outcome: GameOutcome | None = None
+    error: str | None = None
+    try:
+        with tempfile.TemporaryDirectory(prefix=f"daide-game{plan.number}-") as tmp:
+            work = Path(tmp)
+            # The worker's own embedded server and database; the driver's
+            # directory does not exist here.
+            here = dataclasses.replace(config, out=work, db=work / "server.db", server=None)
+            try:
+                outcome = trio.run(_play_here, here, plan, attempt, tag, tell)
+            except GameFailed as exc:
+                error = str(exc)
+            bot_logs = _read_logs(work / "logs")
+    finally:
+        structlog.reset_defaults()
+    extra = {"node": node, "tournament_game": plan.number}
+    lines = tuple(_tagged(line, extra) for line in buffer.getvalue().splitlines() if line)
+    return NodeResult(plan.number, attempt, node, pid, started_at, outcome, error,
+                      time.monotonic() - began, lines, bot_logs)
+
+
+async def _play_here(config: TournamentConfig, plan: GamePlan, attempt: int, tag: str,
+                     on_turn: Callable[[str], None]) -> GameOutcome:
+    async with trio.open_nursery() as nursery:
+        host, port, server = await start_embedded_server(nursery, config)
+        ctx = GameContext(host=host, port=port, config=config, join_lock=trio.Lock(), tag=tag,
+                          enforce_year_limit=False, log_dir=config.out / "logs")
+        try:
+            return await play_game(plan, attempt, ctx, on_turn)
+        finally:
+            server.stop()
+
+
+def _read_logs(folder: Path) -> tuple[tuple[str, bytes], ...]:
+    if not folder.is_dir():
+        return ()
+    out = []
+    for path in sorted(folder.glob("*.log")):
+        with path.open("rb") as f:
+            data = f.read(BOT_LOG_LIMIT + 1)
+        if len(data) > BOT_LOG_LIMIT:
+            data = data[:BOT_LOG_LIMIT] + b"\n[output cut at 1 MiB on the worker]\n"
+        out.append((path.name, data))
+    return tuple(out)
+
+
+def _tagged(line: str, extra: Mapping[str, Any]) -> str:
+    """A worker's JSON log line with the node and the tournament's game number added."""
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return json.dumps({**extra, "event": line})
+    return json.dumps({**event, **extra}) if isinstance(event, dict) else line
+
+
+# --- the driver's side ----------------------------------------------------------------
+
+
+@contextmanager
+def connected(ray: Any, address: str | None, cpus: int) -> Iterator[None]:
+    """Connect to the cluster at ``address`` (None: start a local Ray of ``cpus`` CPUs).
+
+    A Ray already connected in this process (a test, a notebook) is used as
+    it is and left connected.
+    """
+    if ray.is_initialized():
+        yield
+        return
+    options: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.WARNING}
+    try:
+        if address is None:
+            ray.init(num_cpus=cpus, include_dashboard=False,
+                     object_store_memory=OBJECT_STORE_BYTES, **options)
+        else:
+            ray.init(address=address, **options)
+    except (ConnectionError, ValueError, RuntimeError) as exc:
+        where = f"the Ray cluster at {address}" if address else "a local Ray"
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ClusterError(f"cannot start or reach {where}: {first}") from None
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+@contextmanager
+def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
+    """SIGINT/SIGTERM set ``stop`` (the driver then cancels its games and returns)."""
+    def handler(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def run_tournament_ray(config: TournamentConfig, address: str | None, *,
+                       on_progress: Callable[[Progress], None] | None = None,
+                       worker_log: TextIO | None = None,
+                       handle_signals: bool = False) -> TournamentRun | None:
+    """Play (or continue) ``config``'s tournament on Ray; None when interrupted.
+
+    ``address`` is what `ray.init` takes (``auto``, ``HOST:PORT``,
+    ``ray://HOST:10001``); None starts a local Ray with ``config.parallel``
+    CPUs for this run.  The workers' log lines go to ``worker_log``;
+    ``handle_signals`` makes SIGINT/SIGTERM stop the run cleanly (the games
+    in flight are cancelled and played again by the next run).
+    """
+    ray = require_ray()
+    store = open_store(config)
+    try:
+        tid, resumed, todo, done_before = plan_run(config, store)
+        played = failed = 0
+        if todo:
+            stop = threading.Event()
+            with connected(ray, address, config.parallel):
+                driver = _Driver(ray, config, store, tid, todo, done_before, on_progress,
+                                 worker_log, stop)
+                if handle_signals:
+                    with _stop_on_signals(stop):
+                        driver.run()
+                else:
+                    driver.run()
+            if stop.is_set():
+                return None
+            played, failed = driver.played, driver.failed
+        complete = all(g.status == "finished" for g in store.games(tid))
+        if complete:
+            store.mark_complete(tid)
+        return TournamentRun(tid, config.db_path, played, failed, complete, resumed)
+    finally:
+        store.close()
+
+
+@dataclass
+class _InFlight:
+    plan: GamePlan
+    attempt: int
+    submitted: float
+
+
+class _Driver:
+    """The loop of one Ray run: hand games to Ray, store results as they come."""
+
+    def __init__(self, ray: Any, config: TournamentConfig, store: TournamentStore, tid: int,
+                 todo: list[GamePlan], done_before: int,
+                 on_progress: Callable[[Progress], None] | None, worker_log: TextIO | None,
+                 stop: threading.Event) -> None:
+        self.ray = ray
+        self.config = config
+        self.store = store
+        self.tid = tid
+        self.pending = deque(todo)
+        self.total = len(todo) + done_before
+        self.done = done_before
+        self.done_before = done_before
+        self.on_progress = on_progress
+        self.worker_log = worker_log
+        self.stop = stop
+        self.played = 0
+        self.failed = 0
+        self.bot_failures = 0
+        self.in_flight: dict[Any, _InFlight] = {}
+        self.done_on: dict[str, int] = {}
+        self.board_view: dict[int, tuple[str, int, str]] = {}
+        self.board_starts: dict[int, int] = {}
+        self.began = time.monotonic()
+
+    # --- Ray ---------------------------------------------------------------------
+
+    def _board(self) -> Any:
+        """The progress actor, kept on the driver's node when Ray can say which it is."""
+        ray = self.ray
+        options: dict[str, Any] = {"num_cpus": 0, "max_restarts": -1}
+        try:
+            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+            options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(
+                ray.get_runtime_context().get_node_id(), soft=True)
+        except Exception:  # noqa: BLE001 - e.g. a Ray Client driver has no node
+            pass
+        return ray.remote(ProgressBoard).options(**options).remote()
+
+    def _window(self) -> int:
+        """Games handed to Ray at once: the cluster's CPUs and half as many again."""
+        cpus = int(self.ray.cluster_resources().get("CPU", 1))
+        return max(1, cpus) + max(1, cpus // 2)
+
+    def run(self) -> None:
+        ray = self.ray
+        task = ray.remote(play_on_node).options(num_cpus=1, max_retries=MAX_RETRIES,
+                                                retry_exceptions=False)
+        board = self._board() if self.on_progress is not None else None
+        tag = f"T{self.tid}"
+        window = self._window()
+        sized = looked = time.monotonic()
+        self.began = time.monotonic()
+        while self.pending or self.in_flight:
+            if self.stop.is_set():
+                for ref in self.in_flight:
+                    ray.cancel(ref, force=True)
+                log.info("interrupted", in_flight=len(self.in_flight), pending=len(self.pending))
+                return
+            now = time.monotonic()
+            if now - sized > 5.0:  # nodes may join or leave while the run goes on
+                window, sized = self._window(), now
+            while self.pending and len(self.in_flight) < window:
+                plan = self.pending.popleft()
+                attempt = self.store.begin_game(self.tid, plan.number)
+                ref = task.remote(self.config, plan, attempt, tag, board)
+                self.in_flight[ref] = _InFlight(plan, attempt, time.monotonic())
+            ready, _ = ray.wait(list(self.in_flight), num_returns=1, timeout=POLL_SECONDS)
+            if ready:
+                rest = [r for r in self.in_flight if r not in ready]
+                more, _ = ray.wait(rest, num_returns=len(rest), timeout=0) if rest else ([], [])
+                for ref in [*ready, *more]:
+                    self._collect(ref)
+            if board is not None and time.monotonic() - looked > 0.5:
+                looked = time.monotonic()
+                try:
+                    self.board_view, self.board_starts = ray.get(board.snapshot.remote(),
+                                                                 timeout=2.0)
+                except Exception:  # noqa: BLE001 - progress only
+                    pass
+            self._report()
+
+    def _collect(self, ref: Any) -> None:
+        """Store one game's result (or why Ray gave up on it)."""
+        ray = self.ray
+        flight = self.in_flight.pop(ref)
+        number = flight.plan.number
+        seconds = time.monotonic() - flight.submitted
+        try:
+            result: NodeResult = ray.get(ref)
+        except ray.exceptions.TaskCancelledError:
+            return
+        except ray.exceptions.RayTaskError as exc:
+            # A bug, not a bot: the game's task raised (Ray does not retry it).
+            cause = exc.cause if exc.cause is not None else exc
+            self._failed(number, f"the game's task raised {type(cause).__name__}: {cause}",
+                         seconds, "?")
+            return
+        except ray.exceptions.RayError as exc:
+            # The worker or node died MAX_RETRIES + 1 times: Ray gave up.
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            self._failed(number, f"Ray gave up: {type(exc).__name__}: {first}", seconds, "?")
+            return
+        self._write_logs(result)
+        starts = self.board_starts.get(number, 1)
+        if starts > 1:
+            log.warning("game_retried", game=number, starts=starts, node=result.node)
+        if result.outcome is None:
+            self._failed(number, result.error or "no result", result.task_seconds, result.node)
+            return
+        outcome = result.outcome
+        self.store.add_failures(self.tid, number, result.attempt, outcome.failures)
+        self.store.finish_game(
+            self.tid, number, ending=outcome.ending, end_turn=outcome.end_turn,
+            winner=outcome.winner, seats=outcome.seat_results(flight.plan),
+            history=outcome.history, server_game_id=None, seconds=outcome.seconds,
+            node=result.node, started_at=result.started_at)
+        self.done += 1
+        self.played += 1
+        self.bot_failures += len(outcome.failures)
+        self.done_on[result.node] = self.done_on.get(result.node, 0) + 1
+        log.info("game_done", game=number, node=result.node, ending=outcome.ending,
+                 seconds=round(outcome.seconds, 3), task_seconds=round(result.task_seconds, 3),
+                 round_trip=round(seconds, 3))
+
+    def _failed(self, number: int, why: str, seconds: float, node: str) -> None:
+        log.error("game_failed", game=number, error=why, node=node)
+        self.store.fail_game(self.tid, number, why, seconds, node=node)
+        self.failed += 1
+
+    def _write_logs(self, result: NodeResult) -> None:
+        if self.worker_log is not None and result.log_lines:
+            self.worker_log.write("\n".join(result.log_lines) + "\n")
+            self.worker_log.flush()
+        if result.bot_logs:
+            folder = self.config.out / "logs"
+            folder.mkdir(parents=True, exist_ok=True)
+            for name, data in result.bot_logs:
+                with (folder / name).open("ab") as f:
+                    f.write(data)
+
+    def _report(self) -> None:
+        if self.on_progress is None:
+            return
+        flying = {f.plan.number for f in self.in_flight.values()}
+        running = {n: turn for n, (_node, _pid, turn) in self.board_view.items() if n in flying}
+        nodes: dict[str, tuple[int, int]] = {k: (v, 0) for k, v in self.done_on.items()}
+        for n, (node, _pid, _turn) in self.board_view.items():
+            if n in flying:
+                done, now = nodes.get(node, (0, 0))
+                nodes[node] = (done, now + 1)
+        queued = len(self.pending) + len(flying) - len(running)
+        self.on_progress(Progress(
+            self.total, self.done, self.failed, dict(sorted(running.items())),
+            time.monotonic() - self.began, self.bot_failures, done_before=self.done_before,
+            queued=queued, nodes=nodes))
