@@ -11,8 +11,13 @@ prints DumbBot's share of the supply centres:
 
 with DumbBot's power rotating over the seven powers.  A fair share is 1/7
 (14 %) of the centres; the reference line is the same measurement for a
-RandBot in DumbBot's seat.  Last, one demo game (to 1910) is played over
+RandBot in DumbBot's seat.  Then one demo game (to 1910) is played over
 loopback TCP on the real server, for the wall-clock cost of the wire.
+
+Last, the small version of the LookaheadBot benchmark (`benchmarks.strength`,
+docs/bots.md): one LookaheadBot against six DumbBots, 14 games to 1910, its
+mean sum-of-squares score as a ratio of the DumbBots' and of a DumbBot's in
+the same seat.
 """
 
 from __future__ import annotations
@@ -63,6 +68,9 @@ def main() -> int:
         print(f"  {label:<34} centre share {share * 100:5.1f} %   solos {solos:2d}/"
               f"{GAMES_PER_FIELD}   ({seconds:.1f} s)", flush=True)
     _tcp_game()
+    from benchmarks.strength import small
+
+    small(echo=lambda line: print(line, flush=True))
     return 0
 
 

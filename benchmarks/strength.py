@@ -288,23 +288,24 @@ def report_lines(summary: FieldSummary) -> list[str]:
 def run(fields: Sequence[str], games: int, last_year: int, budget: str, jobs: int,
         svg: str | None = None, echo: Callable[[str], None] = print,
         progress: bool = False) -> dict[str, FieldSummary]:
-    tasks = [(field, g, lookahead, last_year, budget)
-             for field in fields for lookahead in (True, False) for g in range(games)]
     started = time.perf_counter()
-    done = 0
+    out: dict[str, FieldSummary] = {}
+    count = {"done": 0}
 
     def tick(record: GameRecord) -> None:
-        nonlocal done
-        done += 1
+        count["done"] += 1
         if progress:
-            echo(f"  [{done}/{len(tasks)}] {record.field} game {record.game} "
+            echo(f"  [{count['done']}/{2 * games}] {record.field} game {record.game} "
                  f"{'LA' if record.hero_is_lookahead else 'ref'} {record.seat} "
                  f"{dict(record.centres)[record.seat]} centres"
                  + (f", solo {record.winner}" if record.winner else ""))
 
-    records = play_all(tasks, jobs, tick)
-    out: dict[str, FieldSummary] = {}
     for field in fields:
+        # One field after the other, each summarised as soon as it is played.
+        count["done"] = 0
+        tasks = [(field, g, lookahead, last_year, budget)
+                 for lookahead in (True, False) for g in range(games)]
+        records = play_all(tasks, jobs, tick)
         heroes = [r for r in records if r.field == field and r.hero_is_lookahead]
         refs = [r for r in records if r.field == field and not r.hero_is_lookahead]
         out[field] = summary = summarise(field, heroes, refs)

@@ -314,24 +314,21 @@ async def test_a_game_on_the_server_is_the_game_played_in_process(tmp_path: Path
 async def test_daide_bot_plays_the_lookahead_bot(tmp_path: Path) -> None:
     async with trio.open_nursery() as nursery:
         port = await start_embedded_server(nursery, 1901, tmp_path / "games.db")
+        lookahead = [sys.executable, "-m", "daide", "bot", "lookahead", "--port", str(port),
+                     "--budget", "100it", "--seed", "1"]
+        dumbbots = [sys.executable, "-m", "daide", "bot", "dumbbot", "--port", str(port),
+                    "--count", "6", "--seed", "2"]
+        results: list = []
+
+        async def run(argv: list[str]) -> None:
+            results.append(await trio.run_process(argv, capture_stdout=True,
+                                                  capture_stderr=True, check=False))
+
         with trio.fail_after(60):
-            bots = trio.run_process(
-                [sys.executable, "-m", "daide", "bot", "lookahead", "--port", str(port),
-                 "--budget", "100it", "--seed", "1"],
-                capture_stdout=True, capture_stderr=True, check=False)
-            others = trio.run_process(
-                [sys.executable, "-m", "daide", "bot", "dumbbot", "--port", str(port),
-                 "--count", "6", "--seed", "2"],
-                capture_stdout=True, capture_stderr=True, check=False)
-            results = []
-
-            async def run(job) -> None:  # type: ignore[no-untyped-def]
-                results.append(await job)
-
             async with trio.open_nursery() as inner:
-                inner.start_soon(run, bots)
+                inner.start_soon(run, lookahead)
                 await trio.sleep(0.5)
-                inner.start_soon(run, others)
+                inner.start_soon(run, dumbbots)
         nursery.cancel_scope.cancel()
     assert [r.returncode for r in results] == [0, 0], [r.stderr.decode()[-500:] for r in results]
     line = next(r for r in results if r.args[4] == "lookahead").stdout.decode().strip()
@@ -351,3 +348,11 @@ async def test_daide_bot_refuses_a_bad_budget() -> None:
     assert "--budget: budget 'soon'" in bad.stderr.decode()
     assert "does not search" in wrong.stderr.decode()
     assert "Traceback" not in bad.stderr.decode() + wrong.stderr.decode()
+
+
+def test_a_tournament_takes_the_lookahead_bot() -> None:
+    from tournament.config import parse_bots
+
+    entries = parse_bots("Lookahead,dumbbot")
+    assert [(e.name, e.strategy) for e in entries] == [("lookahead", "lookahead"),
+                                                        ("dumbbot", "dumbbot")]
