@@ -22,7 +22,10 @@ FORBIDDEN = {
     "protocol": {"trio", "structlog", "server", "bots", "adjudicator", "daide", "tournament"},
     "adjudicator": {"trio", "structlog", "server", "bots", "protocol", "construct", "daide",
                     "tournament"},
-    "maps": {"trio", "structlog", "server", "bots", "adjudicator", "daide", "tournament"},
+    "maps": {"trio", "structlog", "server", "bots", "adjudicator", "daide", "tournament",
+             "render"},
+    # map pictures: above maps/, below server/ and daide/ (docs/render.md)
+    "render": {"trio", "structlog", "server", "bots", "adjudicator", "daide", "tournament"},
     "bots": {"server", "daide"},
     "server": {"bots", "daide", "tournament"},
 }
