@@ -1,0 +1,166 @@
+"""The web page in a real browser: headless Chromium against ``daide serve --http-port``.
+
+Everything is real: the server and the bots are subprocesses
+(``daide serve``, ``daide bot``), the page speaks DAIDE over the WebSocket
+and the tests read the state from the DOM it keeps (the map root's
+``data-turn``, each unit's ``data-unit``, each centre's ``data-sc`` and
+``data-owner``).  Screenshots of the board are saved in ``build/browser/``.
+Without Chromium these tests are skipped with the install line
+(`tests.browser_helpers`); ``.ci/run`` sets ``DAIDE_REQUIRE_BROWSER=1``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.browser_helpers import bots, browser_page, screenshot, served
+
+#: Records every turn the board has shown, in order (window.turns).
+RECORD_TURNS = """() => {
+  window.turns = [];
+  const note = () => {
+    const svg = document.querySelector('#map svg');
+    if (svg && window.turns[window.turns.length - 1] !== svg.dataset.turn)
+      window.turns.push(svg.dataset.turn);
+  };
+  note();
+  new MutationObserver(note).observe(document.getElementById('map'), {childList: true, subtree: true});
+}"""
+
+
+def units(page: Any) -> set[str]:
+    return set(page.eval_on_selector_all("#map [data-unit]", "nodes => nodes.map(n => n.dataset.unit)"))
+
+
+def owners(page: Any) -> dict[str, str]:
+    return dict(page.eval_on_selector_all(
+        "#map [data-sc]", "nodes => nodes.map(n => [n.dataset.sc, n.dataset.owner])"))
+
+
+def test_a_page_watching_bots_sees_the_turn_advance_and_units_move(tmp_path: Path) -> None:
+    with served(tmp_path, "--max-year", "1903") as server, browser_page("watch") as page:
+        with bots(server.port, "randbot", 1):
+            # The first bot opens game 1; the page watches it before it starts.
+            server.wait_for("game_opened")
+            page.goto(server.url + "watch/1")
+            page.wait_for_selector("#map svg[data-turn='SPR 1901']")
+            server.wait_for("observing")
+            page.evaluate(RECORD_TURNS)
+            start_units, start_owners = units(page), owners(page)
+            assert "FRA AMY PAR" in start_units and "RUS FLT (STP SCS)" in start_units
+            assert start_owners["PAR"] == "FRA" and start_owners["BEL"] == "UNO"
+            with bots(server.port, "randbot", 6):
+                page.wait_for_selector("[data-event=drw]", timeout=40_000)
+        page.wait_for_function("document.querySelector('#map svg').dataset.turn !== 'SPR 1901'")
+        turns = page.evaluate("window.turns")
+        assert turns[0] == "SPR 1901" and len(turns) >= 3, turns
+        years = [int(t.split()[1]) for t in turns]
+        assert years == sorted(years) and years[-1] == 1903, turns
+        assert units(page) != start_units                     # units have moved
+        assert owners(page) != start_owners                   # centres have changed hands
+        # The slider went through the phases, the chart has a point per year.
+        assert int(page.get_attribute("#slider", "max")) >= 6
+        assert page.get_attribute("#chart", "data-points") == "3"
+        screenshot(page, "watch-end")
+        # Back to the start with the slider: the stored phases (the game is over).
+        page.fill("#slider", "0")
+        page.wait_for_selector("#map svg[data-turn='SPR 1901']")
+        assert units(page) == start_units
+        page.goto(server.url)
+        page.wait_for_selector("#games tr[data-game='1'][data-status='finished']")
+
+
+def state(page: Any) -> str:
+    """What the play page shows, for a failure message."""
+    return " | ".join(f"{part}: {page.inner_text(part)}"
+                      for part in ("#status", "#missing", "#order-list", "#events"))
+
+
+def play_phase(page: Any) -> str:
+    """Complete France's orders of the current phase if it owes any; returns the turn."""
+    turn = page.get_attribute("#map svg", "data-turn")
+    page.wait_for_selector(f"#missing[data-turn='{turn}']")
+    missing = page.get_attribute("#missing", "data-missing")
+    if missing.startswith("MIS ( ") and missing.split()[2].isdigit():
+        # MIS ( n ), n > 0: removals, the player's choice (the page has no rule for it).
+        count = int(missing.split()[2])
+        mine = sorted(u for u in units(page) if u.startswith("FRA "))
+        for unit in mine[:count]:
+            kind, where = unit.split()[1], unit.split()[2].strip("(")
+            page.fill("#order-text", f"remove {'A' if kind == 'AMY' else 'F'} {where}")
+            page.press("#order-text", "Enter")
+    elif missing != "MIS":
+        page.click("#defaults")
+    return turn
+
+
+def test_a_person_plays_france_for_two_years_against_six_bots(tmp_path: Path) -> None:
+    with served(tmp_path, "--max-year", "1902", "--level", "8000") as server, \
+            browser_page("play") as page:
+        page.goto(server.url + "play")
+        page.fill("#name", "Tester")
+        page.select_option("#power", "FRA")
+        page.click("#join")
+        server.wait_for("joining")
+        with bots(server.port, "randbot", 6):
+            page.wait_for_selector("#map svg[data-turn='SPR 1901']")
+            assert page.get_attribute("#me", "data-power") == "FRA"
+            # Typed orders, with a synonym; each shows the server's THX note.
+            page.fill("#order-text", "A Par - Bur")
+            page.press("#order-text", "Enter")
+            page.wait_for_selector("#order-list li[data-order='( FRA AMY PAR ) MTO BUR'][data-note=MBV]")
+            page.fill("#order-text", "F Bre - Mun")              # a fleet inland: FAR
+            page.press("#order-text", "Enter")
+            page.wait_for_selector("#order-list li[data-order='( FRA FLT BRE ) MTO MUN'][data-note=FAR]")
+            page.fill("#order-text", "A Par - Nowhere")          # not notation: no order sent
+            page.press("#order-text", "Enter")
+            page.wait_for_selector("#order-error:has-text('not a province')")
+            # A clicked order: the unit, then the province.
+            page.click("#map [data-unit='FRA AMY MAR']")
+            page.locator("#map [data-province='SPA']").dispatch_event("click")
+            page.wait_for_selector("#order-list li[data-order='( FRA AMY MAR ) MTO SPA'][data-note=MBV]")
+            page.wait_for_selector("#missing[data-missing='MIS ( FRA FLT BRE )']")
+            # Preview against holds: drawn by the server, nothing submitted.
+            page.click("#preview-btn")
+            page.wait_for_selector("#preview svg [data-unit='FRA AMY PAR']")
+            assert page.get_attribute("#preview svg", "data-turn") == "SPR 1901"
+            preview = page.inner_text("#preview")
+            assert "( FRA AMY PAR ) MTO BUR ) ( SUC )" in preview
+            # Summary: what the server holds.
+            page.click("#summary-btn")
+            page.wait_for_selector("#summary li[data-held='( ( FRA AMY MAR ) MTO SPA )']")
+            # Press at level 8000 to England.
+            page.check("#recipients input[data-recipient=ENG]")
+            page.fill("#press-text", "Hello from Paris")
+            page.click("#press-send")
+            page.wait_for_selector("[data-chat='ENG']:has-text('Hello from Paris')")
+            screenshot(page, "play-spring-1901")
+            # Reload: the page rejoins with IAM and gets the held orders back.
+            page.reload()
+            page.wait_for_selector("#map svg[data-turn='SPR 1901']")
+            page.wait_for_selector("#order-list li[data-order='( FRA AMY PAR ) MTO BUR'][data-note=MBV]")
+            assert page.get_attribute("#me", "data-power") == "FRA"
+            page.wait_for_selector("#missing[data-missing='MIS ( FRA FLT BRE )']")
+            page.fill("#order-text", "F Brest - Mid-Atlantic")
+            page.press("#order-text", "Enter")
+            page.wait_for_selector("#map svg[data-turn='FAL 1901']")   # all orders in: processed
+            assert "FRA AMY BUR" in units(page) or "FRA AMY PAR" in units(page)
+            page.wait_for_selector("#results li")
+            # The rest of the two years: hold, disband and waive until the game ends.
+            seen = []
+            for _ in range(12):
+                if page.query_selector("#status:has-text('game over')"):
+                    break
+                turn = play_phase(page)
+                seen.append(turn)
+                try:
+                    page.wait_for_function(
+                        f"document.querySelector('#map svg').dataset.turn !== '{turn}'"
+                        " || document.querySelector('#status').textContent.includes('game over')",
+                        timeout=20_000)
+                except Exception as exc:
+                    raise AssertionError(f"stuck in {turn}: {state(page)}") from exc
+            page.wait_for_selector("#status:has-text('game over: draw')")
+            assert "FAL 1902" in seen, seen
+            screenshot(page, "play-end")
