@@ -167,6 +167,7 @@ class WebApi:
                 "variant": the_map.name,
                 "powers": list(the_map.powers),
                 "power_names": dict(the_map.power_names),
+                "colours": render.power_colours(the_map),
                 "provinces": [{"id": p.mnemonic, "name": p.name, "kind": str(p.kind),
                                "sc": p.supply_centre, "coasts": list(p.coasts)}
                               for p in the_map.provinces],
