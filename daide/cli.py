@@ -61,6 +61,21 @@ def _version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        # Ctrl-C before a command took charge of it (while starting up): the
+        # commands that run for long stop cleanly themselves and return 130.
+        pass
+    except BaseExceptionGroup as group:
+        # ... or raised inside trio before its signal handling was in place.
+        if group.split(KeyboardInterrupt)[1] is not None:
+            raise
+    print("daide: interrupted", file=sys.stderr)
+    return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     # Unknown options are reported by the subcommand's own parser, so the
     # usage shown is that of `daide serve`, not of `daide` (argparse would
@@ -77,8 +92,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CommandError as exc:
         print(f"daide {args.command}: error: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        return 130
     except BrokenPipeError:
         return 141
 
