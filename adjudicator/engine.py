@@ -24,15 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import cast
 
 from adjudicator.adjustments import resolve_adjustments
-from adjudicator.movement import MovementOutcome, resolve_plan
+from adjudicator.movement import resolve_plan
 from adjudicator.results import OrderResult, PhaseResult, Rejected
 from adjudicator.retreats import resolve_retreats
 from adjudicator.rulebook import DEFAULT, Rulebook
-from adjudicator.tables import falses, nones, tables
-from adjudicator.validate import MBV, NYU, check_order, movement_checks, power_index
+from adjudicator.tables import tables
+from adjudicator.validate import MBV, NYU, check_order, movement_checks
 from adjudicator.values import (
     ADJUSTMENT,
     MOVEMENT,
@@ -144,156 +143,7 @@ def _movement(
     if phase.season == "SPR":
         new_state = GameState(phase_of("FAL", phase.year), outcome.units, state.ownership)
         return _finish(state, phase, results, new_state, False, None)
-    return _end_of_movement_year(m, phase, results, outcome, state.ownership)
-
-
-def _end_of_movement_year(
-    m: Map,
-    phase: Phase,
-    results: tuple[OrderResult, ...],
-    outcome: MovementOutcome,
-    old_ownership: Mapping[str, str],
-) -> PhaseResult:
-    """:func:`_end_of_year` after fall moves that dislodged nobody, on the
-    resolution's integer board: ``outcome.where`` (province -> unit) gives
-    each centre's occupant without a name lookup.
-
-    The old ownership is read in one pass; when it lists the centres in
-    province order (as every state made here does) the names are matched by
-    walking ``t.centres`` along, and when nothing changed hands the new
-    state shares the old read-only mapping.  Builds are owed when some
-    power's centres differ from its units: a unit on a centre owns it, so
-    only the empty owned centres and the units off the centres count.
-    """
-    board = outcome.board
-    t = board.t
-    units = board.units
-    n = board.n
-    where = outcome.where
-    centres = t.centres
-    nc = len(centres)
-    # previous owner of each centre
-    prev = cast(list[str | None], nones(t.n))
-    in_order = True  # the old keys are centres, in province order
-    k = 0
-    ids = t.ids
-    supply = t.supply
-    # powers that may have lost their last centre (candidates for elimination)
-    losers: list[str] = []
-    for name, owner in old_ownership.items():
-        p = -1
-        if in_order:
-            while k < nc:
-                cp, cname = centres[k]
-                k += 1
-                if cname == name:
-                    p = cp
-                    break
-            if p < 0:
-                in_order = False
-        if p < 0:
-            p = ids.get(name, -1)
-            if p < 0 or not supply[p]:
-                losers.append(owner)  # owns no centre by this entry
-                in_order = False
-                continue
-        prev[p] = owner
-    powers = list(t.powers)
-    npow = len(powers)
-    centres_of = [0] * npow
-    # centres minus units per power
-    delta = [0] * npow
-    on_centre = falses(n)
-    gained = False  # a neutral centre got an owner
-    moved: list[tuple[str, str]] = []  # (centre, new owner) of centres that changed hands
-    for c, name in centres:
-        i = where[c]
-        before = prev[c]
-        if i >= 0:
-            owner = units[i].power
-            on_centre[i] = True
-            if before is None:
-                gained = True
-            elif owner is not before and owner != before:
-                moved.append((name, owner))
-                losers.append(before)
-            w = power_index(powers, owner)
-            if w == npow:
-                centres_of.append(0)
-                delta.append(0)
-                npow += 1
-            centres_of[w] = centres_of[w] + 1  # its unit cancels it in delta
-        elif before is not None:
-            w = power_index(powers, before)
-            if w == npow:
-                centres_of.append(0)
-                delta.append(0)
-                npow += 1
-            centres_of[w] = centres_of[w] + 1
-            delta[w] = delta[w] + 1
-    i = -1
-    for stands_on_centre in on_centre:  # (the list walked: no bounds-checked fetch)
-        i += 1
-        if not stands_on_centre:
-            w = power_index(powers, units[i].power)
-            if w == npow:
-                centres_of.append(0)
-                delta.append(0)
-                npow += 1
-            delta[w] = delta[w] - 1
-    ownership: Mapping[str, str]
-    if in_order and not gained:
-        if not moved:
-            ownership = old_ownership  # exactly the old mapping: share it
-        else:
-            # The same centres in the same order, some with a new owner: a
-            # copy keeps the order without inserting every key again.
-            copied = (
-                old_ownership.copy()  # the dict's own copy
-                if isinstance(old_ownership, (MappingProxyType, dict))
-                else dict(old_ownership)
-            )
-            for name, owner in moved:
-                copied[name] = owner
-            ownership = MappingProxyType(copied)
-    else:
-        ordered: dict[str, str] = {}
-        for c, name in centres:
-            i = where[c]
-            if i >= 0:
-                ordered[name] = units[i].power
-            else:
-                before = prev[c]
-                if before is not None:
-                    ordered[name] = before
-        ownership = MappingProxyType(ordered)
-    winner: str | None = None
-    need = t.victory_centres
-    for w in range(len(t.powers)):
-        if centres_of[w] >= need:
-            winner = powers[w]
-            break
-    gone: tuple[str, ...] = ()
-    if losers:
-        out: set[str] = set()
-        for power in losers:
-            w = power_index(powers, power)
-            if w == npow:
-                out.add(power)  # no centre and no unit of it now
-            elif centres_of[w] == 0 and delta[w] == 0:  # so no unit either
-                out.add(power)
-        gone = tuple(sorted(out))
-    builds = False
-    for d in delta:
-        if d != 0:
-            builds = True
-            break
-    if builds:  # somebody builds or removes
-        next_phase = phase_of("WIN", phase.year)
-    else:
-        next_phase = phase_of("SPR", phase.year + 1)
-    new_state = GameState(next_phase, outcome.units, ownership)
-    return PhaseResult(phase, results, new_state, True, winner, gone)
+    return _end_of_year(m, phase, results, outcome.units, _present(state), state.ownership)
 
 
 def _retreat(
@@ -326,7 +176,7 @@ def _end_of_year(
     t = tables(m)
     supply = t.supply
     ids = t.ids
-    occupant = cast(list[str | None], nones(t.n))
+    occupant: list[str | None] = [None] * t.n
     units_per_power: dict[str, int] = {}
     for u in units:
         power = u.power

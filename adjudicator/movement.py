@@ -3,9 +3,11 @@
 Theory of operation
 -------------------
 
-Every unit gets an index ``0..n-1`` (board order) and every order is turned
-into flat integer lists (type, target province, supported unit...).  The
-decisions of DATC 5.A are then:
+Every unit of the board gets one :class:`_Piece`: the unit, its province
+id, its checked order (type, target province, supported or convoyed piece)
+and the facts the resolution derives from the orders - the supports that
+match its order, the unit moving the other way, its convoy routes, and its
+decision.  The decisions of DATC 5.A are:
 
 * MOVE (a move order): does the unit move?
 * SUPPORT (a support whose supported unit ordered what was supported): is it
@@ -15,7 +17,9 @@ decisions of DATC 5.A are then:
 
 The strengths of 5.B.4-5.B.7 (ATTACK, HOLD, PREVENT, DEFEND) are computed on
 demand from these decisions (the simplification of 5.D), and the DISLODGE
-decision follows from the MOVE decisions.
+decision follows from the MOVE decisions.  The same strength functions serve
+during the resolution and afterwards, for the report: once every decision
+is made, asking for one just reads it.
 
 The decisions are made by the guess-and-check recursion of L. Kruijswijk
 ("The Math of Adjudication"): to decide X, guess X fails and compute X from
@@ -38,7 +42,8 @@ plain (non-convoyed) attack are certain and decided before any recursion
 
 from __future__ import annotations
 
-from typing import Final, cast
+from dataclasses import dataclass
+from typing import Final, final
 
 from adjudicator.convoys import route_seas
 from adjudicator.results import (
@@ -60,13 +65,13 @@ from adjudicator.results import (
     Reason,
 )
 from adjudicator.rulebook import Rulebook
-from adjudicator.tables import falses, minus_ones, nones, zeros
 from adjudicator.validate import (
     CVY,
     HOLD,
     MOVE,
     SUPH,
     SUPM,
+    Checked,
     MovementChecks,
     Plan,
     movement_checks,
@@ -84,50 +89,24 @@ from adjudicator.values import (
 )
 from maps import Map
 
-# order type codes (adjudicator.validate records them with each accepted order)
-_HOLD: Final = HOLD
-_MOVE: Final = MOVE
-_SUPH: Final = SUPH
-_SUPM: Final = SUPM
-_CVY: Final = CVY
-
 # decision states
-_UNRESOLVED: Final = 0
+_UNDECIDED: Final = 0
 _GUESSING: Final = 1
-_RESOLVED: Final = 2
+_DECIDED: Final = 2
 
 
+@dataclass
 class MovementOutcome:
     """Results of a movement phase: one result per unit (board order), the
     units on the board afterwards and the dislodged units with their
-    retreat options.
+    retreat options."""
 
-    ``where[p]`` is the index (in the old board order of ``board``) of the
-    unit standing in province ``p`` afterwards, or -1: the end of the year
-    counts centres from it without looking a name up.
-    """
-
-    def __init__(
-        self,
-        results: tuple[OrderResult, ...],
-        units: tuple[Unit, ...],
-        dislodged: tuple[Dislodged, ...],
-        where: list[int],
-        board: MovementChecks,
-    ) -> None:
-        self.results: Final = results
-        self.units: Final = units
-        self.dislodged: Final = dislodged
-        self.where: Final = where
-        self.board: Final = board
+    results: tuple[OrderResult, ...]
+    units: tuple[Unit, ...]
+    dislodged: tuple[Dislodged, ...]
 
 
 _DEFAULT_HOLD: Final = Default("no order: the unit holds")
-
-# Shared empty route tables of a phase without any move by convoy (never written).
-_NO_ROUTES: Final[dict[int, list[int]]] = {}
-_NO_ENDS: Final[dict[int, set[int]]] = {}
-_NO_NEIGHBOURS: Final[dict[int, dict[int, list[int]]]] = {}
 
 
 def resolve_movement(
@@ -156,483 +135,404 @@ def resolve_plan(checks: MovementChecks, plan: Plan) -> MovementOutcome:
     return board.report()
 
 
-class _Board:
-    """One movement phase as flat integer lists indexed by unit (board order).
+#: sea -> the provinces next to it (``MapTables.fleet_reach``)
+_Reach = tuple[frozenset[int], ...]
 
-    ``P`` province; ``R`` the checked order (:class:`~adjudicator.validate.Checked`:
-    ``kind`` order type, ``dest`` target province - move / support / convoy
-    destination -, ``other`` supported or convoyed unit; read in place, no
-    copies into lists of their own); ``CONV`` move by convoy; ``at`` maps a
-    province to the unit there (-1).
-    ``ATT[p]`` lists the units moving to province ``p``, ``SUPS[i]`` the
-    supports matching unit ``i``'s order, ``H`` / ``OPP`` the head-to-head /
-    opposite mover.  ``ST`` / ``RES`` hold the decisions (see the module
-    docstring).
+
+@final
+class _Route:
+    """The convoy routes of a move by convoy: the fleets on some route, those
+    touching the army's province and the destination, and each fleet's
+    neighbours on the routes."""
+
+    def __init__(self, fleets: list[_Piece], src: int, dst: int, reach: _Reach) -> None:
+        self.fleets = fleets
+        self.start = [f for f in fleets if src in reach[f.province]]
+        self.end = [f for f in fleets if dst in reach[f.province]]
+        by_sea = {f.province: f for f in fleets}
+        self.neighbours = {
+            f: [by_sea[q] for q in reach[f.province] if q in by_sea and by_sea[q] is not f]
+            for f in fleets
+        }
+
+
+@final
+class _Piece:
+    """One unit of the board with its order and its decision.
+
+    Other pieces are named by their index on the board (-1: none), so that
+    pieces never refer to each other in a cycle and are freed as soon as
+    the board is (no work for the cyclic garbage collector).
     """
 
+    def __init__(self, index: int, unit: Unit, province: int, order: Checked) -> None:
+        self.index = index
+        self.unit = unit
+        self.power = unit.power
+        #: province id where it stands
+        self.province = province
+        #: the checked order (:class:`~adjudicator.validate.Checked`; its
+        #: ``unit`` is -1 when the unit was given no order and holds)
+        self.order = order
+        #: order type: HOLD, MOVE, SUPH, SUPM or CVY
+        self.kind = order.kind
+        #: province id the order is directed at (move, support or convoy destination)
+        self.dest = order.dest
+        #: the supported or convoyed piece (support and convoy orders)
+        self.other = order.other
+        #: moves by convoy
+        self.conv = order.conv
+        #: a move by convoy without any complete route of convoy orders
+        self.no_route = False
+        #: a move by convoy voided by the Szykman rule (DATC 4.A.2 d)
+        self.void = False
+        #: a support (convoy) whose supported (convoyed) unit ordered what it names
+        self.matched = False
+        #: the matching supports of this piece's order (None: none)
+        self.supports: list[_Piece] | None = None
+        #: the piece moving from this one's destination to this one's province
+        self.opposite = -1
+        #: the opposite piece when neither moves by convoy: a head-to-head battle
+        self.head_to_head = -1
+        #: the convoy routes of a move by convoy (None: no route, or not by convoy)
+        self.route: _Route | None = None
+        #: the decision: its state (_UNDECIDED, _GUESSING, _DECIDED) and value
+        self.state = _UNDECIDED
+        self.succeeds = False
+        #: the piece that dislodged this one (set by :meth:`_Board.decide`)
+        self.dislodged_by = -1
+
+    def decide(self, succeeds: bool) -> None:
+        self.state = _DECIDED
+        self.succeeds = succeeds
+
+
+class _Board:
+    """One movement phase: a :class:`_Piece` per unit (board order) and the
+    pieces trying to enter each province."""
+
     def __init__(self, checks: MovementChecks, plan: Plan) -> None:
-        # The board (province ids, province -> unit) and
-        # the orders as codes and indices were made by the order checks.
         t = checks.t
-        rules = checks.rules
-        units = checks.units
-        n = checks.n
-        at = checks.at
-        P = checks.P
-        for p in P:
-            if p < 0:
-                raise KeyError("a unit in a province the map does not have")
-        # the order of each unit as checked (kind, dest, other: its code,
-        # target province, supported / convoyed unit)
-        R = plan.records
-        CONV = plan.conv
-        any_convoy = plan.any_conv
-
-        ST = zeros(n)  # (_UNRESOLVED)
-        RES = falses(n)
-        # Convoy-only facts.  Without any move by convoy (most phases) nothing
-        # writes them: one shared all-False list and empty dicts.
-        no_convoy = falses(n) if any_convoy else CONV  # (then CONV is all False too)
-        # CTO without any complete ordered route (and no land fallback)
-        NOROUTE = no_convoy
-        # convoy orders matching an ordered move by convoy
-        matched_convoy = no_convoy
-        # per convoyed army: its route fleets, the ones touching its origin,
-        # the ones touching its destination, and fleet -> neighbouring route fleets
-        R_FLEETS: dict[int, list[int]] = _NO_ROUTES
-        R_START: dict[int, list[int]] = _NO_ROUTES
-        R_END: dict[int, set[int]] = _NO_ENDS
-        R_NBR: dict[int, dict[int, list[int]]] = _NO_NEIGHBOURS
-        VOID = no_convoy  # convoyed move voided by the Szykman rule
-        if any_convoy:
-            NOROUTE = falses(n)
-            matched_convoy = falses(n)
-            VOID = falses(n)
-            R_FLEETS = {}
-            R_START = {}
-            R_END = {}
-            R_NBR = {}
-            reach = t.fleet_reach
-            land_fallback = rules.adjacent_convoy_land_fallback
-            for a in range(n):
-                if not CONV[a]:
-                    continue
-                src = P[a]
-                dst = R[a].dest
-                fleets = [
-                    c
-                    for c in range(n)
-                    if R[c].kind == _CVY and R[c].other == a and R[c].dest == dst
-                ]
-                for c in fleets:
-                    matched_convoy[c] = True
-                route = _route_fleets(fleets, P, reach, src, dst)
-                if not route:
-                    if land_fallback and dst in t.army_adj[src]:
-                        CONV[a] = False  # DATC 4.A.3 d / 6.G.8: no route ordered, move by land
-                    else:
-                        NOROUTE[a] = True
-                        ST[a] = _RESOLVED
-                    continue
-                R_FLEETS[a] = route
-                R_START[a] = [c for c in route if src in reach[P[c]]]
-                R_END[a] = {c for c in route if dst in reach[P[c]]}
-                seas = {P[c]: c for c in route}
-                R_NBR[a] = {
-                    c: [seas[q] for q in reach[P[c]] if q in seas and seas[q] != c] for c in route
-                }
-
-        ATT = cast(list[list[int] | None], nones(t.n))
-        SUPS = cast(list[list[int] | None], nones(n))
-        H = minus_ones(n)
-        # Without a move by convoy every opposite mover is a head-to-head one:
-        # one list serves as both.
-        OPP = minus_ones(n) if any_convoy else H
-        matched = falses(n)
-        # (each record read once: mypyc fetches a list item again at every
-        # R[i]; walking the list itself skips even the bounds-checked fetch)
-        i = -1
-        for ri in R:
-            i += 1
-            ti = ri.kind
-            if ti == _MOVE:
-                if NOROUTE[i]:
-                    continue
-                d = ri.dest
-                attackers = ATT[d]
-                if attackers is None:
-                    ATT[d] = [i]
-                else:
-                    attackers.append(i)
-                j = at[d]
-                if j >= 0:
-                    rj = R[j]
-                    if rj.kind == _MOVE and rj.dest == P[i] and not NOROUTE[j]:
-                        OPP[i] = j
-                        if not CONV[i] and not CONV[j]:
-                            H[i] = j
-            elif ti == _SUPH or ti == _SUPM:
-                j = ri.other
-                rj = R[j]
-                if ti == _SUPH:
-                    matches = rj.kind != _MOVE
-                else:
-                    matches = rj.kind == _MOVE and rj.dest == ri.dest
-                if matches:
-                    supports = SUPS[j]
-                    if supports is None:
-                        SUPS[j] = [i]
-                    else:
-                        supports.append(i)
-                    matched[i] = True
-
-        # Pre-decide supports cut by a plain attack (DATC 5.E): certain cuts.
-        s = -1
-        for rs in R:
-            s += 1
-            if not matched[s]:
-                continue
-            attackers = ATT[P[s]]
-            if attackers is None:
-                # nobody attacks the supporter: the support is given
-                ST[s] = _RESOLVED
-                RES[s] = True
-                continue
-            ws = units[s].power
-            sup_hold = rs.kind == _SUPH
-            target = rs.dest
-            for k in attackers:
-                if (
-                    units[k].power != ws
-                    and not CONV[k]
-                    and (sup_hold or P[k] != target)
-                ):
-                    ST[s] = _RESOLVED
-                    RES[s] = False
-                    break
-
         self.t = t
         self.checks = checks
-        self.units = units
+        rules = checks.rules
         self.rules = rules
-        self.n = n
-        self.P = P
-        self.R = R
-        self.CONV = CONV
-        self.at = at
-        self.ATT = ATT
-        self.SUPS = SUPS
-        self.H = H
-        self.OPP = OPP
-        self.matched = matched
-        self.matched_convoy = matched_convoy
-        self.NOROUTE = NOROUTE
-        self.VOID = VOID
-        self.no_convoy = no_convoy
-        self.ST = ST
-        self.RES = RES
-        self.R_FLEETS = R_FLEETS
-        self.R_START = R_START
-        self.R_END = R_END
-        self.R_NBR = R_NBR
-        self.deps: list[int] = []
+        for p in checks.P:
+            if p < 0:
+                raise KeyError("a unit in a province the map does not have")
+        pieces = [
+            _Piece(i, unit, province, order)
+            for i, (unit, province, order) in enumerate(
+                zip(checks.units, checks.P, plan.records, strict=True)
+            )
+        ]
+        self.pieces = pieces
+        #: province id -> the index of the piece standing there (-1)
+        self.at = checks.at
+        if plan.any_conv:
+            self._find_routes()
+        #: province id -> the pieces trying to move there
+        self.attackers: list[list[_Piece] | None] = [None] * t.n
+        for piece in pieces:
+            if piece.kind == MOVE:
+                if not piece.no_route:
+                    self._add_move(piece)
+            elif piece.kind == SUPH or piece.kind == SUPM:
+                self._add_support(piece)
+        self._decide_certain_cuts()
+        #: pieces whose decision was guessed while deciding another (a cycle)
+        self.deps: list[_Piece] = []
         self.convoy_from_target_cuts = rules.convoy_from_target_cuts
-        self.any_route = rules.any_route_disrupts
+        self.any_route_disrupts = rules.any_route_disrupts
         self.h2h_only = rules.dislodged_prevents_unless_head_to_head
-        # filled by decide()
-        self.path_ok: list[bool] = []
-        self.G: list[int] = []
-        self.DISL: list[int] = []
+
+    def piece_at(self, p: int) -> _Piece | None:
+        """The piece standing in province ``p``."""
+        i = self.at[p]
+        return self.pieces[i] if i >= 0 else None
+
+    def _find_routes(self) -> None:
+        """Match convoy orders with the moves by convoy and find their routes."""
+        t = self.t
+        land_fallback = self.rules.adjacent_convoy_land_fallback
+        for army in self.pieces:
+            if not army.conv:
+                continue
+            src = army.province
+            dst = army.dest
+            fleets = [
+                f
+                for f in self.pieces
+                if f.kind == CVY and f.other == army.index and f.dest == dst
+            ]
+            for fleet in fleets:
+                fleet.matched = True
+            on_route = _route_fleets(fleets, t.fleet_reach, src, dst)
+            if on_route:
+                army.route = _Route(on_route, src, dst, t.fleet_reach)
+            elif land_fallback and dst in t.army_adj[src]:
+                army.conv = False  # DATC 4.A.3 d / 6.G.8: no route ordered, move by land
+            else:
+                army.no_route = True
+                army.decide(False)
+
+    def _add_move(self, piece: _Piece) -> None:
+        attackers = self.attackers[piece.dest]
+        if attackers is None:
+            self.attackers[piece.dest] = [piece]
+        else:
+            attackers.append(piece)
+        there = self.piece_at(piece.dest)
+        if (
+            there is not None
+            and there.kind == MOVE
+            and there.dest == piece.province
+            and not there.no_route
+        ):
+            piece.opposite = there.index
+            if not piece.conv and not there.conv:
+                piece.head_to_head = there.index
+
+    def _add_support(self, supporter: _Piece) -> None:
+        supported = self.pieces[supporter.other]
+        if supporter.kind == SUPH:
+            matches = supported.kind != MOVE
+        else:
+            matches = supported.kind == MOVE and supported.dest == supporter.dest
+        if matches:
+            if supported.supports is None:
+                supported.supports = [supporter]
+            else:
+                supported.supports.append(supporter)
+            supporter.matched = True
+
+    def _decide_certain_cuts(self) -> None:
+        """Decide the supports nobody attacks (given) and those cut by a plain
+        attack (DATC 5.E: such a cut does not depend on any decision)."""
+        for s in self.pieces:
+            if not s.matched or s.kind == CVY:
+                continue
+            attackers = self.attackers[s.province]
+            if attackers is None:
+                s.decide(True)
+                continue
+            for k in attackers:
+                if k.power != s.power and not k.conv and (s.kind == SUPH or k.province != s.dest):
+                    s.decide(False)
+                    break
 
     # -- decisions ------------------------------------------------------------
 
     def decide(self) -> None:
-        """Make every decision, then the final PATH values, the supports
-        given to each order and who dislodged whom (DATC 5.B.3)."""
-        R = self.R
-        ST = self.ST
-        matched = self.matched
-        matched_convoy = self.matched_convoy
-        n = self.n
-        i = -1
-        for rec in R:  # (the list walked: see __init__)
-            i += 1
-            ti = rec.kind
-            if ST[i] == _RESOLVED or ti == _HOLD:
+        """Make every decision, then record who dislodged whom (DATC 5.B.3)."""
+        for piece in self.pieces:
+            if piece.state != _DECIDED and (piece.kind == MOVE or piece.matched):
+                self.resolve(piece)
+        for piece in self.pieces:
+            if piece.kind == MOVE and piece.succeeds:
                 continue
-            if ti == _MOVE or matched[i] or (ti == _CVY and matched_convoy[i]):
-                self.resolve(i)
-        RES = self.RES
-        path_ok = self.no_convoy  # all False, not written (no convoy route at all)
-        if self.R_FLEETS:
-            path_ok = falses(n)
-        CONV = self.CONV
-        for a in self.R_FLEETS:
-            path_ok[a] = CONV[a] and self.path(a)
-        self.path_ok = path_ok
-        G = zeros(n)  # supports given to each unit's order
-        s = -1
-        for rs in R:
-            s += 1
-            if matched[s] and RES[s]:
-                j = rs.other
-                G[j] = G[j] + 1  # (mypyc: `+=` on an item is a generic call)
-        self.G = G
-        P = self.P
-        ATT = self.ATT
-        DISL = minus_ones(n)  # index of the dislodging unit
-        i = -1
-        for rec in R:
-            i += 1
-            if rec.kind == _MOVE and RES[i]:
-                continue
-            attackers = ATT[P[i]]
+            attackers = self.attackers[piece.province]
             if attackers is not None:
                 for k in attackers:
-                    if RES[k]:
-                        DISL[i] = k
+                    if k.succeeds:
+                        piece.dislodged_by = k.index
                         break
-        self.DISL = DISL
 
-    def resolve(self, i: int) -> bool:
-        ST = self.ST
-        RES = self.RES
+    def resolve(self, x: _Piece) -> bool:
+        """The decision of ``x``: made now if need be (guess and check)."""
+        if x.state == _DECIDED:
+            return x.succeeds
         deps = self.deps
-        s = ST[i]
-        if s == _RESOLVED:
-            return RES[i]
-        if s == _GUESSING:
-            if i not in deps:
-                deps.append(i)
-            return RES[i]
+        if x.state == _GUESSING:
+            if x not in deps:
+                deps.append(x)
+            return x.succeeds
         old = len(deps)
-        RES[i] = False
-        ST[i] = _GUESSING
-        first = self.adjudicate(i)
-        if len(deps) == old:
-            if ST[i] != _RESOLVED:
-                RES[i] = first
-                ST[i] = _RESOLVED
-            return RES[i]
-        if deps[old] != i:
-            deps.append(i)
-            RES[i] = first
+        x.succeeds = False
+        x.state = _GUESSING
+        first = self.adjudicate(x)
+        if len(deps) == old:  # the answer used no guess
+            if x.state != _DECIDED:
+                x.decide(first)
+            return x.succeeds
+        if deps[old] is not x:  # it depends on a guess further up: not decided yet
+            deps.append(x)
+            x.succeeds = first
             return first
-        for x in deps[old:]:
-            ST[x] = _UNRESOLVED
+        # x depends on its own guess: guess the other way
+        for y in deps[old:]:
+            y.state = _UNDECIDED
         del deps[old:]
-        RES[i] = True
-        ST[i] = _GUESSING
-        second = self.adjudicate(i)
-        if first == second:
-            for x in deps[old:]:
-                ST[x] = _UNRESOLVED
+        x.succeeds = True
+        x.state = _GUESSING
+        second = self.adjudicate(x)
+        if first == second:  # one consistent resolution
+            for y in deps[old:]:
+                y.state = _UNDECIDED
             del deps[old:]
-            RES[i] = first
-            ST[i] = _RESOLVED
+            x.decide(first)
             return first
         cycle = deps[old:]
-        if i not in cycle:
-            cycle.insert(0, i)
+        if x not in cycle:
+            cycle.insert(0, x)
         del deps[old:]
         self.backup_rule(cycle)
-        return self.resolve(i)
+        return self.resolve(x)
 
-    def backup_rule(self, cycle: list[int]) -> None:
-        R = self.R
-        ST = self.ST
-        convoys = [c for c in cycle if R[c].kind == _CVY]
+    def backup_rule(self, cycle: list[_Piece]) -> None:
+        convoys = [c for c in cycle if c.kind == CVY]
         if convoys:
             # Convoy paradox: the Szykman rule (DATC 4.A.2 d).
             for c in convoys:
-                self.VOID[self.R[c].other] = True
+                self.pieces[c.other].void = True
         else:
             # Circular movement (DATC 5.B.9): all moves of the cycle succeed.
             for x in cycle:
-                if R[x].kind == _MOVE:
-                    self.RES[x] = True
-                    ST[x] = _RESOLVED
+                if x.kind == MOVE:
+                    x.decide(True)
         for x in cycle:
-            if ST[x] != _RESOLVED:
-                ST[x] = _UNRESOLVED
+            if x.state != _DECIDED:
+                x.state = _UNDECIDED
 
-    def adjudicate(self, i: int) -> bool:
-        t = self.R[i].kind
-        if t == _MOVE:
-            return self.adj_move(i)
-        if t == _CVY:
-            attackers = self.ATT[self.P[i]]
+    def adjudicate(self, x: _Piece) -> bool:
+        """Compute the decision of ``x`` from its definition (DATC 5.B)."""
+        if x.kind == MOVE:
+            return self.move_succeeds(x)
+        if x.kind == CVY:  # the fleet is not dislodged
+            attackers = self.attackers[x.province]
             if attackers is not None:
                 for k in attackers:
                     if self.resolve(k):
                         return False
             return True
-        return self.adj_support(i)
+        return self.support_given(x)
 
-    def path(self, a: int) -> bool:
-        if self.VOID[a]:
+    def path(self, army: _Piece) -> bool:
+        """PATH (DATC 5.B.8) of a move by convoy: some route of fleets that
+        are not dislodged (4.A.1 a: every route must hold)."""
+        route = army.route
+        if army.void or route is None:
             return False
-        if self.any_route:  # 4.A.1 a: any disrupted route breaks the convoy
-            for c in self.R_FLEETS[a]:
-                if not self.resolve(c):
+        if self.any_route_disrupts:
+            for fleet in route.fleets:
+                if not self.resolve(fleet):
                     return False
             return True
-        ends = self.R_END[a]
-        nbr = self.R_NBR[a]
         seen: set[int] = set()
-        todo = list(self.R_START[a])
+        todo = list(route.start)
         while todo:
-            c = todo.pop()
-            if c in seen:
+            fleet = todo.pop()
+            if fleet.index in seen:
                 continue
-            seen.add(c)
-            if not self.resolve(c):
+            seen.add(fleet.index)
+            if not self.resolve(fleet):
                 continue
-            if c in ends:
+            if fleet in route.end:
                 return True
-            todo.extend(nbr[c])
+            todo.extend(route.neighbours[fleet])
         return False
 
-    def given(self, i: int) -> int:
+    def no_path(self, x: _Piece) -> bool:
+        """A move that cannot get there: no convoy route, or none that holds."""
+        return x.no_route or (x.conv and not self.path(x))
+
+    def given(self, x: _Piece) -> int:
+        """Supports given to the order of ``x``."""
         n_given = 0
-        supports = self.SUPS[i]
-        if supports is not None:
-            for s in supports:
+        if x.supports is not None:
+            for s in x.supports:
                 if self.resolve(s):
                     n_given += 1
         return n_given
 
-    def attack(self, i: int) -> int:
-        j = self.at[self.R[i].dest]
-        if j < 0 or (self.R[j].kind == _MOVE and self.H[i] != j and self.resolve(j)):
-            return 1 + self.given(i)
-        units = self.units
-        wj = units[j].power
-        if wj == units[i].power:
+    def attack(self, x: _Piece) -> int:
+        """ATTACK STRENGTH (DATC 5.B.4) of the move of ``x``."""
+        if self.no_path(x):
             return 0
+        j = self.piece_at(x.dest)
+        if j is None or (j.kind == MOVE and x.head_to_head != j.index and self.resolve(j)):
+            return 1 + self.given(x)
+        if j.power == x.power:
+            return 0  # no self-dislodgement
         strength = 1
-        supports = self.SUPS[i]
-        if supports is not None:
-            for s in supports:
-                if units[s].power != wj and self.resolve(s):
+        if x.supports is not None:
+            for s in x.supports:
+                if s.power != j.power and self.resolve(s):  # no help dislodging one's own unit
                     strength += 1
         return strength
 
     def hold(self, p: int) -> int:
-        j = self.at[p]
-        if j < 0:
+        """HOLD STRENGTH (DATC 5.B.5) of province ``p``."""
+        j = self.piece_at(p)
+        if j is None:
             return 0
-        if self.R[j].kind == _MOVE:
+        if j.kind == MOVE:
             return 0 if self.resolve(j) else 1
         return 1 + self.given(j)
 
-    def prevent(self, k: int) -> int:
-        if self.CONV[k] and not self.path(k):
-            return 0
-        j = self.OPP[k]
-        if j >= 0:
-            if self.h2h_only:
-                if self.H[k] == j and self.resolve(j):
-                    return 0
-            elif self.resolve(j) and not self.resolve(k):  # 4.A.7 a
-                return 0
-        return 1 + self.given(k)
+    def defend(self, x: _Piece) -> int:
+        """DEFEND STRENGTH (DATC 5.B.7) of ``x`` in a head-to-head battle."""
+        return 1 + self.given(x)
 
-    def adj_move(self, i: int) -> bool:
-        if self.CONV[i] and not self.path(i):
-            return False
-        a = self.attack(i)
+    def prevent(self, x: _Piece) -> int:
+        """PREVENT STRENGTH (DATC 5.B.6) of the move of ``x``."""
+        if self.no_path(x):
+            return 0
+        if x.opposite >= 0:
+            j = self.pieces[x.opposite]
+            if self.h2h_only:  # 4.A.7 b
+                if x.head_to_head >= 0 and self.resolve(j):
+                    return 0
+            elif self.resolve(j) and not self.resolve(x):  # 4.A.7 a
+                return 0
+        return 1 + self.given(x)
+
+    def move_succeeds(self, x: _Piece) -> bool:
+        """MOVE (DATC 5.B.1)."""
+        a = self.attack(x)
         if a == 0:
             return False
-        d = self.R[i].dest
-        j = self.H[i]
-        if j >= 0:
-            if a <= 1 + self.given(j):
+        if x.head_to_head >= 0:
+            if a <= self.defend(self.pieces[x.head_to_head]):
                 return False
-        elif a <= self.hold(d):
+        elif a <= self.hold(x.dest):
             return False
-        attackers = self.ATT[d]
-        assert attackers is not None  # i is one of them
+        attackers = self.attackers[x.dest]
+        assert attackers is not None  # x is one of them
         for k in attackers:
-            if k != i and a <= self.prevent(k):
+            if k is not x and a <= self.prevent(k):
                 return False
         return True
 
-    def adj_support(self, s: int) -> bool:
-        attackers = self.ATT[self.P[s]]
+    def support_given(self, s: _Piece) -> bool:
+        """SUPPORT (DATC 5.B.2): the support is not cut."""
+        attackers = self.attackers[s.province]
         if attackers is None:
             return True
-        units = self.units
-        P = self.P
-        CONV = self.CONV
-        ws = units[s].power
-        rs = self.R[s]
-        supm = rs.kind == _SUPM
-        target = rs.dest
         for k in attackers:
-            if units[k].power == ws:
+            if k.power == s.power:
                 continue
-            if supm and P[k] == target and not (CONV[k] and self.convoy_from_target_cuts):
+            if s.kind == SUPM and k.province == s.dest and not (
+                k.conv and self.convoy_from_target_cuts
+            ):
                 # An attack from the province the support is directed at does
                 # not cut it (4.A.4 a also for a convoyed attack), but a
                 # dislodgement does.
                 if self.resolve(k):
                     return False
                 continue
-            if CONV[k] and not self.path(k):
+            if k.conv and not self.path(k):
                 continue
             return False
         return True
 
-    # -- final strengths (every decision made; DATC 5.B.4-5.B.7) ---------------
-
-    def no_path(self, i: int) -> bool:
-        return self.NOROUTE[i] or (self.CONV[i] and not self.path_ok[i])
-
-    def final_attack(self, i: int) -> int:
-        if self.no_path(i):
-            return 0
-        RES = self.RES
-        units = self.units
-        j = self.at[self.R[i].dest]
-        if j < 0 or (self.R[j].kind == _MOVE and self.H[i] != j and RES[j]):
-            return 1 + self.G[i]
-        wj = units[j].power
-        if wj == units[i].power:
-            return 0
-        strength = 1
-        supports = self.SUPS[i]
-        if supports is not None:
-            for s in supports:
-                if RES[s] and units[s].power != wj:
-                    strength += 1
-        return strength
-
-    def final_hold(self, p: int) -> int:
-        j = self.at[p]
-        if j < 0:
-            return 0
-        if self.R[j].kind == _MOVE:
-            return 0 if self.RES[j] else 1
-        return 1 + self.G[j]
-
-    def final_prevent(self, k: int) -> int:
-        if self.no_path(k):
-            return 0
-        j = self.OPP[k]
-        RES = self.RES
-        if j >= 0 and RES[j]:
-            if self.H[k] == j if self.h2h_only else not RES[k]:
-                return 0
-        return 1 + self.G[k]
-
     def standoff(self, p: int) -> bool:
         """A unit tried to enter ``p`` (with some prevent strength) and it
         stayed empty: no retreat there (DATC 5.B.11)."""
-        attackers = self.ATT[p]
+        attackers = self.attackers[p]
         if attackers is not None:
             for k in attackers:
-                if self.final_prevent(k) > 0:
+                if self.prevent(k) > 0:
                     return True
         return False
 
@@ -641,90 +541,27 @@ class _Board:
     def report(self) -> MovementOutcome:
         """Turn the decisions into ORD results, the new board and retreat options."""
         t = self.t
-        names = t.names
-        units = self.units
-        n = self.n
-        P = self.P
-        R = self.R
-        RES = self.RES
-        DISL = self.DISL
-
-        # every unit's branch below fills its slot (a set item is cheaper than
-        # an append, which may also grow the list)
-        results = cast(list[OrderResult], nones(n))
-        i = -1
-        for rec in R:
-            i += 1
-            k = DISL[i]
-            o = rec.canon  # (only if the unit has an order: rec.unit >= 0)
-            if k < 0:
-                if rec.unit < 0:
-                    results[i] = OrderResult(Hold(units[i]), SUC, False, _DEFAULT_HOLD)
-                    continue
-                ti = rec.kind
-                if RES[i] or ti == _HOLD:
-                    # a successful move, a support given, or a hold
-                    results[i] = OrderResult(o, SUC)
-                elif ti == _MOVE:
-                    outcome, reason = self.move_failure(i)
-                    results[i] = OrderResult(o, outcome, False, reason)
-                elif ti == _CVY:
-                    army = rec.other
-                    if type(R[army].canon) is ConvoyMove and R[army].dest == rec.dest:
-                        results[i] = OrderResult(o, SUC)
-                    else:
-                        results[i] = OrderResult(o, NSO, False, NotMatched(units[army]))
-                elif not self.matched[i]:
-                    other = units[rec.other]
-                    results[i] = OrderResult(o, NSO, False, NotMatched(other))
-                else:
-                    results[i] = OrderResult(o, CUT, False, self.cutter(i))
-                continue
-            by = DislodgedBy(units[k], names[P[k]])
-            ti = rec.kind
-            if rec.unit < 0:
-                results[i] = OrderResult(Hold(units[i]), None, True, by, by)
-            elif ti == _MOVE:
-                outcome, reason = self.move_failure(i)
-                results[i] = OrderResult(o, outcome, True, reason, by)
-            elif ti == _SUPH or ti == _SUPM:
-                if not self.matched[i]:
-                    other = units[rec.other]
-                    results[i] = OrderResult(o, NSO, True, NotMatched(other), by)
-                elif RES[i]:
-                    results[i] = OrderResult(o, SUC)
-                else:
-                    results[i] = OrderResult(o, CUT, True, self.cutter(i), by)
+        results = [self.result(x) for x in self.pieces]
+        # the new board: where each piece stands afterwards
+        where: list[_Piece | None] = [None] * t.n
+        dislodged_pieces: list[_Piece] = []
+        for x in self.pieces:
+            if x.dislodged_by >= 0:
+                dislodged_pieces.append(x)
+            elif x.kind == MOVE and x.succeeds:
+                where[x.dest] = x
             else:
-                results[i] = OrderResult(o, None, True, by, by)
-
-        # -- the new board and the retreat options (DATC 5.B.11) ------------------
-        # where[p]: the unit standing in province p afterwards (board index)
-        where = minus_ones(t.n)
-        any_dislodged = False
-        i = -1
-        for rec in R:
-            i += 1
-            if DISL[i] >= 0:
-                any_dislodged = True
-                continue
-            if rec.kind == _MOVE and RES[i]:
-                where[rec.dest] = i
-            else:
-                where[P[i]] = i
+                where[x.province] = x
         power_ids = t.power_ids
         no_power = len(t.powers)
         new_units: list[Unit] = []
-        # (iterating the list itself: no bounds-checked item fetch per province)
-        p = -1
-        for i in where:
-            p += 1
-            if i < 0:
+        for p, occupant in enumerate(where):
+            if occupant is None:
                 continue
-            u = units[i]
-            if p != P[i]:  # it moved here
-                o = R[i].canon
+            u = occupant.unit
+            if p != occupant.province:  # it moved here
                 w = power_ids.get(u.power, no_power)
+                o = occupant.order.canon
                 if type(o) is Move and o.dest.coast is not None:
                     u = t.unit_of(w, u.power, u.kind, t.loc_ids[(p, o.dest.coast)])
                 else:
@@ -732,103 +569,129 @@ class _Board:
             new_units.append(u)
         if not t.alphabetical:
             new_units.sort(key=_province_key)
-        if not any_dislodged:
-            return MovementOutcome(tuple(results), tuple(new_units), (), where, self.checks)
-
+        # the retreat options (DATC 5.B.11)
         dislodged: list[Dislodged] = []
         to_convoy_origin = self.rules.retreat_to_convoy_origin
-        for i in range(n):
-            k = DISL[i]
-            if k < 0:
-                continue
-            u = units[i]
-            origin = P[k]
-            allow_origin = self.CONV[k] and to_convoy_origin  # DATC 4.A.5 b
-            options: list[Location] = []
+        for x in dislodged_pieces:
+            by = self.pieces[x.dislodged_by]
+            u = x.unit
+            allow_origin = by.conv and to_convoy_origin  # DATC 4.A.5 b
             if u.kind == AMY:
-                moves = t.army_moves[P[i]]
+                moves = t.army_moves[x.province]
             else:
-                moves = t.fleet_moves[t.loc_ids[(P[i], u.location.coast)]]
+                moves = t.fleet_moves[t.loc_ids[(x.province, u.location.coast)]]
+            options: list[Location] = []
             for q, place in moves:
-                if where[q] < 0 and (allow_origin or q != origin) and not self.standoff(q):
+                if (
+                    where[q] is None
+                    and (allow_origin or q != by.province)
+                    and not self.standoff(q)
+                ):
                     options.append(place)
-            dislodged.append(Dislodged(u, tuple(options), names[origin]))
-        return MovementOutcome(
-            tuple(results), tuple(new_units), tuple(dislodged), where, self.checks
-        )
+            dislodged.append(Dislodged(u, tuple(options), t.names[by.province]))
+        return MovementOutcome(tuple(results), tuple(new_units), tuple(dislodged))
 
-    def move_failure(self, i: int) -> tuple[str, Reason]:
-        """Outcome and reason of the failed move ``i``."""
-        units = self.units
-        if self.NOROUTE[i]:
-            return NSO, NoRoute(self.t.names[self.R[i].dest])
-        if self.VOID[i]:
-            fleets = tuple(units[f] for f in self.R_FLEETS.get(i, ()))
-            return NSO, Paradox(fleets)
-        if self.CONV[i] and not self.path_ok[i]:
-            DISL = self.DISL
-            fleets = tuple(units[f] for f in self.R_FLEETS[i] if DISL[f] >= 0)
-            return DSR, Disrupted(fleets)
-        return BNC, self.bounce_reason(i)
+    def result(self, x: _Piece) -> OrderResult:
+        """The ORD result of the order of ``x``."""
+        o = x.order.canon
+        ordered = x.order.unit >= 0
+        if x.dislodged_by < 0:
+            if not ordered:
+                return OrderResult(Hold(x.unit), SUC, False, _DEFAULT_HOLD)
+            if x.succeeds or x.kind == HOLD:
+                # a successful move, a support given, or a hold
+                return OrderResult(o, SUC)
+            if x.kind == MOVE:
+                outcome, reason = self.move_failure(x)
+                return OrderResult(o, outcome, False, reason)
+            other = self.pieces[x.other]
+            if x.kind == CVY:
+                if type(other.order.canon) is ConvoyMove and other.dest == x.dest:
+                    return OrderResult(o, SUC)
+                return OrderResult(o, NSO, False, NotMatched(other.unit))
+            if not x.matched:
+                return OrderResult(o, NSO, False, NotMatched(other.unit))
+            return OrderResult(o, CUT, False, self.cutter(x))
+        k = self.pieces[x.dislodged_by]
+        by = DislodgedBy(k.unit, self.t.names[k.province])
+        if not ordered:
+            return OrderResult(Hold(x.unit), None, True, by, by)
+        if x.kind == MOVE:
+            outcome, reason = self.move_failure(x)
+            return OrderResult(o, outcome, True, reason, by)
+        if x.kind == SUPH or x.kind == SUPM:
+            if not x.matched:
+                other = self.pieces[x.other]
+                return OrderResult(o, NSO, True, NotMatched(other.unit), by)
+            if x.succeeds:
+                return OrderResult(o, SUC)
+            return OrderResult(o, CUT, True, self.cutter(x), by)
+        return OrderResult(o, None, True, by, by)
 
-    def bounce_reason(self, i: int) -> Reason:
-        """Why move ``i`` failed: who held, defended or stood it off."""
-        units = self.units
-        d = self.R[i].dest
+    def move_failure(self, x: _Piece) -> tuple[str, Reason]:
+        """Outcome and reason of the failed move of ``x``."""
+        if x.no_route:
+            return NSO, NoRoute(self.t.names[x.dest])
+        fleets = x.route.fleets if x.route is not None else []
+        if x.void:
+            return NSO, Paradox(tuple(f.unit for f in fleets))
+        if x.conv and not self.path(x):
+            return DSR, Disrupted(tuple(f.unit for f in fleets if f.dislodged_by >= 0))
+        return BNC, self.bounce_reason(x)
+
+    def bounce_reason(self, x: _Piece) -> Reason:
+        """Why the move of ``x`` failed: who held, defended or stood it off."""
+        d = x.dest
         name = self.t.names[d]
-        a = self.final_attack(i)
-        j = self.at[d]
-        if a == 0 and j >= 0 and units[j].power == units[i].power:
-            return OwnUnit(name, units[j])
+        a = self.attack(x)
+        j = self.piece_at(d)
+        if a == 0 and j is not None and j.power == x.power:
+            return OwnUnit(name, j.unit)
         against: list[Unit] = []
-        h = self.H[i]
-        if h >= 0:
-            if a <= 1 + self.G[h]:
-                against.append(units[h])
-        elif j >= 0 and a <= self.final_hold(d):
-            against.append(units[j])
-        attackers = self.ATT[d]
-        assert attackers is not None  # i is one of them
+        if x.head_to_head >= 0:
+            h = self.pieces[x.head_to_head]
+            if a <= self.defend(h):
+                against.append(h.unit)
+        elif j is not None and a <= self.hold(d):
+            against.append(j.unit)
+        attackers = self.attackers[d]
+        assert attackers is not None  # x is one of them
         any_moved = False
         for k in attackers:
-            if self.RES[k]:
+            if k.succeeds:
                 any_moved = True
-            if k != i and a <= self.final_prevent(k):
-                against.append(units[k])
+            if k is not x and a <= self.prevent(k):
+                against.append(k.unit)
         standoff = len(attackers) > 1 and not any_moved
         return Bounced(name, tuple(against), standoff)
 
-    def cutter(self, s: int) -> Reason:
-        """Which unit cut support ``s`` (its dislodger first)."""
-        P = self.P
+    def cutter(self, s: _Piece) -> Reason:
+        """Which unit cut the support of ``s`` (its dislodger first)."""
         names = self.t.names
-        k = self.DISL[s]
-        if k >= 0:
-            return CutBy(self.units[k], names[P[k]], True)
-        attackers = self.ATT[P[s]]
+        if s.dislodged_by >= 0:
+            k = self.pieces[s.dislodged_by]
+            return CutBy(k.unit, names[k.province], True)
+        attackers = self.attackers[s.province]
         assert attackers is not None  # a cut support has an attacker
-        units = self.units
-        from_target_cuts = self.convoy_from_target_cuts
         for k in attackers:
-            if units[k].power == units[s].power:
+            if k.power == s.power:
                 continue
-            from_target = self.R[s].kind == _SUPM and P[k] == self.R[s].dest
-            if from_target and not (self.CONV[k] and from_target_cuts):
+            from_target = s.kind == SUPM and k.province == s.dest
+            if from_target and not (k.conv and self.convoy_from_target_cuts):
                 continue
             if self.no_path(k):
                 continue
-            return CutBy(self.units[k], names[P[k]], False)
+            return CutBy(k.unit, names[k.province], False)
         raise AssertionError("a cut support without a cutting unit")
 
 
-def _route_fleets(
-    fleets: list[int], P: list[int], reach: tuple[frozenset[int], ...], src: int, dst: int
-) -> list[int]:
-    """The fleets (of ``fleets``) that lie on a complete simple route src -> dst."""
+def _route_fleets(fleets: list[_Piece], reach: _Reach, src: int, dst: int) -> list[_Piece]:
+    """The fleets (of ``fleets``) that lie on a complete simple route src -> dst,
+    in board order."""
     if not fleets:
         return []
-    seas = {P[c]: c for c in fleets}
-    return sorted(seas[s] for s in route_seas(reach, seas, src, dst))
+    on_route = route_seas(reach, [f.province for f in fleets], src, dst)
+    return [f for f in fleets if f.province in on_route]
 
 
 def _province_key(u: Unit) -> str:

@@ -149,50 +149,6 @@ class MapTables:
         return self.fleet_reach[self.loc_ids[(province, coast)]]
 
 
-# -- fresh scratch lists ----------------------------------------------------
-#
-# Every phase fills a dozen lists with one value (``[-1] * n``).  mypyc builds
-# those as a one-element list repeated: two allocations and a deallocation.
-# A slice of a never-written template of the same value is one allocation
-# and a copy.  Longer lists (no map has that many provinces) are made the
-# plain way.
-
-#: length of the templates
-_SPAN: Final = 256
-_MINUS_ONES: Final[list[int]] = [-1] * _SPAN
-_ZEROS: Final[list[int]] = [0] * _SPAN
-_FALSES: Final[list[bool]] = [False] * _SPAN
-_NONES: Final[list[None]] = [None] * _SPAN
-
-
-def minus_ones(n: int) -> list[int]:
-    """A new list of ``n`` times -1."""
-    if n <= _SPAN:
-        return _MINUS_ONES[:n]
-    return [-1] * n
-
-
-def zeros(n: int) -> list[int]:
-    """A new list of ``n`` zeros."""
-    if n <= _SPAN:
-        return _ZEROS[:n]
-    return [0] * n
-
-
-def falses(n: int) -> list[bool]:
-    """A new list of ``n`` times False."""
-    if n <= _SPAN:
-        return _FALSES[:n]
-    return [False] * n
-
-
-def nones(n: int) -> list[None]:
-    """A new list of ``n`` times None (cast it to the element type it gets)."""
-    if n <= _SPAN:
-        return _NONES[:n]
-    return [None] * n
-
-
 _TABLES: Final[dict[Map, MapTables]] = {}
 
 
@@ -205,4 +161,4 @@ def tables(m: Map) -> MapTables:
     return t
 
 
-__all__ = ["MapTables", "falses", "minus_ones", "nones", "tables", "zeros"]
+__all__ = ["MapTables", "tables"]

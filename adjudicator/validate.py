@@ -20,7 +20,7 @@ from typing import Final, final
 
 from adjudicator.convoys import necessary_seas
 from adjudicator.rulebook import DEFAULT, Rulebook
-from adjudicator.tables import MapTables, falses, minus_ones, tables
+from adjudicator.tables import MapTables, tables
 from adjudicator.values import (
     ADJUSTMENT,
     AMY,
@@ -157,49 +157,12 @@ class Plan:
     """The accepted orders of a movement phase by unit index (board order):
     ``records[i]`` the record of unit ``i``'s order (:class:`Checked`: its
     canonical order, code, target province, supported / convoyed unit; a
-    holding record with ``unit`` -1 for a unit without an order) and
-    ``conv[i]`` the move-by-convoy flag (a list of its own: the resolution
-    changes it), ``any_conv`` whether any is set."""
+    holding record with ``unit`` -1 for a unit without an order);
+    ``any_conv`` whether any is a move by convoy."""
 
     def __init__(self, records: list[Checked]) -> None:
         self.records = records
-        any_conv = False
-        for c in records:
-            if c.conv:
-                any_conv = True
-                break
-        self.any_conv = any_conv
-        self.conv: list[bool] = [c.conv for c in records] if any_conv else falses(len(records))
-
-
-#: a template of :func:`_no_orders` (never written)
-_NO_ORDERS: Final[list[Checked]] = [_NO_ORDER] * 256
-
-
-def _no_orders(n: int) -> list[Checked]:
-    """A new list of ``n`` times :data:`_NO_ORDER` (a slice of a template: one
-    allocation, where ``[_NO_ORDER] * n`` makes two)."""
-    if n <= len(_NO_ORDERS):
-        return _NO_ORDERS[:n]
-    return [_NO_ORDER] * n
-
-
-def power_index(powers: list[str], power: str) -> int:
-    """Index of ``power`` in ``powers``, appended if new.  A handful of
-    powers, and the strings are nearly always the map's own objects: a
-    linear scan by identity beats hashing."""
-    k = 0
-    for p in powers:
-        if p is power:
-            return k
-        k += 1
-    k = 0
-    for p in powers:
-        if p == power:
-            return k
-        k += 1
-    powers.append(power)
-    return k
+        self.any_conv = any(c.conv for c in records)
 
 
 class MovementChecks:
@@ -227,24 +190,19 @@ class MovementChecks:
         units = state.units
         n = len(units)
         ids = t.ids
-        at = minus_ones(t.n)
-        P = minus_ones(n)
-        i = 0
-        for u in units:
+        at = [-1] * t.n
+        P = [-1] * n
+        for i, u in enumerate(units):
             loc = u.location
             # a location of the map's own knows its id (no name lookup)
             p = loc.pid if loc.id_map is m else ids.get(loc.province, -1)
             P[i] = p
             if p >= 0:
                 at[p] = i
-            i += 1
         self.units = units
         self.n = n
         self.at = at
         self.P = P
-        # the powers as indices, made on first need (power_indices)
-        self.W: list[int] | None = None
-        self.powers: list[str] = []
         self.log: list[Checked] = []
         self.done: dict[int, Checked] | None = None
         self.groups: _FleetGroups | None = None
@@ -280,7 +238,7 @@ class MovementChecks:
         """The accepted orders by unit, powers in alphabetical order and each
         power's orders in the order given (a later order for a unit replaces
         an earlier one, docs/protocol.md §8.3)."""
-        chosen = _no_orders(self.n)
+        chosen = [_NO_ORDER] * self.n
         if not self._take_logged(orders_by_power, chosen):
             for k in range(self.n):
                 chosen[k] = _NO_ORDER
@@ -317,7 +275,7 @@ class MovementChecks:
 
     def plan_of(self, orders: Mapping[str, Order]) -> Plan:
         """The :class:`Plan` of accepted, canonical orders by unit province."""
-        chosen = _no_orders(self.n)
+        chosen = [_NO_ORDER] * self.n
         for order in orders.values():
             if isinstance(order, Waive):
                 continue
@@ -325,17 +283,6 @@ class MovementChecks:
             if c.unit >= 0:
                 chosen[c.unit] = c
         return Plan(chosen)
-
-    def power_indices(self) -> list[int]:
-        """The power of each unit as an index into ``powers`` (which starts
-        with the map's powers, in map order)."""
-        W = self.W
-        if W is None:
-            powers = list(self.t.powers)
-            W = [power_index(powers, u.power) for u in self.units]
-            self.powers = powers
-            self.W = W
-        return W
 
     def fleet_groups(self) -> _FleetGroups:
         """The :class:`_FleetGroups` of this board (computed on first need)."""
@@ -960,7 +907,6 @@ __all__ = [
     "Checked",
     "MovementChecks",
     "Plan",
-    "power_index",
     "check_order",
     "convoy_possible",
     "movement_checks",
