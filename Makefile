@@ -31,8 +31,11 @@ demo: $(NATIVE)
 
 # `make serve ARGS="--port 16714 --db games.db"`: ARGS go to `daide serve` as they are.
 ARGS ?=
+# The web page (docs/web.md) is served on HTTP_PORT: `make serve HTTP_PORT=9000`.
+HTTP_PORT ?= 8080
 serve: $(NATIVE)
-	$(BIN)/daide serve $(ARGS)
+	@echo "daide serve: watch and play in a browser at http://127.0.0.1:$(HTTP_PORT)/"
+	$(BIN)/daide serve --http-port $(HTTP_PORT) $(ARGS)
 
 test: $(NATIVE)
 	$(BIN)/python -m pytest -q

@@ -130,6 +130,9 @@ class ClientSettings:
     press_numbering: str = "daide"
     """Values of the disputed press tokens the server uses: ``daide``,
     ``parlance`` or ``mila`` (docs/protocol.md §6.7; `daide serve --press-numbering`)."""
+    pace: float = 0.0
+    """Seconds to wait before submitting each phase's orders (``daide demo --pace``:
+    a game slow enough to watch in a browser)."""
     reconnect_attempts: int = 40
     reconnect_delay: float = 0.05
     """First wait before reconnecting; doubles per attempt up to 2 s."""
@@ -377,6 +380,8 @@ class BotClient:
 
     async def _submit(self, link: Transport) -> None:
         assert self.strategy is not None and self.tracker.position is not None
+        if self.settings.pace > 0:
+            await trio.sleep(self.settings.pace)
         view = self.tracker.view()
         turn = self.tracker.position.turn
         rng = phase_rng(self.settings.seed, view.power, view.season, view.year)

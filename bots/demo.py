@@ -147,6 +147,8 @@ async def play_demo(
     start_server: ServerStarter,
     variant: str = DEFAULT_VARIANT,
     interrupt: trio.Event | None = None,
+    after_game: Callable[[], Awaitable[None]] | None = None,
+    pace: float = 0.0,
 ) -> DemoResult:
     """Play the demo game and write its record; see the module docstring.
 
@@ -157,7 +159,10 @@ async def play_demo(
     (`parse_lineup` sizes it); the game lasts `max_years` from the map's
     first year.  Setting `interrupt` (Ctrl-C in `daide demo`) stops the game
     where it is: the record of what was played is written all the same and
-    the result says ``interrupted``.
+    the result says ``interrupted``.  ``after_game`` is awaited once the game
+    is over, while the server still runs (`daide demo` keeps the web page up
+    until Ctrl-C); an interrupt then only ends that wait.  ``pace`` seconds
+    pass before each bot's orders (a game slow enough to watch).
     """
     say = echo or (lambda _line: None)
     started = time.monotonic()
@@ -170,13 +175,14 @@ async def play_demo(
     watcher = GameWatcher(powers=tuple(sorted(assignment)), players=names, echo=echo)
     outcomes: list[ClientOutcome] = []
     interrupted = False
+    played = False
     with tempfile.TemporaryDirectory(prefix="daide-demo-") as tmp:
         async with trio.open_nursery() as nursery:
             if interrupt is not None:
                 async def stop_when_interrupted() -> None:
                     nonlocal interrupted
                     await interrupt.wait()
-                    interrupted = True
+                    interrupted = not played
                     nursery.cancel_scope.cancel()
 
                 nursery.start_soon(stop_when_interrupted)
@@ -199,7 +205,8 @@ async def play_demo(
             await nursery.start(watch)
             clients = [
                 BotClient(make_strategy(kind),
-                          ClientSettings(port=port, name=f"{power}:{names[power]}", seed=seed))
+                          ClientSettings(port=port, name=f"{power}:{names[power]}", seed=seed,
+                                         pace=pace))
                 for power, kind in assignment.items()
             ]
             say("")
@@ -207,6 +214,9 @@ async def play_demo(
             outcomes = await run_clients(clients)
             with trio.move_on_after(10):
                 await observer_done.wait()
+            played = True
+            if after_game is not None:
+                await after_game()
             nursery.cancel_scope.cancel()
     if not interrupted:
         failures = [o.error for o in outcomes if o.error]

@@ -9,6 +9,8 @@ mix, named on screen), shows the centre counts as the game goes, prints the
 final table, and leaves the game record in ``demo-games/<id>.daide`` and
 ``.json``.  The output directory is checked before the game; Ctrl-C stops
 the game, writes the record of what was played and exits with status 130.
+The game can be watched in a browser at the URL it prints (``--http-port``,
+docs/web.md); at a terminal the page stays up after the game until Ctrl-C.
 The same ``--seed`` (and variant) replays the same game exactly
 (see `bots.demo`).
 """
@@ -53,22 +55,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"years to play before the game is drawn (default {DEFAULT_MAX_YEARS})")
     parser.add_argument("--out", type=Path, default=Path("demo-games"),
                         help="where to leave the game record (default demo-games/)")
+    parser.add_argument("--http-port", type=int, default=0, metavar="P",
+                        help="port of the web page to watch the game in a browser (default 0: "
+                             "a free port; its URL is printed; docs/web.md)")
+    parser.add_argument("--pace", type=float, default=0.0, metavar="S",
+                        help="seconds each bot waits before its orders, to watch the game "
+                             "as it plays (default 0)")
 
 
 async def start_embedded_server(nursery: trio.Nursery, max_year: int, db_path: Path, *,
-                                variant: str = DEFAULT_VARIANT) -> int:
+                                variant: str = DEFAULT_VARIANT, http_port: int | None = None,
+                                urls: list[str] | None = None) -> int:
     """Start the real server on 127.0.0.1, port 0, in `nursery`; return the port it got.
 
     The server plays `variant`; the game is drawn after `max_year` (the
     server's max-year house rule); there are no deadlines, so a phase is
-    processed when all orders are in.
+    processed when all orders are in.  With ``http_port`` it also serves
+    the web page (`server.http`); its address is appended to ``urls``.
     """
-    from server.app import serve
+    from server.app import Server
     from server.settings import GameSettings, ServerSettings
 
-    settings = ServerSettings(host="127.0.0.1", port=0, db_path=db_path,
+    settings = ServerSettings(host="127.0.0.1", port=0, db_path=db_path, http_port=http_port,
                               game=GameSettings(variant=variant, max_year=max_year))
-    listeners = await nursery.start(serve, settings)
+    server = Server(settings)
+    listeners = await nursery.start(server.run)
+    if server.http_url is not None and urls is not None:
+        urls.append(server.http_url)
     return int(listeners[0].socket.getsockname()[1])
 
 
@@ -77,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not 1 <= args.max_years <= 100:
         raise CommandError("--max-years must be 1..100")
+    if not 0 <= args.pace <= 60:
+        raise CommandError("--pace must be 0..60 seconds")
     try:
         board = demo_map(args.variant)
         lineup = parse_lineup(args.bots, len(board.powers))
@@ -106,10 +121,26 @@ def run(args: argparse.Namespace) -> int:
                         return
 
             nursery.start_soon(on_signals)
+            urls: list[str] = []
+
+            async def start_server(nursery: trio.Nursery, max_year: int, db_path: Path, *,
+                                   variant: str = DEFAULT_VARIANT) -> int:
+                port = await start_embedded_server(nursery, max_year, db_path, variant=variant,
+                                                   http_port=args.http_port, urls=urls)
+                # The demo's database is new: its game is game 1.
+                echo(f"watch it in a browser: {urls[0]}watch/1")
+                return port
+
+            async def after_game() -> None:
+                # At a terminal the page stays up (every phase on its slider) until Ctrl-C.
+                if sys.stdin.isatty() and urls:
+                    echo(f"the game stays on view at {urls[0]}watch/1 - Ctrl-C to stop")
+                    await interrupt.wait()
+
             result = await play_demo(seed=seed, lineup=lineup, max_years=args.max_years,
-                                     out_dir=args.out, echo=echo,
-                                     start_server=start_embedded_server,
-                                     variant=board.name, interrupt=interrupt)
+                                     out_dir=args.out, echo=echo, start_server=start_server,
+                                     variant=board.name, interrupt=interrupt,
+                                     after_game=after_game, pace=args.pace)
             nursery.cancel_scope.cancel()
         return result
 
