@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from adjudicator import advance
@@ -503,17 +503,6 @@ def _consistent(plan: Plan) -> Plan:
                 plan[province] = adj.Hold(order.unit)
                 changed = True
     return plan
-
-
-def reports_summary(reports: Sequence[SearchReport]) -> Mapping[str, float]:
-    """Mean and maximum CPU seconds and iterations over some phases' reports."""
-    if not reports:
-        return {"phases": 0}
-    seconds = [r.seconds for r in reports]
-    return {"phases": len(reports), "mean_seconds": sum(seconds) / len(seconds),
-            "max_seconds": max(seconds),
-            "mean_iterations": sum(r.iterations for r in reports) / len(reports),
-            "cut_short": sum(1 for r in reports if r.stopped is not None)}
 
 
 __all__ = ["LookaheadBot", "Scorer", "SearchReport", "Settings"]
