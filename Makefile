@@ -55,7 +55,7 @@ bench: $(NATIVE) $(BENCH_STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/mypy protocol adjudicator
+	$(BIN)/mypy protocol adjudicator engine
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

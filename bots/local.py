@@ -29,15 +29,15 @@ from adjudicator.values import (
 from bots.board import BoardUnit, BoardView
 from bots.geography import geography_of
 from bots.strategy import Strategy, phase_rng
+from engine.convert import order_from_node, order_to_adj
 from maps import Map
-from protocol.convert import order_from_node, order_to_adj
 from protocol.tokens import STANDARD, Representation
 
 
 def order_from_tree(tree: tuple[Any, ...], rep: Representation = STANDARD) -> Order:
     """A DAIDE order tree as an adjudicator order, through the protocol seam.
 
-    The grammar is checked on the way (`protocol.convert.order_from_node`
+    The grammar is checked on the way (`engine.convert.order_from_node`
     raises GrammarError), as the server's SUB parsing would; `rep` is the
     map's token representation (a variant's own powers and provinces).
     """

@@ -84,8 +84,8 @@ def run(args: argparse.Namespace) -> int:
     import trio
 
     from daide.cli import CommandError
+    from engine.variants import VariantError, load_variant
     from server.app import Server
-    from server.engine import VariantError, load_variant
     from server.lock import DatabaseLockError
     from server.logconfig import configure_logging
     from server.settings import DEFAULT_LINGER, GameSettings, ServerSettings, SettingsError

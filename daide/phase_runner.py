@@ -6,7 +6,7 @@ position), and ``SUB`` messages (the orders, each with its submitter).
 Output is what a server sends back (docs/protocol.md §8.3, 8.4): a ``THX`` for
 every order whose note is not ``MBV``, every ``ORD``, then ``SCO``, ``NOW``
 and ``SLO`` when the game ended in a solo.  All conversion goes through
-:mod:`protocol.convert`; the rules are :func:`adjudicator.validate` (the THX
+:mod:`engine.convert`; the rules are :func:`adjudicator.validate` (the THX
 note, checked order by order as a server does) and
 :func:`adjudicator.advance` (the phase).
 
@@ -22,8 +22,8 @@ from functools import cache
 
 from adjudicator import GameState, Order, PhaseResult, Rulebook, advance, validate
 from adjudicator.values import MOVEMENT, RETREAT, Waive, order_power
+from engine import convert
 from maps import Map, MapError, UnknownVariant, variant_map, variant_names
-from protocol import convert
 from protocol.errors import ProtocolError
 from protocol.mapdef import CentreGroup
 from protocol.messages import Message, Now, Ord, Sco, Slo, Sub, Thx

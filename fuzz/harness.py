@@ -34,6 +34,7 @@ import structlog.testing
 import trio
 import trio.testing
 
+from engine.variants import load_variant
 from protocol.connection import (
     NEED_DATA,
     ConnectionClosed,
@@ -47,7 +48,6 @@ from protocol.frames import DiplomacyMessage, InitialMessage, build_frame
 from protocol.parse import Role
 from protocol.text import parse_text, render_text
 from server.connection import handle_connection
-from server.engine import load_variant
 from server.lobby import Lobby
 from server.settings import GameSettings, ServerSettings
 from server.store import Store

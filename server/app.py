@@ -29,9 +29,9 @@ import gc
 import structlog
 import trio
 
+from engine.variants import Variant, load_variant
 from server.connection import handle_connection
 from server.durability import GroupCommitStore
-from server.engine import Variant, load_variant
 from server.lobby import Lobby
 from server.lock import acquire as acquire_lock
 from server.lock import needs_lock

@@ -53,7 +53,9 @@ import structlog
 import trio
 
 from adjudicator.rulebook import DEFAULT
-from protocol.convert import order_from_node
+from engine.convert import order_from_node
+from engine.position import Engine, Outcome
+from engine.variants import Variant
 from protocol.messages import (
     Ccd,
     Hlo,
@@ -80,7 +82,6 @@ from protocol.text import parse_text, render_text, tree_from_text
 from protocol.tree import from_tree
 from server.deadline import PhaseClock, TimeRequests, whole_seconds
 from server.endings import Ending, HouseRules, YearTable, elimination_years
-from server.engine import Engine, Outcome, Variant
 from server.events import (
     Announce,
     Event,

@@ -30,6 +30,7 @@ from __future__ import annotations
 import structlog
 import trio
 
+from engine.variants import Variant
 from protocol.messages import (
     Adm,
     HloRequest,
@@ -53,7 +54,6 @@ from protocol.messages import (
 )
 from protocol.messages import Map as MapMessage
 from server.durability import Durability
-from server.engine import Variant
 from server.events import (
     INBOX_SIZE,
     Announce,

@@ -5,7 +5,7 @@ the rest, always from the server's own state - the store, the live games,
 the variant's map - so that no rule of the game lives in the page:
 
 =================================  ==============================================
-``GET  /api/games``                every game, as ``daide games`` lists them
+``GET  /api/games``                every game, as ``daide games`` lists them (newest first)
 ``GET  /api/games/N``              one game (settings, seats without passcodes)
 ``GET  /api/games/N/history``      every processed phase (turn, ORDs, SCO, NOW)
 ``GET  /api/tokens``               the token table of this server's variant
@@ -17,7 +17,7 @@ the variant's map - so that no rule of the game lives in the page:
 =================================  ==============================================
 
 Preview adjudicates the game's current position with the candidate orders
-on a copy (an `server.engine.Engine` is immutable) against holds, or against
+on a copy (an `engine.position.Engine` is immutable) against holds, or against
 the other powers' orders of the last phase of the same kind that still fit
 the position; nothing is submitted.  Summary answers with the orders the
 server holds for the power this phase (what a SUB has made it accept), and
@@ -35,14 +35,15 @@ import structlog
 import trio
 
 import render
-from protocol.convert import order_from_node
+from engine.convert import order_from_node
+from engine.position import Engine
 from protocol.errors import ProtocolError
 from protocol.messages import Message, Now, Sco
 from protocol.parse import Role, parse_message
 from protocol.text import parse_text, render_text, tree_from_text
 from protocol.tokens import Representation
 from protocol.tree import from_tree
-from server.engine import Engine
+from server.catalog import summarize
 from server.notation import Context, NotationError, parse_order, units_of_now
 from server.store import GameRecord, StoreError
 
@@ -116,20 +117,14 @@ class WebApi:
         return [self._summary_of(r) for r in reversed(self.lobby.store.games())]
 
     def _summary_of(self, record: GameRecord) -> dict[str, Any]:
+        """As `daide games` lists it (`server.catalog`), with the live status and free seats."""
+        out = summarize(record, served=True).to_dict()
         handle = self.lobby.games.get(record.id)
-        status = handle.status if handle is not None and record.status != "finished" \
-            else record.status
-        counts = _centre_counts(record.sco) if record.sco else {}
-        return {
-            "id": record.id, "status": status, "variant": record.settings.variant,
-            "turn": record.turn, "created_at": record.created_at,
-            "started_at": record.started_at, "finished_at": record.finished_at,
-            "ending": " ".join(record.ending) if record.ending else None,
-            "centres": counts,
-            "players": {s.power: s.client_name for s in record.seats},
-            "open_seats": handle.open_seats if handle is not None else 0,
-            "level": record.settings.level,
-        }
+        if handle is not None and record.status != "finished":
+            out["status"] = handle.status
+        out["open_seats"] = handle.open_seats if handle is not None else 0
+        out["level"] = record.settings.level
+        return out
 
     def game(self, game_id: int) -> dict[str, Any]:
         record = self._record(game_id)

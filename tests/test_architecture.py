@@ -54,7 +54,7 @@ THIRD_PARTY = {
     "render": {"trio", "structlog"},
 }
 #: Edges the work on issue 13 has still to remove; the list only shrinks.
-KNOWN = {("maps", "protocol"), ("protocol", "adjudicator")}
+KNOWN = {("maps", "protocol")}
 
 
 def _imported(node: ast.AST) -> Iterator[str]:

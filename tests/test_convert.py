@@ -1,4 +1,4 @@
-"""protocol.convert: DAIDE messages <-> adjudicator values, golden trees both ways."""
+"""engine.convert: DAIDE messages <-> adjudicator values, golden trees both ways."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from adjudicator import values as adj
 from adjudicator.results import DislodgedBy, OrderResult, PhaseResult
-from protocol import convert
+from engine import convert
 from protocol import orders as po
 from protocol.errors import GrammarError
 from protocol.text import tree_from_text, tree_to_text

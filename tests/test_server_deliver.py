@@ -5,8 +5,8 @@ from __future__ import annotations
 import trio
 import trio.testing
 
+from engine.variants import load_variant
 from protocol.messages import Adm
-from server.engine import load_variant
 from server.events import Announce, Event, GameHandle
 from server.game import Game
 from server.settings import GameSettings

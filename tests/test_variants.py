@@ -15,6 +15,8 @@ import pytest
 
 import maps
 from daide.cli import main
+from engine.variants import VariantError
+from engine.variants import load_variant as server_variant
 from maps import Map, MapError, UnknownVariant, map_from_mdf, variant_map, variant_names
 from maps.corrections import CorrectionError, parse_diff
 from maps.loader import DATA_DIR, bundled_corrections, load_variant
@@ -23,8 +25,6 @@ from protocol.frames import RepresentationMessage, build_frame, parse_frames
 from protocol.text import render_text, tree_from_text
 from protocol.tokens import STANDARD, Representation, is_province, is_supply_centre
 from protocol.tree import to_tree
-from server.engine import VariantError
-from server.engine import load_variant as server_variant
 
 ROOT = Path(__file__).resolve().parent.parent
 # The reference server's variant archive as shipped (provenance: tests/data/README.md).

@@ -4,7 +4,7 @@ A `GameResult` is what every system needs: the centres each power owns at
 the end, the survivors and the solo winner, if any.  *Survivors* are the
 powers with a centre or a unit, the powers the server's ``DRW`` shares the
 draw among (the French adjudicator's refereeing convention 2(b) in
-docs/references.md; `server.engine`).  A game
+docs/references.md; `engine.position`).  A game
 that is not a solo is a draw among all survivors: no-press bots make no
 partial draws, and the year and time limits end games the same way.
 

@@ -1,6 +1,6 @@
 """The seam between DAIDE messages and adjudicator values (docs/architecture.md).
 
-This is the one module of :mod:`protocol` that imports :mod:`adjudicator`.
+protocol/ and adjudicator/ never import each other; this module translates.
 Both sides keep DAIDE mnemonics (``'ENG'``, ``'STP'``, ``'NCS'``, ``'FLT'``),
 so every conversion is one-to-one, independent of the token representation
 (variants work unchanged), and never consults a map.
