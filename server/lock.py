@@ -15,7 +15,10 @@ Why ``flock`` on a file of its own:
   same file in the same process (a web API listing the games with
   `holder_pid`) sees the lock too and cannot release it, unlike POSIX
   ``fcntl`` record locks, which a process loses when it closes *any*
-  descriptor of the file - and SQLite takes those on the database itself.
+  descriptor of the file;
+* a file of its own, not the database: SQLite takes its own record locks
+  on the database, and where ``flock`` is emulated with record locks (NFS)
+  the two would meet.
 
 The file is removed when the lock is released.  A starter that opened the
 file just before it was removed would lock a file nobody can find, so the
