@@ -27,7 +27,6 @@ passcodes (`server.limits.IamGuard`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -43,7 +42,7 @@ from protocol.parse import Role, parse_message
 from protocol.text import parse_text, render_text, tree_from_text
 from protocol.tokens import Representation
 from protocol.tree import from_tree
-from server.catalog import summarize
+from server.catalog import centre_counts, summarize
 from server.notation import Context, NotationError, parse_order, units_of_now
 from server.store import GameRecord, StoreError
 
@@ -144,7 +143,7 @@ class WebApi:
                 "turn": phase.turn or None,
                 "results": [m for m in phase.messages if m.startswith("ORD")],
                 "sco": phase.sco, "now": phase.now,
-                "centres": _centre_counts(phase.sco),
+                "centres": centre_counts(phase.sco),
             })
         return {"id": game_id, "phases": phases}
 
@@ -310,11 +309,3 @@ def _order_of(text: str, rep: Representation) -> Any:
         tree = tree[0]
     return order_from_node(tree, rep)
 
-
-def _centre_counts(sco: str) -> dict[str, int]:
-    """Power -> centres from the text of an SCO (UNO left out)."""
-    counts: dict[str, int] = {}
-    for power, centres in re.findall(r"\(\s*(\w{3})((?:\s+\w{3})*)\s*\)", sco):
-        if power != "UNO":
-            counts[power] = len(centres.split())
-    return counts

@@ -95,6 +95,24 @@ def play_phase(page: Any) -> str:
     return turn
 
 
+def watch_back(page: Any, url: str) -> None:
+    """While the game waits for France, a second page watches it and goes back
+    with the slider: the start, then spring 1901 as HST ( SPR 1901 ) returns it."""
+    watcher = page.context.browser.new_page()
+    try:
+        watcher.goto(url + "watch/1")
+        watcher.wait_for_selector("#map svg[data-turn='SPR 1902']")
+        watcher.wait_for_selector("#status:has-text('watching')")
+        watcher.fill("#slider", "0")
+        watcher.wait_for_selector("#map svg[data-turn='SPR 1901']")
+        watcher.fill("#slider", "1")
+        watcher.wait_for_selector("#phase[data-source=hst]:has-text('after SPR 1901')")
+        watcher.wait_for_selector("#orders li[data-ord*='( FRA AMY PAR ) MTO BUR']")
+        assert watcher.get_attribute("#map svg", "data-turn") in ("SUM 1901", "FAL 1901")
+    finally:
+        watcher.close()
+
+
 def test_a_person_plays_france_for_two_years_against_six_bots(tmp_path: Path) -> None:
     with served(tmp_path, "--max-year", "1902", "--level", "8000") as server, \
             browser_page("play") as page:
@@ -147,11 +165,14 @@ def test_a_person_plays_france_for_two_years_against_six_bots(tmp_path: Path) ->
             page.wait_for_selector("#map svg[data-turn='FAL 1901']")   # all orders in: processed
             assert "FRA AMY BUR" in units(page) or "FRA AMY PAR" in units(page)
             page.wait_for_selector("#results li")
+
             # The rest of the two years: hold, disband and waive until the game ends.
             seen = []
             for _ in range(12):
                 if page.query_selector("#status:has-text('game over')"):
                     break
+                if page.get_attribute("#map svg", "data-turn") == "SPR 1902":
+                    watch_back(page, server.url)
                 turn = play_phase(page)
                 seen.append(turn)
                 try:

@@ -70,8 +70,8 @@ async function findGame() {
   // HLO names no game: the newest running game where our power has our name.
   for (let attempt = 0; attempt < 20 && !me.game; attempt++) {
     const { games } = await api("/api/games");
-    const mine = games.find((g) => g.status === "running" && g.players[me.power] &&
-      g.players[me.power].endsWith(me.name));
+    const mine = games.find((g) => g.status === "running" &&
+      g.players.some((p) => p.power === me.power && p.name.endsWith(me.name)));
     if (mine) me.game = mine.id;
     else await new Promise((resolve) => setTimeout(resolve, 250));
   }

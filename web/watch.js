@@ -47,6 +47,7 @@ function showPhase(index) {
   const phase = phases[index];
   if (!phase) return;
   phaseLabel.textContent = `${label(phase)} (${index + 1} / ${phases.length})`;
+  phaseLabel.dataset.source = phase.source || "history";     // "hst": as the server sent it again
   board.show(phase.now, phase.sco, phase.results);
   const orders = document.getElementById("orders");
   orders.replaceChildren(...phase.results.map((r) => el("li", { "data-ord": r }, r.replace(/^ORD \( \w+ -?\d+ \) /, ""))));
@@ -80,7 +81,7 @@ function onMessage(text) {
     if (command === "NOW") {
       const { index, results, sco } = hst;
       hst = null;
-      phases[index] = { turn: phases[index].turn, results, sco, now: text };
+      phases[index] = { turn: phases[index].turn, results, sco, now: text, source: "hst" };
       if (Number(slider.value) === index) showPhase(index);
       return;
     }
@@ -118,8 +119,8 @@ function onMessage(text) {
 async function showInfo(known) {
   const game = known || await api(`/api/games/${gameId}`);
   document.getElementById("title").textContent = `Game ${gameId} (${game.variant}, ${game.status})`;
-  document.getElementById("players").replaceChildren(...Object.entries(game.players).map(
-    ([power, name]) => el("li", { style: `border-left: 0.8em solid ${mapInfo.colours[power]}` }, `${power}: ${name}`)));
+  document.getElementById("players").replaceChildren(...game.players.map(
+    ({ power, name }) => el("li", { style: `border-left: 0.8em solid ${mapInfo.colours[power]}` }, `${power}: ${name}`)));
   return game;
 }
 
@@ -129,6 +130,8 @@ async function main() {
   mapInfo = info;
   document.title = `Game ${gameId} - DAIDE`;
   await showInfo(game);
+  // The start of the game first (the map's starting position when it is not stored).
+  if (history.phases.length && history.phases[0].turn) phases.push({ turn: null, results: [], sco: null, now: null });
   for (const p of history.phases) phases.push({ turn: p.turn, results: p.results, sco: p.sco, now: p.now });
   if (!phases.length) {
     await board.show(null, null, []);
@@ -139,7 +142,7 @@ async function main() {
   statusNode.textContent = game.status;
   if (game.status === "finished") {
     countdown.stop();
-    if (game.ending) note(`ended: ${game.ending}`, "end");
+    if (game.result) note(`ended: ${game.result}`, "end");
     return;
   }
   socket = new DaideSocket(tokens, { watch: gameId });
