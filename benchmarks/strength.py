@@ -235,22 +235,27 @@ def centres_by_year(records: Sequence[GameRecord], who: Callable[[GameRecord, st
     return [(year, sum(v) / len(v)) for year, v in sorted(sums.items())]
 
 
-def centre_plot(records: Sequence[GameRecord], references: Sequence[GameRecord]) -> str:
-    """SVG: mean centres by year - LookaheadBot, its DumbBot rivals, DumbBot in its seat."""
-    lines = {
-        "LA": centres_by_year(records, lambda r, p: p == r.seat),
-        "DB": centres_by_year(records, lambda r, p: p != r.seat),
-        "DB*": centres_by_year(references, lambda r, p: p == r.seat),
-    }
-    years = sorted({y for series in lines.values() for y, _ in series})
+def year_table(records: Sequence[GameRecord], references: Sequence[GameRecord]
+               ) -> list[tuple[int, float, float, float]]:
+    """(year, LookaheadBot, its DumbBot rivals, DumbBot in its seat): mean centres."""
+    columns = (centres_by_year(records, lambda r, p: p == r.seat),
+               centres_by_year(records, lambda r, p: p != r.seat),
+               centres_by_year(references, lambda r, p: p == r.seat))
+    return [(year, la, db, ref) for (year, la), (_, db), (_, ref) in zip(*columns, strict=True)]
+
+
+def centre_plot(table: Sequence[tuple[int, float, float, float]], games: int) -> str:
+    """SVG of `year_table`: one line per column (`tournament.plots.centre_chart`)."""
     history = []
-    for year in years:
-        counts = {key: dict(series).get(year, 0.0) for key, series in lines.items()}
-        history.append((f"SPR {year}", counts))
-    players = {"LA": "LookaheadBot", "DB": "rival DumbBots", "DB*": "DumbBot in seat"}
+    first, last = table[0][0], table[-1][0]
+    for year, la, db, ref in table:
+        # centre_chart marks the x axis at spring entries: every fourth year.
+        season = "SPR" if (year - first) % 4 == 0 or year == last else "FAL"
+        history.append((f"{season} {year}", {"1": la, "2": db, "3": ref}))
+    players = {"1": "LookaheadBot", "2": "rival DumbBots", "3": "DumbBot in seat"}
     svg = centre_chart(history, players,  # type: ignore[arg-type]
                        title=f"Mean centres by year, 1 LookaheadBot vs 6 DumbBots "
-                             f"({len(records)} games)")
+                             f"({games} games)")
     return svg.replace("phase (years marked at spring)", "year (centres at its end)")
 
 
@@ -317,13 +322,11 @@ def run(fields: Sequence[str], games: int, last_year: int, budget: str, jobs: in
                  f"p95 {t['p95'] * 1000:.0f} ms, max {t['max'] * 1000:.0f} ms over "
                  f"{t['phases']:.0f} phases; {t['iterations']:.0f} adjudications per phase")
         if svg and field == "dumbbot":
+            table = year_table(heroes, refs)
             with open(svg, "w", encoding="utf-8") as f:
-                f.write(centre_plot(heroes, refs))
+                f.write(centre_plot(table, len(heroes)))
             echo(f"  centre plot written to {svg}")
-            for (year, la), (_, db), (_, ref) in zip(
-                    centres_by_year(heroes, lambda r, p: p == r.seat),
-                    centres_by_year(heroes, lambda r, p: p != r.seat),
-                    centres_by_year(refs, lambda r, p: p == r.seat), strict=True):
+            for year, la, db, ref in table:
                 echo(f"    {year}: LookaheadBot {la:5.2f}  its DumbBots {db:5.2f}  "
                      f"DumbBot in the seat {ref:5.2f}")
     echo(f"  ({time.perf_counter() - started:.0f} s wall, {jobs} job(s))")
