@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from adjudicator.convoys import route_seas
+from adjudicator.derived import derived
 from adjudicator.tables import tables
 from adjudicator.values import (
     ADJUSTMENT,
@@ -78,16 +79,17 @@ def _tables(m: Map) -> _Tables:
 
 
 def _fleet_seas(m: Map, state: GameState) -> frozenset[int]:
-    """Seas holding a fleet (cached on the state)."""
+    """Seas holding a fleet (computed once per state)."""
     key = ("legal-fleet-seas", m)
-    got = state.memo.get(key)
+    memo = derived(state).memo
+    got = memo.get(key)
     if got is None:
         ids = m.ids
         seas = m.seas
         got = frozenset(
             p for u in state.units if u.kind == FLT and (p := ids[u.location.province]) in seas
         )
-        state.memo[key] = got
+        memo[key] = got
     return got  # type: ignore[return-value]
 
 
@@ -125,18 +127,20 @@ def _convoy_routes(m: Map, seas: frozenset[int], src: int) -> dict[int, tuple[in
 def _army_routes(m: Map, state: GameState, src: int) -> dict[int, tuple[int, ...]]:
     """:func:`_convoy_routes` through every fleet at sea, cached per army."""
     key = ("legal-routes", m, src)
-    got = state.memo.get(key)
+    memo = derived(state).memo
+    got = memo.get(key)
     if got is None:
         got = _convoy_routes(m, _fleet_seas(m, state), src)
-        state.memo[key] = got
+        memo[key] = got
     return got  # type: ignore[return-value]
 
 
 def _convoyable_to(m: Map, state: GameState, exclude: int) -> dict[int, list[int]]:
     """Destination -> provinces of the armies that a convoy could carry there
-    without the fleet at ``exclude`` (-1: every fleet).  Cached on the state."""
+    without the fleet at ``exclude`` (-1: every fleet).  Computed once per state."""
     key = ("legal-convoyable", m, exclude)
-    got = state.memo.get(key)
+    memo = derived(state).memo
+    got = memo.get(key)
     if got is not None:
         return got  # type: ignore[return-value]
     seas = _fleet_seas(m, state)
@@ -152,7 +156,7 @@ def _convoyable_to(m: Map, state: GameState, exclude: int) -> dict[int, list[int
             routes = _convoy_routes(m, seas, p) if exclude >= 0 else _army_routes(m, state, p)
             for q in routes:
                 out.setdefault(q, []).append(p)
-    state.memo[key] = out
+    memo[key] = out
     return out
 
 
@@ -227,7 +231,7 @@ def _convoys_by(
         coast.update(q for q in reach[s] if q not in m.seas)
     out: list[Order] = []
     provinces = m.provinces
-    memo = state.memo
+    memo = derived(state).memo
     for p in sorted(coast):
         army = state.unit_at(provinces[p].mnemonic)
         if army is None or army.kind != AMY:

@@ -86,7 +86,7 @@ class MapTables:
         self.coast_seas: tuple[tuple[int, ...], ...] = tuple(
             tuple(sorted(s for s in seas if p in m.fleet_reach[s])) for p in range(self.n)
         )
-        #: the state.memo key of the fleet groups (adjudicator.validate)
+        #: the memo key of the fleet groups (adjudicator.derived, adjudicator.validate)
         self.fleet_groups_key: tuple[str, Map] = ("fleet-groups", m)
         #: province ids ascend with the mnemonics (maps.model guarantees it;
         #: checked, so board order can be produced without sorting)

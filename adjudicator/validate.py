@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import Final, final
 
 from adjudicator.convoys import necessary_seas
+from adjudicator.derived import derived
 from adjudicator.rulebook import DEFAULT, Rulebook
 from adjudicator.tables import MapTables, tables
 from adjudicator.values import (
@@ -168,8 +169,8 @@ class Plan:
 class MovementChecks:
     """The movement-phase checks of one state (under one map and rulebook).
 
-    Built once per state (kept in ``state.checks``, see
-    :func:`movement_checks`): the board as integer lists - ``P`` the
+    Built once per state (kept with its derived facts, see
+    :func:`movement_checks` and :mod:`adjudicator.derived`): the board as integer lists - ``P`` the
     province id of each unit of ``state.units``, ``at`` province -> unit
     index (-1) - so that each order's checks look up only the names the
     order itself brings.
@@ -304,14 +305,15 @@ class MovementChecks:
 def movement_checks(m: Map, state: GameState, rules: Rulebook) -> MovementChecks | None:
     """The :class:`MovementChecks` of ``state`` for ``m`` and ``rules`` (None
     outside movement phases)."""
-    got = state.checks
+    facts = derived(state)
+    got = facts.checks
     if isinstance(got, MovementChecks) and got.m is m and got.rules is rules:
         return got
     if state.phase.kind != MOVEMENT:
         return None
     checks = MovementChecks(m, state, rules)
     if got is None:
-        object.__setattr__(state, "checks", checks)
+        facts.checks = checks
     return checks
 
 
@@ -694,9 +696,9 @@ def _touches(t: MapTables, group: list[int], p: int, g: int) -> bool:
 
 
 def _fleet_groups(m: Map, state: GameState) -> _FleetGroups:
-    """The :class:`_FleetGroups` of ``state`` (cached on it: computed once per phase)."""
+    """The :class:`_FleetGroups` of ``state`` (computed once per state)."""
     t = tables(m)
-    memo = state.memo
+    memo = derived(state).memo
     got = memo.get(t.fleet_groups_key)
     if isinstance(got, _FleetGroups):
         return got

@@ -401,19 +401,8 @@ class GameState:
     units: tuple[Unit, ...]
     ownership: Mapping[str, str] = field(default_factory=dict, hash=False)
     dislodged: tuple[Dislodged, ...] = ()
-    #: derived facts cached by the rules code (e.g. fleets at sea); never part
-    #: of the value
-    memo: dict[object, object] = field(
-        default_factory=dict, init=False, repr=False, compare=False, hash=False
-    )
-    #: the movement-phase order checks of this state (adjudicator.validate),
-    #: made on first use; a slot of its own, as every order's check asks for it
-    checks: Anything = field(default=None, init=False, repr=False, compare=False, hash=False)
-    # province -> unit index behind :attr:`by_province`, built on first use
-    # (most states made by advance() are never asked)
-    _index: dict[str, Unit] | None = field(
-        default=None, init=False, repr=False, compare=False, hash=False
-    )
+    #: province -> the (not dislodged) unit there; derived from ``units``
+    by_province: dict[str, Unit] = field(init=False, repr=False, compare=False, hash=False)
 
     def __init__(
         self,
@@ -422,26 +411,16 @@ class GameState:
         ownership: Mapping[str, str] = _NO_OWNERS,
         dislodged: tuple[Dislodged, ...] = (),
     ) -> None:
+        # Written out: the ownership is stored read-only and the unit index
+        # is derived here, once (a frozen dataclass sets its fields through
+        # object.__setattr__).
         if not isinstance(ownership, MappingProxyType):
             ownership = MappingProxyType(dict(ownership))
         object.__setattr__(self, "phase", phase)
         object.__setattr__(self, "units", units)
         object.__setattr__(self, "ownership", ownership)
         object.__setattr__(self, "dislodged", dislodged)
-        object.__setattr__(self, "memo", {})
-        object.__setattr__(self, "checks", None)
-        object.__setattr__(self, "_index", None)
-
-    @property
-    def by_province(self) -> dict[str, Unit]:
-        """Province -> the (not dislodged) unit there; derived from ``units``."""
-        index = self._index
-        if index is None:
-            index = {}
-            for u in self.units:
-                index[u.location.province] = u
-            object.__setattr__(self, "_index", index)
-        return index
+        object.__setattr__(self, "by_province", {u.location.province: u for u in units})
 
     def unit_at(self, province: str) -> Unit | None:
         """The (not dislodged) unit in ``province``, if any."""

@@ -234,3 +234,21 @@ def test_a_convoy_order_no_route_needs_is_illegal_under_v3_0_only() -> None:
     assert A.validate(STD, s, "FRA", unneeded, (), A.DATC_2_4) == "MBV"
     assert A.validate(STD, s, "FRA", unneeded, (), A.DATC_3_0) == "FAR"
     assert A.validate(STD, s, "ITA", needed, (), A.DATC_3_0) == "MBV"
+
+
+def test_derived_facts_are_kept_per_state_object_and_forgotten_in_turn() -> None:
+    from adjudicator.derived import RECENT_STATES, derived
+
+    s = state("ENG FLT NTH", "ENG AMY LON")
+    order = A.ConvoyMove(unit("ENG AMY LON"), "NWY", ("NTH",))
+    assert note(s, "ENG", order) == "MBV"
+    facts = derived(s)
+    assert facts.checks is not None and derived(s) is facts
+    # an equal state is another object: its own facts
+    twin = A.GameState(s.phase, s.units, s.ownership)
+    assert twin == s and derived(twin) is not facts
+    for _ in range(RECENT_STATES):
+        derived(A.GameState(s.phase, s.units, s.ownership))
+    fresh = derived(s)
+    assert fresh is not facts and fresh.checks is None
+    assert note(s, "ENG", order) == "MBV"  # asked again from scratch
