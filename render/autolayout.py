@@ -4,11 +4,12 @@
    adjacencies (a province's neighbours are the provinces it touches).
 2. Positions: classical multidimensional scaling of those distances (the two
    leading eigenvectors, by power iteration from a fixed start, so the result
-   is deterministic), then stress majorization (SMACOF, weights 1/d^2) so
-   neighbours end up about one step apart.
-3. Spacing: scaled so the closest pair of provinces is far enough apart for
-   a label and a unit; a ring of empty "void" sites around the hull bounds the
-   Voronoi diagram so edge provinces do not run to the frame.
+   is deterministic), stress majorization (SMACOF, weights 1/d^2) so
+   neighbours end up about one step apart, then a Fruchterman-Reingold pass
+   that untangles crossing adjacencies, and a minimum spacing for labels.
+3. Shapes: the dual of the drawn adjacency graph (:mod:`render.dual`), so
+   two provinces share a border exactly when they are adjacent; an adjacency
+   whose edge had to cross another is drawn as a link between the two units.
 
 Pure Python, O(n^2) per iteration: a few seconds for the 195 provinces of
 world3, so the result is precomputed into render/data/layouts/ by
@@ -21,7 +22,8 @@ import math
 from collections import deque
 
 from maps.model import Map
-from render.geometry import Point, convex_hull
+from render.dual import dual_regions
+from render.geometry import Point
 from render.layout import MapLayout, build_layout, fingerprint
 
 FONT = 11.0
@@ -137,46 +139,128 @@ def _spread(points: list[Point], min_gap: float, rounds: int = 60) -> list[Point
     return [(p[0], p[1]) for p in pts]
 
 
+def untangle(pos: list[Point], adj: list[set[int]], step: float, iterations: int = 300
+             ) -> list[Point]:
+    """Fruchterman-Reingold from the stress layout: springs along adjacencies, every
+    near pair pushed apart, a cooling step limit.  It removes about half of the
+    edge crossings a stress layout leaves (fewer adjacencies drawn as links)."""
+    n = len(pos)
+    p = [list(q) for q in pos]
+    near = [sorted(j for j in a if j > i) for i, a in enumerate(adj)]
+    k2 = step * step
+    limit = step * 0.5
+    for _ in range(iterations):
+        disp = [[0.0, 0.0] for _ in range(n)]
+        for i in range(n):
+            xi, yi = p[i]
+            di = disp[i]
+            for j in range(i + 1, n):
+                dx = xi - p[j][0]
+                dy = yi - p[j][1]
+                d2 = dx * dx + dy * dy
+                if d2 > 9 * k2:
+                    continue
+                if d2 < 1e-6:
+                    dx, dy, d2 = 0.1, 0.1, 0.02
+                f = k2 / d2
+                di[0] += dx * f
+                di[1] += dy * f
+                disp[j][0] -= dx * f
+                disp[j][1] -= dy * f
+            for j in near[i]:
+                dx = xi - p[j][0]
+                dy = yi - p[j][1]
+                f = math.hypot(dx, dy) / step
+                di[0] -= dx * f
+                di[1] -= dy * f
+                disp[j][0] += dx * f
+                disp[j][1] += dy * f
+        for i in range(n):
+            dx, dy = disp[i]
+            d = math.hypot(dx, dy)
+            if d > 0:
+                m = min(d, limit)
+                p[i][0] += dx / d * m
+                p[i][1] += dy / d * m
+        limit = max(step * 0.02, limit * 0.98)
+    return [(q[0], q[1]) for q in p]
+
+
 def auto_layout(map_: Map) -> MapLayout:
     """The layout of any map, from its graph (deterministic)."""
     n = len(map_.provinces)
     adj = neighbours(map_)
     d = graph_distances(adj)
     pos = smacof(d, classical_mds(d)) if n > 2 else [(float(i), 0.0) for i in range(n)]
+    pos = [(x * STEP, y * STEP) for x, y in pos]
+    pos = untangle(pos, adj, STEP)
+    pos = _spread(pos, STEP * 0.8)
     # landscape orientation: put the widest spread along x
     xs = [p[0] for p in pos]
     ys = [p[1] for p in pos]
     if max(ys) - min(ys) > max(xs) - min(xs):
         pos = [(y, x) for x, y in pos]
-    pos = [(x * STEP, y * STEP) for x, y in pos]
-    pos = _spread(pos, STEP * 0.8)
-    hull = convex_hull(pos)
-    cx = sum(p[0] for p in pos) / n
-    cy = sum(p[1] for p in pos) / n
-    void: list[Point] = []
-    for i in range(len(hull)):               # a ring of empty sites one step outside the hull
-        (x1, y1), (x2, y2) = hull[i - 1], hull[i]
-        seg = math.hypot(x2 - x1, y2 - y1)
-        k = max(1, int(seg / (STEP * 0.8)))
-        for t in range(k):
-            px = x1 + (x2 - x1) * t / k
-            py = y1 + (y2 - y1) * t / k
-            dx, dy = px - cx, py - cy
-            r = math.hypot(dx, dy) or 1.0
-            void.append((px + dx / r * STEP * 1.1, py + dy / r * STEP * 1.1))
-    allpts = pos + void
-    margin = STEP * 0.3
-    x0 = min(p[0] for p in allpts) - margin
-    y0 = min(p[1] for p in allpts) - margin
-    width = max(p[0] for p in allpts) - x0 + margin
-    height = max(p[1] for p in allpts) - y0 + margin
-    sites = {map_.provinces[i].mnemonic: [(pos[i][0] - x0, pos[i][1] - y0 + FONT * 0.6)]
-             for i in range(n)}
-    void = [(x - x0, y - y0 + FONT * 0.6) for x, y in void]
+    margin = STEP * 0.55
+    edges = sorted({(min(i, j), max(i, j)) for i in range(n) for j in adj[i]})
+    # regions first in provisional coordinates, then everything shifted into the frame
+    regions, borders, outlines, dropped = dual_regions(pos, edges, margin)
+    pad = FONT * 1.2
+    allpts = [q for r in regions for q in r] + pos
+    x0 = min(q[0] for q in allpts) - pad
+    y0 = min(q[1] for q in allpts) - pad - FONT * 1.6      # room for the title
+    width = max(q[0] for q in allpts) - x0 + pad
+    height = max(q[1] for q in allpts) - y0 + pad
+
+    def sh(q: Point) -> Point:
+        return q[0] - x0, q[1] - y0
+
+    names = [p.mnemonic for p in map_.provinces]
     kinds = {p.mnemonic: p.kind.value for p in map_.provinces}
+    sea = [p.is_sea for p in map_.provinces]
     centres = {p.mnemonic for p in map_.provinces if p.supply_centre}
     coasts = {p.mnemonic: p.coasts for p in map_.provinces if p.coasts}
+    sites = {names[i]: [sh(pos[i])] for i in range(n)}
+    polys = {names[i]: [[sh(q) for q in regions[i]]] for i in range(n)}
+    land_borders: list[tuple[Point, Point]] = []
+    sea_borders: list[tuple[Point, Point]] = []
+    coast_edges: list[tuple[Point, Point]] = []
+    for u, v, line in borders:
+        segs = [(sh(a), sh(b)) for a, b in zip(line, line[1:], strict=False)]
+        if sea[u] != sea[v]:
+            coast_edges.extend(segs)
+        elif sea[u]:
+            sea_borders.extend(segs)
+        else:
+            land_borders.extend(segs)
+    for v, line, outside in outlines:
+        segs = [(sh(a), sh(b)) for a, b in zip(line, line[1:], strict=False)]
+        if outside and not sea[v]:
+            coast_edges.extend(segs)        # the edge of the map
+        else:
+            # round a hole (a gap between provinces that are not adjacent)
+            (sea_borders if sea[v] else land_borders).extend(segs)
+    coast_spots: dict[tuple[str, str], Point] = {}
+    for p in map_.provinces:
+        for c in p.coasts:
+            # towards the provinces a fleet on this coast can reach
+            reach = map_.fleet_reach[map_.location(p.mnemonic, c)]
+            if not reach:
+                continue
+            tx = sum(pos[q][0] for q in reach) / len(reach) - pos[p.id][0]
+            ty = sum(pos[q][1] for q in reach) / len(reach) - pos[p.id][1]
+            r = math.hypot(tx, ty) or 1.0
+            x, y = sh(pos[p.id])
+            coast_spots[(p.mnemonic, c)] = (x + tx / r * STEP * 0.3,
+                                            y + ty / r * STEP * 0.3 + FONT * 0.3)
     layout = build_layout(map_.name, kinds, centres, coasts, sites, width=width,
-                          height=height + FONT, font=FONT, void=void)
+                          height=height, font=FONT, coast_spots=coast_spots,
+                          shapes=polys)
+    layout.land_borders = land_borders
+    layout.sea_borders = sea_borders
+    layout.coast_edges = coast_edges
+    layout.touching = sorted((min(names[u], names[v]), max(names[u], names[v]))
+                             for u, v, _line in borders)
+    layout.links = sorted((min(names[u], names[v]), max(names[u], names[v]))
+                          for u, v in dropped)
     layout.fingerprint = fingerprint(map_)
     return layout

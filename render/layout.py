@@ -57,6 +57,8 @@ class MapLayout:
     islands: list[Polygon] = field(default_factory=list)   # land that is no province
     #: pairs of provinces (sorted) whose shapes share a drawn border or coast
     touching: list[tuple[str, str]] = field(default_factory=list)
+    #: adjacent pairs whose shapes do not touch: drawn as links between their units
+    links: list[tuple[str, str]] = field(default_factory=list)
 
     def to_json(self) -> dict:
         r = _round
@@ -77,6 +79,7 @@ class MapLayout:
             "coast_edges": [[r(a[0]), r(a[1]), r(b[0]), r(b[1])] for a, b in self.coast_edges],
             "islands": [[[r(x), r(y)] for x, y in poly] for poly in self.islands],
             "touching": [list(pair) for pair in self.touching],
+            "links": [list(pair) for pair in self.links],
         }
 
     @classmethod
@@ -95,7 +98,8 @@ class MapLayout:
                    [[(x, y) for x, y in poly] for poly in d["coast"]],
                    [seg(s) for s in d["coast_edges"]], d.get("fingerprint", ""),
                    [[(x, y) for x, y in poly] for poly in d.get("islands", [])],
-                   [(a, b) for a, b in d.get("touching", [])])
+                   [(a, b) for a, b in d.get("touching", [])],
+                   [(a, b) for a, b in d.get("links", [])])
 
 
 def _round(v: float) -> float:
@@ -171,7 +175,8 @@ def build_layout(variant: str, kinds: Mapping[str, str], centres: set[str],
                  void: Sequence[Point] = (),
                  coast_spots: Mapping[tuple[str, str], Point] | None = None,
                  label_spots: Mapping[str, Point] | None = None,
-                 islands: Sequence[Polygon] = ()) -> MapLayout:
+                 islands: Sequence[Polygon] = (),
+                 shapes: Mapping[str, list[Polygon]] | None = None) -> MapLayout:
     """Cells, borders and spots from the sites of every province (see the module doc)."""
     frame: Polygon = [(0.0, 0.0), (width, 0.0), (width, height), (0.0, height)]
     polys: dict[str, list[Polygon]] = {m: [] for m in kinds}
@@ -192,7 +197,10 @@ def build_layout(variant: str, kinds: Mapping[str, str], centres: set[str],
                 if not any(geo.point_in_polygon(mid, isle) for isle in islands):
                     border_length[key] = border_length.get(key, 0.0) + distance(p, q)
 
-    if land is not None:
+    if shapes is not None:
+        # the caller drew the shapes (render.dual): only the spots are placed here
+        polys = {m: list(shapes[m]) for m in kinds}
+    elif land is not None:
         # Seas: one diagram of the sea sites, drawn under the land.
         owner = [m for m in sorted(sites) if kinds[m] == "sea" for _ in sites[m]]
         pts = [p for m in sorted(sites) if kinds[m] == "sea" for p in sites[m]]
@@ -277,6 +285,9 @@ def build_layout(variant: str, kinds: Mapping[str, str], centres: set[str],
     for m in sorted(kinds):
         lx, ly = labels_at[m]
         unit = (lx, ly + font * 0.5 + unit_size * 1.15)
+        if polys[m] and not any(geo.point_in_polygon(unit, poly) for poly in polys[m]):
+            # a thin shape: the unit goes to its roomiest point instead
+            unit = geo.pole(max(polys[m], key=lambda poly: abs(geo.area(poly))))
         sc = (lx + len(m) * CHAR_WIDTH * font / 2 + font * 0.5, ly) if m in centres else None
         spots: dict[str, Point] = {}
         for c in coasts.get(m, ()):

@@ -189,5 +189,18 @@ def standard_layout(map_: Map) -> MapLayout:
     land = [[project(*p) for p in poly] for poly in LAND]
     coast_spots = {k: project(*v) for k, v in COAST_SITES.items()}
     islands = [[project(*p) for p in poly] for poly in ISLANDS]
-    return build_layout(map_.name, kinds, centres, coasts, sites, width=width, height=height,
-                        font=FONT, land=land, coast_spots=coast_spots, islands=islands)
+    layout = build_layout(map_.name, kinds, centres, coasts, sites, width=width,
+                          height=height, font=FONT, land=land, coast_spots=coast_spots,
+                          islands=islands)
+    # adjacent across water (Denmark-Sweden over the Sound): a link between the units
+    touching = set(layout.touching)
+    pairs = set()
+    for p in map_.provinces:
+        near = set(map_.army_adj[p.id])
+        for loc in map_.fleet_locs[p.id]:
+            near |= map_.fleet_reach[loc]
+        for q in near - {p.id}:
+            a, b = p.mnemonic, map_.provinces[q].mnemonic
+            pairs.add((min(a, b), max(a, b)))
+    layout.links = sorted(pairs - touching)
+    return layout

@@ -115,6 +115,15 @@ def render_svg(map_: Map, board: Board | None = None, *, orders: bool = True,
     if layout.coast_edges:
         out.append(f'<path class="coast" d="{_segments(layout.coast_edges)}" fill="none" '
                    f'stroke="{COAST}" stroke-width="1.6" pointer-events="none"/>')
+    if layout.links:
+        # adjacent provinces whose shapes do not touch (across a strait, or an
+        # adjacency the automatic layout could not draw as a border)
+        d = "".join(f"M{_f(layout.provinces[a].unit[0])},{_f(layout.provinces[a].unit[1])}"
+                    f"L{_f(layout.provinces[b].unit[0])},{_f(layout.provinces[b].unit[1])}"
+                    for a, b in layout.links if a in layout.provinces and b in layout.provinces)
+        out.append(f'<path class="links" d="{d}" fill="none" stroke="#5a6b7d" '
+                   f'stroke-width="1" stroke-dasharray="2 3" opacity="0.8" '
+                   f'pointer-events="none"/>')
     # -- centres and labels ---------------------------------------------------
     font = layout.font
     out.append('<g class="centres">')
@@ -153,9 +162,12 @@ def render_svg(map_: Map, board: Board | None = None, *, orders: bool = True,
     out.append("</g>")
     if marks:
         out.append('<g class="marks" pointer-events="none">' + "".join(marks) + "</g>")
-    out.append(f'<text class="turn" x="{_f(font * 0.6)}" y="{_f(font * 1.5)}" '
-               f'font-size="{_f(font * 1.4)}" font-weight="bold" fill="#223">'
-               f'{escape(map_.name)} - {escape(board.turn)}</text>')
+    title = f"{map_.name} - {board.turn}"
+    # small maps (pure) get a smaller title rather than a cut one
+    tsize = min(font * 1.4, (W - font * 1.2) / (len(title) * 0.68))
+    out.append(f'<text class="turn" x="{_f(font * 0.6)}" y="{_f(tsize * 1.1)}" '
+               f'font-size="{_f(tsize)}" font-weight="bold" fill="#223">'
+               f'{escape(title)}</text>')
     out.append("</svg>")
     return "\n".join(out)
 
