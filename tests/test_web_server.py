@@ -236,3 +236,70 @@ async def test_preview_adjudicates_a_copy_and_submits_nothing(game: Game) -> Non
     missing = await web.receive()
     assert missing.startswith("MIS") and all(
         unit in missing for unit in ("( FRA AMY MAR )", "( FRA AMY PAR )", "( FRA FLT BRE )"))
+
+
+async def test_a_variant_server_sends_its_representation_and_draws_its_map(
+        nursery: trio.Nursery, tmp_path: Path) -> None:
+    server, _port = await start_server(nursery, tmp_path / "games.db", {"http_port": 0},
+                                       variant="hundred3")
+    stream = await WebSocketClient.connect(http_port(server))
+    _opened.append(stream)
+    await stream.send_all(build_frame(InitialMessage()))
+    with trio.fail_after(5):
+        rm = await stream.receive_some()
+    # docs/protocol.md §4.2: a variant's RM lists its powers and provinces, 6 bytes each.
+    assert rm[0] == 1 and len(rm) > 4 and (len(rm) - 4) % 6 == 0
+    status, tokens, _ = await http(server.http_url + "api/tokens")
+    names = set(tokens["names"].values())
+    for i in range(4, len(rm), 6):
+        assert rm[i + 2:i + 5].decode().upper() in names
+    status, info, _ = await http(server.http_url + "api/map")
+    assert status == 200 and len(info["powers"]) == 3
+    assert 'data-sc="' in info["svg"] and 'class="daide-map"' in info["svg"]
+    status, answer, _ = await http(server.http_url + "api/render", {"now": None, "sco": None})
+    assert status == 200 and answer["svg"].count("data-unit=") >= 3
+
+
+async def test_bad_requests_get_a_one_line_error_never_a_crash(game: Game) -> None:
+    server, port, clients = game
+    base = server.http_url
+    cases: list[tuple[str, object, int, str]] = [
+        ("api/preview", {"game": 1, "power": "FRA", "orders": ["( ( FRA AMY PAR ) XYZ BUR )"]},
+         400, "is not a DAIDE order"),
+        ("api/preview", {"game": 1, "power": "XXX", "orders": []}, 400, "power 'XXX'"),
+        ("api/preview", {"game": 1, "power": "FRA", "orders": [], "against": "all"}, 400,
+         "against must be"),
+        ("api/preview", {"game": "1", "power": "FRA", "orders": []}, 400, "preview takes"),
+        ("api/render", {"now": "NOW ( SPR 1901 ) ( FRA AMY XYZ )"}, 400, ""),
+        ("api/render", {"now": 5}, 400, "render takes"),
+        ("api/notation", {"text": 5, "power": "FRA"}, 400, "notation takes"),
+        ("api/summary", {"game": 1, "power": "FRA"}, 400, "summary takes"),
+        ("api/summary", {"game": 7, "power": "FRA", "passcode": 1}, 404, "no game 7"),
+        ("api/nothing", {}, 404, "no API POST /api/nothing"),
+    ]
+    for path, body, status, message in cases:
+        got, answer, _ = await http(base + path, body)  # type: ignore[arg-type]
+        assert got == status and message in answer["error"], (path, body, answer)
+    # Not JSON, not an object: refused with what was wrong.
+    request_status, answer, _ = await trio.to_thread.run_sync(_raw_post, base + "api/render",
+                                                              b"{not json")
+    assert request_status == 400 and answer["error"].startswith("bad JSON")
+    request_status, answer, _ = await trio.to_thread.run_sync(_raw_post, base + "api/render",
+                                                              b"[1, 2]")
+    assert request_status == 400 and "JSON object" in answer["error"]
+    # The game goes on: France still gets its answers.
+    await clients["FRA"].send("MIS")
+    assert (await clients["FRA"].receive()).startswith("MIS ( FRA")
+
+
+def _raw_post(url: str, body: bytes) -> tuple[int, dict[str, str], str]:
+    import json
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(url, data=body, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read()), ""
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read()), ""
