@@ -144,6 +144,12 @@ def render_svg(map_: Map, board: Board | None = None, *, orders: bool = True,
         out.append(f'<text class="label" data-label="{m}" x="{_f(x)}" y="{_f(y + font * 0.35)}" '
                    f'font-size="{_f(font)}" fill="#333" stroke="#fff" stroke-width="2.2" '
                    f'stroke-opacity="0.7" paint-order="stroke">{m}</text>')
+    # the coasts of bicoastal provinces, where their fleets stand
+    for m in sorted(layout.provinces):
+        for coast, (x, y) in sorted(layout.provinces[m].coasts.items()):
+            out.append(f'<text class="coast-label" data-coast="{m} {coast}" x="{_f(x)}" '
+                       f'y="{_f(y + layout.unit_size * 2.1)}" font-size="{_f(font * 0.62)}" '
+                       f'font-style="italic" fill="#345">{coast[:2].lower()}</text>')
     out.append("</g>")
     # -- orders, units, marks -----------------------------------------------
     marks: list[str] = []
