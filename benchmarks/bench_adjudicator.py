@@ -67,7 +67,8 @@ from adjudicator.values import (
     initial_state,
     order_power,
 )
-from maps import Map, standard_map
+from engine.variants import standard_map
+from maps import Map
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH_PYTHON = ROOT / "bench-env" / "bin" / "python"

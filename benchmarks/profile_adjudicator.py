@@ -59,7 +59,8 @@ from adjudicator.values import (
     Unit,
 )
 from benchmarks.bench_adjudicator import GAMES, SEED, YEARS, generate_positions
-from maps import Map, standard_map
+from engine.variants import standard_map
+from maps import Map
 
 #: the C wrappers of the two entry points in the compiled build
 ENTRY_SYMBOLS = ("CPyPy_validate___validate", "CPyPy_engine___advance")

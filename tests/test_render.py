@@ -8,7 +8,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from maps import MapError, variant_map, variant_names
+from engine.variants import variant_map, variant_names
+from maps import MapError
 from render import (
     Board,
     Order,
