@@ -32,7 +32,7 @@ from bots.holdbot import HoldBot
 from bots.local import play_game
 from bots.randbot import RandBot
 from bots.strategy import Strategy
-from maps import standard_map
+from engine.variants import standard_map
 
 GAMES_PER_FIELD = 50
 LAST_YEAR = 1910

@@ -43,7 +43,7 @@ from bots.local import play_game
 from bots.lookahead import LookaheadBot
 from bots.randbot import RandBot
 from bots.strategy import Strategy
-from maps import standard_map
+from engine.variants import standard_map
 from tournament.plots import centre_chart
 from tournament.scoring import SYSTEMS
 from tournament.stats import (

@@ -57,7 +57,7 @@ from bots.press import (
 )
 from bots.strategy import Strategy, phase_rng
 from bots.tracking import GameTracker, Turn
-from maps import map_from_mdf
+from engine.mapfiles import map_from_mdf
 from protocol import orders as po
 from protocol.press import (
     PressFault,
@@ -292,8 +292,8 @@ class BotClient:
                 self._map_name = name
                 await send(("MDF",))
         elif head == "MDF" and len(message) > 1:
-            # The map keeps the representation its MDF came in (the RM's, docs/protocol.md
-            # §4.2), so `Map.rep` is the variant's own tokens on the bots' side too.
+            # The MDF is read in the representation the link announced (the RM's,
+            # docs/protocol.md §4.2): a variant's own powers and provinces.
             game_map = map_from_mdf(message, name=(self._map_name or "standard").lower(),
                                     rep=_link_representation(link))
             self.tracker.game_map = game_map

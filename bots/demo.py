@@ -2,7 +2,7 @@
 
 The demo starts a server (the real one, `server/`, handed in by
 `daide.cmd_demo`) on a free loopback port, playing the standard map or any
-variant of `maps.variants`, joins an observer (which prints the progress and
+variant of `engine.variants`, joins an observer (which prints the progress and
 keeps the record) and then one bot per power of the map, one after the
 other.  Determinism over TCP (same ``--seed``, same game) rests on three
 things:
@@ -36,8 +36,8 @@ from bots.client import BotClient, ClientSettings
 from bots.record import GameWatcher
 from bots.registry import STRATEGIES, make_strategy
 from bots.runner import ClientOutcome, run_clients
+from engine.variants import canonical_name, variant_map
 from maps import MapError
-from maps.variants import canonical_name, variant_map
 
 DEFAULT_LINEUP = ("dumbbot", "dumbbot", "dumbbot", "randbot", "dumbbot", "randbot", "holdbot")
 """The standard map's seven players; other maps repeat or cut it to their size."""
@@ -49,7 +49,7 @@ STANDARD_POWERS = ("AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR")
 class ServerStarter(Protocol):
     """Starts a server in `nursery` and returns its port.
 
-    The server plays `variant` (a `maps.variants` name) and draws the game
+    The server plays `variant` (an `engine.variants` name) and draws the game
     after `max_year`; its database is `db_path`.
     """
 

@@ -2,10 +2,10 @@
 
 A strategy is given a `BoardView` only (`bots.strategy`), never the `maps.Map`
 the client built from the server's MDF.  To adjudicate hypothetical order
-sets it needs one, so `map_of` rebuilds the map from the view's `Geography`:
-it writes the geography back as an MDF tree (docs/protocol.md §11) and
-reads that with `maps.map_from_mdf` - the same loader the client
-used, so every variant the server can send works here too.
+sets it needs one, so `map_of` rebuilds the map from the view's `Geography`
+with `maps.build_map` - the same builder the client's map went through
+(`engine.mapfiles`), so every variant the server can send works here too.
+`mdf_of` writes the geography as an MDF tree (docs/protocol.md §11).
 
 `state_of` turns a view into the adjudicator's `GameState` and `adj_order`
 turns a DAIDE order tree (`bots.orders`) into the adjudicator's order value
@@ -24,7 +24,8 @@ from bots import orders as o
 from bots.board import BoardUnit, BoardView
 from bots.geography import Geography, Node
 from bots.orders import Order
-from maps import Map, map_from_mdf
+from maps import Map, build_map
+from maps.build import AdjacencyList
 
 _MAPS: dict[int, tuple[Geography, Map]] = {}
 """id(geography) -> (geography, its map); the geography is kept so the id stays valid."""
@@ -36,7 +37,15 @@ def map_of(geo: Geography) -> Map:
     hit = _MAPS.get(id(geo))
     if hit is not None and hit[0] is geo:
         return hit[1]
-    game_map = map_from_mdf(mdf_of(geo), name=geo.name)
+    adjacencies = []
+    for province, (army, fleets) in _adjacencies(geo):
+        lists: list[AdjacencyList] = [("FLT", node[1], dests) for node, dests in fleets.items()]
+        if army is not None:
+            lists.insert(0, ("AMY", None, [(d, None) for d in army]))
+        adjacencies.append((province, lists))
+    game_map = build_map(geo.powers, _home_groups(geo),
+                         [p for p in geo.provinces if p not in geo.centres], adjacencies,
+                         name=geo.name)
     if len(_MAPS) >= _MAX_MAPS:
         _MAPS.pop(next(iter(_MAPS)))
     _MAPS[id(geo)] = (geo, game_map)
@@ -47,8 +56,8 @@ def _dest(node: Node) -> Any:
     return node[0] if node[1] is None else (node[0], node[1])
 
 
-def mdf_of(geo: Geography) -> tuple[Any, ...]:
-    """The geography as an MDF tree: powers, centres by home power, adjacencies."""
+def _home_groups(geo: Geography) -> list[tuple[tuple[str, ...], list[str]]]:
+    """``(home powers, centres)`` groups, neutral centres under no power."""
     owners: dict[str, list[str]] = {c: [] for c in geo.centres}
     for power in geo.powers:
         for centre in sorted(geo.homes.get(power, ())):
@@ -56,19 +65,36 @@ def mdf_of(geo: Geography) -> tuple[Any, ...]:
     groups: dict[tuple[str, ...], list[str]] = {}
     for centre in sorted(owners):
         groups.setdefault(tuple(owners[centre]), []).append(centre)
+    return list(groups.items())
+
+
+def _adjacencies(
+    geo: Geography,
+) -> list[tuple[str, tuple[list[str] | None, dict[Node, list[Node]]]]]:
+    """Per province: the army's destinations (None: no land) and each fleet node's."""
+    out = []
+    for province in geo.provinces:
+        army = list(geo.army_adj[province]) if geo.is_land(province) else None
+        fleets = {node: list(geo.fleet_adj[node]) for node in geo.fleet_nodes(province)}
+        out.append((province, (army, fleets)))
+    return out
+
+
+def mdf_of(geo: Geography) -> tuple[Any, ...]:
+    """The geography as an MDF tree: powers, centres by home power, adjacencies."""
     centre_groups = []
-    for key, centres in groups.items():
+    for key, centres in _home_groups(geo):
         owner: Any = "UNO" if not key else key[0] if len(key) == 1 else key
         centre_groups.append((owner, *centres))
     others = tuple(p for p in geo.provinces if p not in geo.centres)
     adjacencies = []
-    for province in geo.provinces:
+    for province, (army, fleets) in _adjacencies(geo):
         entry: list[Any] = [province]
-        if geo.is_land(province):
-            entry.append(("AMY", *geo.army_adj[province]))
-        for node in geo.fleet_nodes(province):
+        if army is not None:
+            entry.append(("AMY", *army))
+        for node, dests in fleets.items():
             head: Any = "FLT" if node[1] is None else ("FLT", node[1])
-            entry.append((head, *(_dest(n) for n in geo.fleet_adj[node])))
+            entry.append((head, *(_dest(n) for n in dests)))
         adjacencies.append(tuple(entry))
     return ("MDF", tuple(geo.powers), (tuple(centre_groups), others), tuple(adjacencies))
 

@@ -45,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from daide.cli import CommandError
-    from maps import MapError, variant_map
+    from engine.variants import variant_map
+    from maps import MapError
     from render import RenderError, render_svg
 
     if (args.game is None) != (args.db is None):
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _game_svg(args: argparse.Namespace, turn: str | None) -> str:
     from daide.cli import CommandError
-    from maps import variant_map
+    from engine.variants import variant_map
     from render import render_svg
     from render.replay import frames_of
     from server.store import Store, StoreError

@@ -16,9 +16,10 @@ import argparse
 from pathlib import Path
 
 from daide.cli import CommandError
-from maps import Map, MapError, variant_map, variant_names
-from maps.loader import bundled_corrections, load_variant
-from maps.tokens import language_shadows
+from engine.mapfiles import MapFiles, bundled_corrections, load_archive
+from engine.tokens import language_shadows
+from engine.variants import variant_files, variant_names
+from maps import MapError
 
 NAME = "variants"
 HELP = "list the variant maps (names for --variant), show one, or check a variant archive"
@@ -30,32 +31,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="check the variant files of a DAIDE variant archive directory")
 
 
-def _rm(m: Map) -> str:
-    rep = m.representation()
+def _rm(files: MapFiles) -> str:
+    rep = files.rep
     return "empty" if rep.is_standard else f"full {len(rep.entries)}"
 
 
 def summary_line(name: str) -> str:
     """One line about a variant: its sizes, or why it cannot be played."""
     try:
-        m = variant_map(name)
+        files = variant_files(name)
     except MapError as exc:
         return f"{name:<17} cannot be played: {exc}"
+    m = files.map
     season, year = m.start_phase
     return (f"{name:<17} {len(m.powers):>2} powers  {len(m.provinces):>3} provinces  "
             f"{len(m.supply_centres):>2} centres (solo {m.victory_centres:>2})  "
-            f"{season} {year}  RM {_rm(m)}")
+            f"{season} {year}  RM {_rm(files)}")
 
 
 def detail_lines(name: str) -> list[str]:
     """A variant in detail (CommandError when unknown or faulty)."""
     try:
-        m = variant_map(name)
+        files = variant_files(name)
     except MapError as exc:
         raise CommandError(str(exc)) from None
+    m = files.map
     season, year = m.start_phase
     lines = [
-        f"variant {m.name}: MAP ( '{m.name.upper()}' ), RM {_rm(m)}",
+        f"variant {m.name}: MAP ( '{m.name.upper()}' ), RM {_rm(files)}",
         f"starts {season} {year}; {len(m.supply_centres)} supply centres, "
         f"{m.victory_centres} for a solo; {len(m.provinces)} provinces",
     ]
@@ -65,14 +68,14 @@ def detail_lines(name: str) -> list[str]:
         lines.append(f"  {power}  {m.power_names[power]:<16} homes {homes}; {units} units")
     neutral = " ".join(m.provinces[c].mnemonic for c in m.neutral_centres)
     lines.append(f"  neutral centres: {neutral or '-'}")
-    note = _shadow_note(m)
+    note = _shadow_note(files)
     if note:
         lines.append(f"  note: {note}")
     return lines
 
 
-def _shadow_note(m: Map) -> str:
-    shadows = language_shadows(m.representation())
+def _shadow_note(files: MapFiles) -> str:
+    shadows = language_shadows(files.rep)
     if not shadows:
         return ""
     return (f"{' '.join(shadows)} {'is a' if len(shadows) == 1 else 'are'} language "
@@ -91,14 +94,13 @@ def check_lines(directory: Path) -> list[str]:
     lines = []
     for stem in stems:
         try:
-            m = load_variant(directory, stem, strict=True)
-            note = _shadow_note(m)
+            note = _shadow_note(load_archive(directory, stem, strict=True))
             lines.append(f"{stem}: ok" + (f"; note: {note}" if note else ""))
             continue
         except MapError as exc:
             raw = str(exc)
         try:
-            load_variant(directory, stem, corrections=bundled_corrections(), strict=True)
+            load_archive(directory, stem, corrections=bundled_corrections(), strict=True)
             fixed = "corrected: ok"
         except MapError as exc:
             fixed = f"corrected: {exc}"

@@ -23,7 +23,8 @@ from functools import cache
 from adjudicator import GameState, Order, PhaseResult, Rulebook, advance, validate
 from adjudicator.values import MOVEMENT, RETREAT, Waive, order_power
 from engine import convert
-from maps import Map, MapError, UnknownVariant, variant_map, variant_names
+from engine.variants import UnknownVariant, variant_files, variant_names
+from maps import Map, MapError
 from protocol.errors import ProtocolError
 from protocol.mapdef import CentreGroup
 from protocol.messages import Message, Now, Ord, Sco, Slo, Sub, Thx
@@ -61,13 +62,13 @@ class Setting:
 def _load(variant: str) -> tuple[Map, Representation]:
     """The variant's map and tokens, from the registry (``daide variants``)."""
     try:
-        m = variant_map(variant)
+        files = variant_files(variant)
     except UnknownVariant:
         raise InputError(f"unknown or unreadable variant {variant!r}: "
                          f"not one of {', '.join(variant_names())}") from None
     except MapError as exc:
         raise InputError(f"unknown or unreadable variant {variant!r}: {exc}") from None
-    return m, m.representation()
+    return files.map, files.rep
 
 
 def rulebook(preset: str, overrides: Sequence[tuple[str, str]] = ()) -> Rulebook:
@@ -82,7 +83,7 @@ def rulebook(preset: str, overrides: Sequence[tuple[str, str]] = ()) -> Rulebook
 
 
 def setting(variant: str = "standard", rules: Rulebook | None = None) -> Setting:
-    """The setting for a variant name (case-insensitive, ``maps.variant_names()``) and rulebook."""
+    """The setting for a variant name (case-insensitive, ``daide variants``) and rulebook."""
     m, rep = _load(variant)
     return Setting(m, rep, rules if rules is not None else rulebook("datc-2.4"))
 

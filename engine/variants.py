@@ -1,7 +1,17 @@
-"""The variants a game can be played on: a map with its tokens and MDF message.
+"""The variants this project can play: one registry for the server and the CLI.
 
-`Variant` is a playable map: its MAP name, MDF message, token
-representation and the map itself; :func:`load_variant` finds one by name.
+A variant is a folder ``maps/data/<name>/`` (see :mod:`engine.mapfiles`):
+the standard map and the 25 maps of the reference server's variant archive,
+corrected as ``maps/data/CORRECTIONS.md`` says.  Names are case-insensitive
+(``AFRICAN2``, ``african2``) and are the folder names, lower case, letters,
+digits and ``_`` (a MAP name, docs/protocol.md §8.1).
+
+:class:`Variant` is a playable map: its MAP name, the map, its token
+representation and its MDF message; :func:`load_variant` finds one by name
+(once; everything in it is immutable), :func:`variant_map` just its map.  A
+variant whose data is faulty beyond correction raises a one-line
+:class:`MapError` naming the file and the fault, as an unknown name raises
+:class:`UnknownVariant`.
 """
 
 from __future__ import annotations
@@ -10,15 +20,13 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
-import maps
 from adjudicator.rulebook import DEFAULT, Rulebook
 from adjudicator.values import initial_state
 from engine import convert
-from protocol.errors import ProtocolError
+from engine.mapfiles import DATA_DIR, MapFiles, load_files
+from maps import Map, MapError
 from protocol.messages import Mdf, Now, Sco
-from protocol.parse import Role, parse_message
 from protocol.tokens import Representation
-from protocol.tree import from_tree
 
 if TYPE_CHECKING:
     from engine.position import Engine
@@ -33,7 +41,7 @@ class Variant:
     """A map the server can host: name, MDF, representation, start."""
 
     name: str                   # as sent in MAP (docs/protocol.md §8.1)
-    map: maps.Map
+    map: Map
     rep: Representation
     mdf: Mdf
 
@@ -54,9 +62,57 @@ class Variant:
         return Engine(self, convert.state_from_messages(sco, now), rulebook)
 
 
+class UnknownVariant(MapError):
+    """No variant of that name."""
+
+
+@cache
+def variant_names() -> tuple[str, ...]:
+    """Every variant with data, sorted (``1898`` ... ``standard`` ... ``world3``)."""
+    return tuple(sorted(p.name for p in DATA_DIR.iterdir()
+                        if p.is_dir() and (p / f"{p.name}.mdf").exists()))
+
+
 def available_variants() -> tuple[str, ...]:
-    """Variant names that have map data in the ``maps`` package (``daide variants``)."""
-    return maps.variant_names()
+    """Variant names that have map data (``daide variants``)."""
+    return variant_names()
+
+
+def canonical_name(name: str) -> str:
+    """The registry's name for ``name`` (case-insensitive); :class:`UnknownVariant` if none."""
+    key = name.strip().lower()
+    if key not in variant_names():
+        raise UnknownVariant(f"unknown variant {name!r} (known: {', '.join(variant_names())})")
+    return key
+
+
+@cache
+def _files(key: str) -> MapFiles:
+    return load_files(key)
+
+
+def variant_files(name: str) -> MapFiles:
+    """A variant's map with its representation and MDF, by case-insensitive name (loaded once).
+
+    Raises :class:`UnknownVariant`, or :class:`MapError` (one line, naming
+    the file) when the variant's data cannot be played.
+    """
+    return _files(canonical_name(name))
+
+
+def variant_map(name: str) -> Map:
+    """The map of a variant (:func:`variant_files`)."""
+    return variant_files(name).map
+
+
+def standard_map() -> Map:
+    """The standard map (loaded once, then shared: it is immutable)."""
+    return _files("standard").map
+
+
+def variant_of(files: MapFiles) -> Variant:
+    """A map read with its wire data as a playable variant (MAP name in upper case)."""
+    return Variant(files.map.name.upper(), files.map, files.rep, files.mdf)
 
 
 @cache
@@ -71,14 +127,11 @@ def load_variant(name: str) -> Variant:
     data that cannot be played, naming the file).
     """
     try:
-        the_map = maps.variant_map(name)
-    except maps.MapError as exc:
+        return variant_of(_files(canonical_name(name)))
+    except MapError as exc:
         raise VariantError(str(exc)) from None
-    rep = the_map.representation()
-    try:
-        mdf = parse_message(from_tree(the_map.mdf, rep), rep, sender=Role.SERVER)
-    except ProtocolError as exc:
-        raise VariantError(f"variant {name!r}: its MDF is not a valid message: {exc}") from None
-    if not isinstance(mdf, Mdf):
-        raise VariantError(f"variant {name!r}: its MDF is not an MDF message")
-    return Variant(the_map.name.upper(), the_map, rep, mdf)
+
+
+__all__ = ["UnknownVariant", "Variant", "VariantError", "available_variants", "canonical_name",
+           "load_variant", "standard_map", "variant_files", "variant_map", "variant_names",
+           "variant_of"]

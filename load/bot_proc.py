@@ -38,7 +38,7 @@ from typing import Any
 import trio
 
 import bots.client
-import maps
+import engine.mapfiles
 from bots.client import BotClient, ClientError, ClientSettings
 from bots.randbot import RandBot
 from bots.transport import TcpTransport
@@ -54,7 +54,7 @@ def _freeze(tree: Any) -> Any:
     return tuple(_freeze(x) for x in tree) if isinstance(tree, tuple) else tree
 
 
-_map_from_mdf = maps.map_from_mdf
+_map_from_mdf = engine.mapfiles.map_from_mdf
 
 
 @functools.lru_cache(maxsize=4)
@@ -63,7 +63,7 @@ def _shared_map(mdf: Any, options: tuple[tuple[str, Any], ...]) -> Any:
 
 
 def _cached_map_from_mdf(mdf: Any, **options: Any) -> Any:
-    """`maps.map_from_mdf`, once per process: every bot gets the same MDF."""
+    """`engine.mapfiles.map_from_mdf`, once per process: every bot gets the same MDF."""
     return _shared_map(_freeze(mdf), tuple(sorted(options.items())))
 
 

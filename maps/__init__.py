@@ -1,45 +1,20 @@
-"""Map data: the standard board and any map given as a DAIDE MDF.
+"""Geography: provinces, coasts, adjacency, home and supply centres, the start.
 
 * :class:`Map` - frozen, integer-indexed geography (``maps.model``);
-* :func:`map_from_mdf` - build one from MDF/NOW/SCO message trees
-  (``maps.mdf``, pure);
-* :func:`standard_map`, :func:`load_map`, :func:`load_variant` - read the
-  data files (``maps.loader``, which parses text with ``protocol.text``);
-* :func:`variant_map`, :func:`variant_names` - the registry of playable
-  variants in ``maps/data/`` (``maps.variants``), case-insensitive names;
-* :meth:`Map.representation` - its tokens (``maps.tokens`` derives and
-  checks them against the map).
+* :func:`build_map` - build and check one from plain data in the shape of
+  an MDF (``maps.build``); :class:`MapError` for data that does not make a
+  consistent map.
 
-The loader functions are imported lazily so that importing the pure parts
-(as the adjudicator does) never pulls in the protocol package.
+This package imports nothing else of the project and holds no wire data:
+reading a map from DAIDE messages or from the data files in ``maps/data/``
+(which hold DAIDE text), and a map's token representation, are the
+engine's (``engine.mapfiles``, ``engine.variants``, ``engine.tokens``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from maps.mdf import SEASONS, MapError, map_from_mdf
+from maps.build import SEASONS, MapError, build_map
 from maps.model import Map, Province, ProvinceKind, StartUnit
-
-if TYPE_CHECKING:
-    from maps.loader import load_map, load_variant, map_from_text, standard_map
-    from maps.variants import UnknownVariant, variant_map, variant_names
-
-_LOADER_NAMES = ("load_map", "load_variant", "map_from_text", "standard_map")
-_REGISTRY_NAMES = ("UnknownVariant", "variant_map", "variant_names")
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LOADER_NAMES:
-        from maps import loader
-
-        return getattr(loader, name)
-    if name in _REGISTRY_NAMES:
-        from maps import variants
-
-        return getattr(variants, name)
-    raise AttributeError(f"module 'maps' has no attribute {name!r}")
-
 
 __all__ = [
     "Map",
@@ -48,12 +23,5 @@ __all__ = [
     "ProvinceKind",
     "SEASONS",
     "StartUnit",
-    "UnknownVariant",
-    "load_map",
-    "load_variant",
-    "map_from_mdf",
-    "map_from_text",
-    "standard_map",
-    "variant_map",
-    "variant_names",
+    "build_map",
 ]

@@ -1,31 +1,30 @@
-"""Build a :class:`~maps.model.Map` from DAIDE MDF, NOW and SCO message trees.
+"""Build a :class:`~maps.model.Map` from its geography, checked for consistency.
 
-The input is the tuple tree of :mod:`protocol.tree` (upper-case mnemonic
-``str``, ``int``, nested ``tuple``), so a map received over the wire and a
-map read from a data file go through the same code.  This module itself is
-pure: it never parses text and imports nothing from ``protocol``.
-
-MDF grammar (docs/protocol.md §11)::
-
-    MDF (powers) ((supply_centres) (non_supply_centres)) (adjacencies)
-    supply_centres = (owner centre ...) ...     owner = power | UNO | (power ...)
-    adjacencies    = (province (AMY dest ...) (FLT dest ...) ((FLT coast) dest ...) ...) ...
-    dest           = province | (province coast)
+The input is plain data - mnemonics, tuples - in the shape of an MDF
+(docs/protocol.md §11): the powers, the supply centres with their home
+powers, the other provinces, and per province its adjacency lists.  Reading
+an MDF (a message, a data file) is the protocol's business
+(:mod:`protocol.mapdef`, the one MDF parser) and the engine's
+(``engine.mapfiles`` turns a parsed MDF, NOW and SCO into this call); this
+module checks what only geography can: every province listed once and given
+adjacencies, armies never led to sea, fleet destinations with the right
+coast, starting units where they can stand, SCO owners that exist.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
 
 from maps.model import Map, Province, ProvinceKind, StartUnit
 
-if TYPE_CHECKING:
-    from protocol.tokens import Representation
-
 #: Seasons in game order; the first one of a year is a movement phase.
 SEASONS = ("SPR", "SUM", "FAL", "AUT", "WIN")
+
+#: ``(province, coast or None)``: a destination of an adjacency list.
+Place = tuple[str, str | None]
+#: ``(unit type, coast or None, destinations)``: ``AMY ...``, ``FLT ...``, ``(FLT coast) ...``
+AdjacencyList = tuple[str, str | None, Sequence[Place]]
 
 
 class MapError(ValueError):
@@ -40,80 +39,49 @@ class MapError(ValueError):
         self.part = part
 
 
-def _tuple(node: Any, what: str) -> tuple[Any, ...]:
-    if not isinstance(node, tuple):
-        raise MapError(f"{what}: expected a bracketed group, got {node!r}")
-    return node
-
-
-def _name(node: Any, what: str) -> str:
-    if not isinstance(node, str) or isinstance(node, bool):
-        raise MapError(f"{what}: expected a mnemonic, got {node!r}")
-    return node.upper()
-
-
-def _message(tree: Sequence[Any], head: str) -> tuple[Any, ...]:
-    body = tuple(tree)
-    if not body or body[0] != head:
-        raise MapError(f"expected a {head} message, got {body[:1]!r}")
-    return body[1:]
-
-
-def map_from_mdf(
-    mdf: Sequence[Any],
-    now: Sequence[Any] | None = None,
-    sco: Sequence[Any] | None = None,
+def build_map(
+    powers: Sequence[str],
+    centres: Sequence[tuple[Sequence[str], Sequence[str]]],
+    non_centres: Sequence[str],
+    adjacencies: Sequence[tuple[str, Sequence[AdjacencyList]]],
     *,
+    start_phase: tuple[str, int] | None = None,
+    start_units: Sequence[StartUnit] | None = None,
+    start_ownership: Sequence[tuple[str | None, Sequence[str]]] | None = None,
     name: str = "standard",
     names: Mapping[str, str] | None = None,
-    rep: Representation | None = None,
 ) -> Map:
-    """Build a map from an MDF tree plus the starting NOW and SCO trees.
+    """A map from its geography and starting position.
 
+    ``centres`` lists ``(home powers, centres)`` groups (no powers: neutral
+    centres); ``adjacencies`` ``(province, adjacency lists)`` entries.
     ``names`` maps power and province mnemonics to full English names (used
     for display and for the alphabetical tie-break of DATC 4.D.8); a missing
-    name falls back to the mnemonic.  Without ``now`` the map has no starting
-    units (phase SPR 1901); without ``sco`` every centre starts unowned.
-    ``rep`` is the token representation the messages came in (kept on the
-    map, never looked at here).  Raises :class:`MapError` for inconsistent
-    data.
+    name falls back to the mnemonic.  Without a start phase the map starts in
+    SPR 1901, without start units it has none, and without start ownership
+    every centre starts unowned; ``start_ownership`` lists ``(owner or None
+    for neutral, centres)`` groups.  Raises :class:`MapError` for
+    inconsistent data (``part`` "NOW" / "SCO" for the starting position).
     """
     names = names or {}
-    body = _message(mdf, "MDF")
-    if len(body) != 3:
-        raise MapError(f"MDF needs (powers) (provinces) (adjacencies), got {len(body)} groups")
-    powers = tuple(_name(p, "power") for p in _tuple(body[0], "powers"))
+    powers = tuple(powers)
     if len(set(powers)) != len(powers):
         raise MapError("a power is listed twice")
-    prov_part = _tuple(body[1], "provinces")
-    if len(prov_part) != 2:
-        raise MapError("provinces must be (supply_centres) (non_supply_centres)")
 
     homes: dict[str, list[str]] = {}
-    centres: set[str] = set()
-    for group in _tuple(prov_part[0], "supply centres"):
-        group = _tuple(group, "supply centre group")
-        if not group:
-            raise MapError("empty supply centre group")
-        owner = group[0]
-        owners: tuple[str, ...]
-        if isinstance(owner, tuple):
-            owners = tuple(_name(o, "owner") for o in owner)
-        else:
-            o = _name(owner, "owner")
-            owners = () if o == "UNO" else (o,)
+    centre_set: set[str] = set()
+    for owners, group in centres:
         for o in owners:
             if o not in powers:
                 raise MapError(f"home centre owner {o} is not a power of the map")
-        for c in group[1:]:
-            cname = _name(c, "centre")
-            if cname in centres:
+        for cname in group:
+            if cname in centre_set:
                 raise MapError(f"supply centre {cname} listed twice")
-            centres.add(cname)
+            centre_set.add(cname)
             homes[cname] = list(owners)
-    others = [_name(p, "province") for p in _tuple(prov_part[1], "non supply centres")]
-    all_names = sorted(centres | set(others))
-    if len(all_names) != len(centres) + len(others):
+    others = list(non_centres)
+    all_names = sorted(centre_set | set(others))
+    if len(all_names) != len(centre_set) + len(others):
         raise MapError("a province is listed twice")
     ids = {m: i for i, m in enumerate(all_names)}
 
@@ -121,31 +89,19 @@ def map_from_mdf(
     army: dict[str, list[str]] = {}
     fleet: dict[tuple[str, str | None], list[tuple[str, str | None]]] = {}
     seen: set[str] = set()
-    for entry in _tuple(body[2], "adjacencies"):
-        entry = _tuple(entry, "adjacency entry")
-        if not entry:
-            raise MapError("empty adjacency entry")
-        prov = _name(entry[0], "province")
+    for prov, lists in adjacencies:
         if prov not in ids:
             raise MapError(f"adjacency for unknown province {prov}")
         if prov in seen:
             raise MapError(f"two adjacency entries for {prov}")
         seen.add(prov)
-        for unit_adj in entry[1:]:
-            unit_adj = _tuple(unit_adj, f"adjacency list of {prov}")
-            if not unit_adj:
-                raise MapError(f"empty adjacency list in {prov}")
-            head = unit_adj[0]
-            dests = unit_adj[1:]
-            if head == "AMY":
+        for unit_type, coast, dests in lists:
+            if unit_type == "AMY" and coast is None:
                 army[prov] = [_dest_province(d, ids, prov) for d in dests]
-            elif head == "FLT":
-                fleet[(prov, None)] = [_dest(d, ids, prov) for d in dests]
-            elif isinstance(head, tuple) and len(head) == 2 and head[0] == "FLT":
-                coast = _name(head[1], "coast")
+            elif unit_type == "FLT":
                 fleet[(prov, coast)] = [_dest(d, ids, prov) for d in dests]
             else:
-                raise MapError(f"bad unit type {head!r} in the adjacencies of {prov}")
+                raise MapError(f"bad unit type {unit_type!r} in the adjacencies of {prov}")
     missing = [m for m in all_names if m not in seen]
     if missing:
         raise MapError(f"provinces {' '.join(missing)} have no adjacency entry")
@@ -179,7 +135,7 @@ def map_from_mdf(
                 name=names.get(m, m),
                 kind=kind,
                 coasts=coasts,
-                supply_centre=m in centres,
+                supply_centre=m in centre_set,
                 homes=tuple(homes.get(m, ())),
             )
         )
@@ -236,11 +192,11 @@ def map_from_mdf(
     neutral = tuple(sorted(ids[c] for c, owners in homes.items() if not owners))
 
     try:
-        start_phase, start_units = _start_units(now, ids, provinces, powers, loc_ids)
+        phase, units = _start_units(start_phase, start_units, ids, provinces, powers, loc_ids)
     except MapError as exc:
         raise MapError(str(exc), "NOW") from None
     try:
-        start_ownership = _start_ownership(sco, ids, centres, powers)
+        ownership = _start_ownership(start_ownership, ids, centre_set, powers)
     except MapError as exc:
         raise MapError(str(exc), "SCO") from None
 
@@ -257,71 +213,51 @@ def map_from_mdf(
         fleet_reach=fleet_reach,
         fleet_locs=tuple(fleet_locs),
         seas=frozenset(p.id for p in provinces if p.kind is ProvinceKind.SEA),
-        supply_centres=tuple(sorted(ids[c] for c in centres)),
+        supply_centres=tuple(sorted(ids[c] for c in centre_set)),
         home_centres=MappingProxyType(home_centres),
         neutral_centres=neutral,
-        start_phase=start_phase,
-        start_units=start_units,
-        start_ownership=MappingProxyType(start_ownership),
+        start_phase=phase,
+        start_units=units,
+        start_ownership=MappingProxyType(ownership),
         power_names=MappingProxyType({p: names.get(p, p) for p in powers}),
-        mdf=tuple(mdf),
-        rep=rep,
     )
 
 
-def _dest_province(node: Any, ids: Mapping[str, int], where: str) -> str:
-    if isinstance(node, tuple):
-        raise MapError(f"army adjacency of {where} names a coast: {node!r}")
-    d = _name(node, f"destination in {where}")
+def _dest_province(place: Place, ids: Mapping[str, int], where: str) -> str:
+    d, coast = place
+    if coast is not None:
+        raise MapError(f"army adjacency of {where} names a coast: {place!r}")
     if d not in ids:
         raise MapError(f"unknown province {d} in the adjacencies of {where}")
     return d
 
 
-def _dest(node: Any, ids: Mapping[str, int], where: str) -> tuple[str, str | None]:
-    if isinstance(node, tuple):
-        if len(node) != 2:
-            raise MapError(f"bad destination {node!r} in {where}")
-        d = _name(node[0], f"destination in {where}")
-        coast: str | None = _name(node[1], f"coast in {where}")
-    else:
-        d = _name(node, f"destination in {where}")
-        coast = None
+def _dest(place: Place, ids: Mapping[str, int], where: str) -> Place:
+    d, coast = place
     if d not in ids:
         raise MapError(f"unknown province {d} in the adjacencies of {where}")
     return d, coast
 
 
 def _start_units(
-    now: Sequence[Any] | None,
+    start_phase: tuple[str, int] | None,
+    start_units: Sequence[StartUnit] | None,
     ids: Mapping[str, int],
     provinces: Sequence[Province],
     powers: tuple[str, ...],
     loc_ids: Mapping[tuple[int, str | None], int],
 ) -> tuple[tuple[str, int], tuple[StartUnit, ...]]:
-    if now is None:
+    if start_phase is None:
         return ("SPR", 1901), ()
-    body = _message(now, "NOW")
-    if not body:
-        raise MapError("NOW without a turn")
-    turn = _tuple(body[0], "turn")
-    if len(turn) != 2 or turn[0] not in SEASONS or not isinstance(turn[1], int):
-        raise MapError(f"bad turn {turn!r}")
+    season, year = start_phase
+    if season not in SEASONS:
+        raise MapError(f"bad turn {start_phase!r}")
     units: list[StartUnit] = []
     occupied: set[str] = set()
-    for node in body[1:]:
-        node = _tuple(node, "unit")
-        if len(node) != 3:
-            raise MapError(f"bad unit {node!r} (starting units have no MRT)")
-        power, kind = _name(node[0], "power"), _name(node[1], "unit type")
+    for unit in start_units or ():
+        power, kind, prov, coast = unit.power, unit.kind, unit.province, unit.coast
         if power not in powers:
             raise MapError(f"unit of unknown power {power}")
-        where = node[2]
-        coast: str | None
-        if isinstance(where, tuple):
-            prov, coast = _name(where[0], "province"), _name(where[1], "coast")
-        else:
-            prov, coast = _name(where, "province"), None
         place = prov if coast is None else f"{prov}/{coast}"
         if prov not in ids or (ids[prov], coast) not in loc_ids:
             raise MapError(f"{power} {kind} in {place}, which is not a place on the map")
@@ -337,35 +273,30 @@ def _start_units(
         if prov in occupied:
             raise MapError(f"two starting units in {prov}")
         occupied.add(prov)
-        units.append(StartUnit(power, kind, prov, coast))
+        units.append(unit)
     units.sort(key=lambda u: ids[u.province])
-    return (str(turn[0]), int(turn[1])), tuple(units)
+    return (season, int(year)), tuple(units)
 
 
 def _start_ownership(
-    sco: Sequence[Any] | None,
+    groups: Sequence[tuple[str | None, Sequence[str]]] | None,
     ids: Mapping[str, int],
     centres: set[str],
     powers: tuple[str, ...],
 ) -> dict[str, str]:
-    if sco is None:
+    if groups is None:
         return {}
-    owned: dict[str, str] = {}
-    for group in _message(sco, "SCO"):
-        group = _tuple(group, "SCO group")
-        if not group:
-            continue
-        owner = _name(group[0], "owner")
-        if owner != "UNO" and owner not in powers:
+    owned: dict[str, str | None] = {}
+    for owner, group in groups:
+        if owner is not None and owner not in powers:
             raise MapError(f"SCO names unknown power {owner}")
-        for c in group[1:]:
-            cname = _name(c, "centre")
+        for cname in group:
             if cname not in centres:
                 raise MapError(f"SCO lists {cname}, which is not a supply centre")
             if cname in owned:
                 raise MapError(f"SCO lists {cname} twice")
             owned[cname] = owner
-    return {c: o for c, o in sorted(owned.items(), key=lambda kv: ids[kv[0]]) if o != "UNO"}
+    return {c: o for c, o in sorted(owned.items(), key=lambda kv: ids[kv[0]]) if o is not None}
 
 
-__all__ = ["MapError", "SEASONS", "map_from_mdf"]
+__all__ = ["AdjacencyList", "MapError", "Place", "SEASONS", "build_map"]

@@ -1,6 +1,6 @@
 """The map as frozen, fast-to-query data.
 
-A :class:`Map` is built once (from a DAIDE MDF, see :mod:`maps.mdf`) and then
+A :class:`Map` is built once (:func:`maps.build.build_map`) and then
 only read.  Everything the adjudicator asks in its inner loops is a tuple
 lookup by integer id:
 
@@ -16,7 +16,8 @@ lookup by integer id:
   (what a fleet may support into, DATC 4.B.4).
 
 Powers, provinces and coasts keep their DAIDE mnemonics (``'ENG'``,
-``'LON'``, ``'NCS'``), so values cross the protocol seam unchanged.
+``'LON'``, ``'NCS'``), so values cross the engine's seam unchanged; the
+map holds no wire data (no tokens, no MDF message: ``engine.variants``).
 """
 
 from __future__ import annotations
@@ -24,10 +25,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # the model stays importable without the protocol package
-    from protocol.tokens import Representation
 
 
 class ProvinceKind(StrEnum):
@@ -80,8 +77,8 @@ class StartUnit:
 class Map:
     """A Diplomacy map: geography, home centres and the starting position.
 
-    Build it with :func:`maps.map_from_mdf` (or :func:`maps.standard_map`).
-    Compared by identity; never mutated.
+    Build it with :func:`maps.build_map` (the engine reads one from an MDF:
+    ``engine.mapfiles``).  Compared by identity; never mutated.
     """
 
     name: str
@@ -116,29 +113,6 @@ class Map:
     start_ownership: Mapping[str, str]
     #: full names of the powers (mnemonic -> name), for display
     power_names: Mapping[str, str]
-    #: the MDF message the map was built from, as a :mod:`protocol.tree` tree
-    #: (what a server sends in answer to MDF, docs/protocol.md §11)
-    mdf: tuple[Any, ...] = ()
-    #: the token representation of its powers and provinces (what the RM
-    #: announces, docs/protocol.md §4.2), when the map came with one (a ``.rem``
-    #: file, a received RM); :meth:`representation` derives one otherwise
-    rep: Representation | None = None
-
-    # -- tokens ------------------------------------------------------------
-
-    def representation(self) -> Representation:
-        """The map's token representation: the one it came with, else derived.
-
-        A derived representation is :data:`protocol.tokens.STANDARD` when
-        every power and province is a standard token of the right category
-        (the standard board), else the variant numbering of
-        :meth:`protocol.tokens.Representation.for_variant`.
-        """
-        if self.rep is not None:
-            return self.rep
-        from maps.tokens import derived_representation  # imports protocol: kept lazy
-
-        return derived_representation(self)
 
     # -- lookups -----------------------------------------------------------
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import sys
 
-from maps import variant_map, variant_names
-from maps.mdf import MapError
+from engine.variants import variant_map, variant_names
+from maps import MapError
 from render.autolayout import auto_layout
 from render.maps import LAYOUT_DIR, uses_standard_geography
 

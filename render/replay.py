@@ -196,10 +196,10 @@ def game_replay(store: Any, game_id: int, map_loader: Any = None) -> str:
     """The replay of game ``game_id`` of a server store (``server.store.Store``, duck-typed).
 
     ``map_loader(name)`` gives the map of the game's variant (default
-    :func:`maps.variant_map`).  The store's own errors propagate.
+    :func:`engine.variants.variant_map`).  The store's own errors propagate.
     """
     if map_loader is None:
-        from maps import variant_map as map_loader
+        from engine.variants import variant_map as map_loader
     record = store.game(game_id)
     phases = store.phases(game_id)
     map_ = map_loader(record.settings.variant)

@@ -29,6 +29,7 @@ from functools import cache
 from pathlib import Path
 
 import maps
+from engine.variants import variant_map
 from maps.model import Map
 
 SYNONYMS = Path(maps.__file__).resolve().parent / "data" / "synonyms.tsv"
@@ -88,7 +89,7 @@ def province_names(the_map: Map) -> dict[str, str]:
     names: dict[str, str] = {}
     for province in the_map.provinces:
         names[_norm(province.name)] = province.mnemonic
-    standard = maps.variant_map("standard") if the_map.name.lower() != "standard" else the_map
+    standard = variant_map("standard") if the_map.name.lower() != "standard" else the_map
     standard_names = {p.mnemonic: p.name for p in standard.provinces}
     ours = {p.mnemonic: p.name for p in the_map.provinces}
     for line in SYNONYMS.read_text(encoding="utf-8").splitlines():

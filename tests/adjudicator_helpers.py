@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 import adjudicator as A
-from maps import Map, standard_map
+from engine.variants import standard_map
+from maps import Map
 
 STD: Map = standard_map()
 

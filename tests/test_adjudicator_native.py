@@ -19,7 +19,7 @@ import pytest
 
 import adjudicator as A
 from adjudicator import native
-from maps import standard_map
+from engine.variants import standard_map
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -103,7 +103,7 @@ def test_the_package_reports_which_modules_run() -> None:
 _GAMES = """
 import random, sys
 import adjudicator as A
-from maps import standard_map
+from engine.variants import standard_map
 
 m = standard_map()
 rules = {"2.4": A.DATC_2_4, "3.0": A.DATC_3_0, "aoa": A.DATC_2_4.with_aoa()}

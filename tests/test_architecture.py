@@ -53,8 +53,6 @@ THIRD_PARTY = {
     "engine": {"trio", "structlog", "construct"},
     "render": {"trio", "structlog"},
 }
-#: Edges the work on issue 13 has still to remove; the list only shrinks.
-KNOWN = {("maps", "protocol")}
 
 
 def _imported(node: ast.AST) -> Iterator[str]:
@@ -109,21 +107,15 @@ def test_every_package_has_a_layer() -> None:
 
 def test_no_upward_or_sideways_import() -> None:
     wrong = [f"{a} -> {b} ({', '.join(where)})" for (a, b), where in sorted(_graph().items())
-             if b not in LAYERS.get(a, frozenset()) and (a, b) not in KNOWN]
+             if b not in LAYERS.get(a, frozenset())]
     assert wrong == []
-
-
-def test_known_violations_are_still_there() -> None:
-    """An edge of KNOWN that is gone must leave the list, so that it cannot come back."""
-    assert sorted(KNOWN - set(_graph())) == []
 
 
 def test_package_graph_has_no_cycle() -> None:
     """Depth-first search over the package graph; a back edge is a cycle."""
     after: dict[str, set[str]] = {}
     for a, b in _graph():
-        if (a, b) not in KNOWN:
-            after.setdefault(a, set()).add(b)
+        after.setdefault(a, set()).add(b)
     cycles: list[str] = []
     state: dict[str, int] = {}  # 1 on the path, 2 done
 

@@ -21,7 +21,7 @@ from benchmarks.bench_adjudicator import (
     reference_position,
     units_after,
 )
-from maps import standard_map
+from engine.variants import standard_map
 
 PAR = Unit("FRA", "AMY", Location("PAR"))
 BRE = Unit("FRA", "FLT", Location("BRE"))

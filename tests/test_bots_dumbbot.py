@@ -16,8 +16,7 @@ from bots.dumbbot import DumbBot
 from bots.local import play_game, submit, view_of
 from bots.orders import unmatched_supports
 from bots.strategy import phase_rng
-from maps import standard_map
-from maps.variants import variant_map
+from engine.variants import standard_map, variant_files, variant_map
 from protocol.text import format_tree
 
 
@@ -53,7 +52,7 @@ def test_supports_match_final_orders_after_recruiting_an_attacker() -> None:
     sa32 = variant_map("south_america32")
     state = state_of("FAL", 1903, SA32_UNITS, SA32_OWNERS)
     view = view_of(sa32, state, "BZL")
-    rep = sa32.representation()
+    rep = variant_files("south_america32").rep
 
     orders = DumbBot().orders(view, phase_rng(1, "BZL", "FAL", 1903))
     rejected: list = []

@@ -8,7 +8,7 @@ Two sources of positions:
   would reach;
 * played ones: every phase of in-process games of RandBots and DumbBots
   (`bots.local`, which validates each order exactly as the server does),
-  on the standard map and on every playable variant of `maps.variants`.
+  on the standard map and on every playable variant of `engine.variants`.
 
 Besides legality, every order set must be self-consistent: each support and
 convoy of an own unit matches that unit's final order
@@ -29,8 +29,8 @@ from bots.local import owes_orders, play_game, submit, view_of
 from bots.orders import unmatched_supports
 from bots.randbot import RandBot
 from bots.strategy import Strategy
-from maps import Map, MapError, standard_map
-from maps.variants import variant_map, variant_names
+from engine.variants import standard_map, variant_files, variant_map, variant_names
+from maps import Map, MapError
 
 MAP = standard_map()
 SEASONS = ("SPR", "SUM", "FAL", "AUT", "WIN")
@@ -150,7 +150,7 @@ def test_bots_play_every_variant_legally(stem: str) -> None:
     """RandBot and DumbBot play three years of every playable variant (own tokens):
     no order rejected, no support that the supported unit's own order contradicts."""
     variant = variant_map(stem)
-    rep = variant.representation()
+    rep = variant_files(stem).rep
     first = variant.start_phase[1]
     for strategy in (RandBot, DumbBot):
         for seed in (0, 1):
@@ -165,7 +165,7 @@ def test_bots_play_every_variant_legally(stem: str) -> None:
 def test_bots_order_legally_on_generated_variant_positions(stem: str) -> None:
     """Odd positions on every variant map (coasts, retreats, builds of its own)."""
     variant = variant_map(stem)
-    rep = variant.representation()
+    rep = variant_files(stem).rep
     for strategy in (RandBot(), DumbBot()):
         rng = random.Random(f"{stem}/{strategy.name}")
         for _ in range(15):

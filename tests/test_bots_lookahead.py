@@ -33,8 +33,7 @@ from bots.registry import make_strategy
 from bots.runner import run_clients
 from bots.strategy import Strategy
 from daide.cmd_demo import start_embedded_server
-from maps import standard_map
-from maps.variants import variant_map
+from engine.variants import standard_map, variant_files, variant_map
 from protocol.text import format_tree
 from tests.test_bots_legal import random_state
 
@@ -272,7 +271,7 @@ def test_orders_are_legal_on_generated_positions() -> None:
 def test_a_variant_game_is_played_legally() -> None:
     """Four years of South America (4 powers): the bot on every seat in turn."""
     sa = variant_map("south_america32")
-    rep = sa.representation()
+    rep = variant_files("south_america32").rep
     for i, hero in enumerate(sa.powers[:2]):
         bot = small_bot()
         players: dict[str, Strategy] = {p: (bot if p == hero else RandBot() if i else DumbBot())

@@ -27,9 +27,7 @@ from bots.randbot import RandBot
 from bots.registry import make_strategy
 from bots.runner import run_clients
 from daide.cmd_demo import start_embedded_server
-from maps import standard_map
-from maps.variants import variant_map
-from protocol.tokens import STANDARD
+from engine.variants import standard_map, variant_files, variant_map
 
 YEARS = 4
 
@@ -100,8 +98,9 @@ async def test_a_bot_that_loses_its_connection_rejoins_with_iam(tmp_path: Path) 
     # After rejoining, the bot kept playing: it knows the final position.
     assert victim.tracker.position is not None
     assert victim.tracker.position.turn.year >= 1903
-    # The standard map's RM is empty: the map keeps the standard representation.
-    assert victim.tracker.game_map is not None and victim.tracker.game_map.rep == STANDARD
+    # The standard map's RM is empty: the client read the MDF in the standard tokens.
+    assert victim.tracker.game_map is not None
+    assert victim.tracker.game_map.army_adj == standard_map().army_adj
 
 
 async def test_daide_bot_command_plays_a_game(tmp_path: Path) -> None:
@@ -169,7 +168,7 @@ async def test_the_demo_plays_a_variant_with_one_bot_per_power(tmp_path: Path) -
 
     sa32 = variant_map("south_america32")
     game = play_game(sa32, {p: make_strategy(k) for p, k in result.assignment.items()},
-                     seed=4, max_year=1903, rep=sa32.representation())
+                     seed=4, max_year=1903, rep=variant_files("south_america32").rep)
     assert game.rejections == []
     assert game.centre_counts() == {p: n for p, n in result.watcher.counts.items() if n}
     position = result.watcher.position
@@ -204,7 +203,8 @@ async def test_daide_demo_command_takes_a_variant(tmp_path: Path) -> None:
 
 
 async def test_clients_keep_the_variants_representation_on_their_map(tmp_path: Path) -> None:
-    """`map_from_mdf` is given the link's representation: `Map.rep` is the RM's tokens."""
+    """`map_from_mdf` is given the link's representation (the RM's tokens): the MDF of a
+    variant with its own provinces reads as the variant's map."""
     hundred = variant_map("hundred3")
     async with trio.open_nursery() as nursery:
         port = await start_embedded_server(nursery, 1901, tmp_path / "games.db",
@@ -219,7 +219,6 @@ async def test_clients_keep_the_variants_representation_on_their_map(tmp_path: P
     for client in clients:
         game_map = client.tracker.game_map
         assert game_map is not None and game_map.name == "hundred3"
-        assert game_map.rep is not None and game_map.rep is not STANDARD
-        assert game_map.rep == hundred.representation()
-        assert game_map.representation().values["BUR"] == hundred.representation().values["BUR"]
+        assert game_map.army_adj == hundred.army_adj and game_map.fleet_adj == hundred.fleet_adj
+        assert game_map.powers == hundred.powers and game_map.home_centres == hundred.home_centres
         assert client.problems == []

@@ -17,7 +17,7 @@ from bots.randbot import RandBot
 from bots.strategy import phase_rng
 from bots.tracking import GameTracker
 from bots.values import base_values, valuation
-from maps import standard_map
+from engine.variants import standard_map
 from protocol.text import tree_from_text, tree_to_text
 
 GEO = geography_of(standard_map())

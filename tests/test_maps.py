@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 import maps
-from maps import Map, MapError, ProvinceKind, map_from_mdf, standard_map
-from maps.loader import DATA_DIR, map_from_text
+from engine.mapfiles import DATA_DIR, map_from_mdf, map_from_text
+from engine.variants import standard_map
+from maps import Map, MapError, ProvinceKind, build_map
 from protocol.tokens import ProvinceKind as TokenKind
 from protocol.tokens import Representation
 
@@ -128,25 +129,29 @@ def test_map_from_tree_matches_text_loader(std: Map) -> None:
     assert built.start_units == ()  # no NOW given
 
 
-def test_tiny_map_from_tree() -> None:
-    mdf = (
-        "MDF",
-        ("AAA", "BBB"),
-        ((("AAA", "ONE"), ("BBB", "TWO"), ("UNO", "THR")), ("SEA", "INL")),
-        (
-            ("ONE", ("AMY", "TWO", "INL"), ("FLT", "SEA", ("TWO", "NCS"))),
-            (
-                "TWO",
-                ("AMY", "ONE", "THR", "INL"),
-                (("FLT", "NCS"), "SEA", "ONE"),
-                (("FLT", "SCS"), "THR"),
-            ),
-            ("THR", ("AMY", "TWO"), ("FLT", ("TWO", "SCS"), "SEA")),
-            ("SEA", ("FLT", "ONE", ("TWO", "NCS"), "THR")),
-            ("INL", ("AMY", "ONE", "TWO")),
-        ),
-    )
-    m = map_from_mdf(mdf, name="tiny")
+def _places(*names: str | tuple[str, str]) -> list[tuple[str, str | None]]:
+    return [(n, None) if isinstance(n, str) else n for n in names]
+
+
+TINY = dict(
+    powers=("AAA", "BBB"),
+    centres=[(("AAA",), ("ONE",)), (("BBB",), ("TWO",)), ((), ("THR",))],
+    non_centres=("SEA", "INL"),
+    adjacencies=[
+        ("ONE", [("AMY", None, _places("TWO", "INL")),
+                 ("FLT", None, _places("SEA", ("TWO", "NCS")))]),
+        ("TWO", [("AMY", None, _places("ONE", "THR", "INL")),
+                 ("FLT", "NCS", _places("SEA", "ONE")),
+                 ("FLT", "SCS", _places("THR"))]),
+        ("THR", [("AMY", None, _places("TWO")), ("FLT", None, _places(("TWO", "SCS"), "SEA"))]),
+        ("SEA", [("FLT", None, _places("ONE", ("TWO", "NCS"), "THR"))]),
+        ("INL", [("AMY", None, _places("ONE", "TWO"))]),
+    ],
+)
+
+
+def test_tiny_map_from_plain_geography() -> None:
+    m = build_map(**TINY, name="tiny")  # type: ignore[arg-type]
     assert m.province("TWO").kind is ProvinceKind.BICOASTAL
     assert m.province("INL").kind is ProvinceKind.INLAND
     assert m.province("SEA").kind is ProvinceKind.SEA
@@ -163,6 +168,20 @@ def test_bad_mdf_is_rejected() -> None:
         map_from_mdf(("MDF", ("AAA",), ((("AAA", "ONE"),), ()), ()))
     with pytest.raises(MapError):
         map_from_mdf(("NOW",))
+    with pytest.raises(MapError, match="^provinces LON have no adjacency entry$"):
+        map_from_mdf(("MDF", ("ENG",), ((("ENG", "LON"),), ("YOR",)), (("YOR", ("AMY", "LON")),)))
+
+
+def test_inconsistent_geography_is_rejected() -> None:
+    def without(province: str) -> dict[str, object]:
+        return dict(TINY, adjacencies=[a for a in TINY["adjacencies"] if a[0] != province])
+
+    with pytest.raises(MapError, match="^provinces INL have no adjacency entry$"):
+        build_map(**without("INL"))  # type: ignore[arg-type]
+    sea_army = dict(TINY, adjacencies=[*without("INL")["adjacencies"],  # type: ignore[misc]
+                                       ("INL", [("AMY", None, _places("SEA"))])])
+    with pytest.raises(MapError, match="^army adjacency INL->SEA leads to sea$"):
+        build_map(**sea_army)  # type: ignore[arg-type]
 
 
 def test_map_from_text_reads_lowercase_variant_style() -> None:

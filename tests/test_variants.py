@@ -13,14 +13,25 @@ from pathlib import Path
 
 import pytest
 
-import maps
 from daide.cli import main
-from engine.variants import VariantError
+from engine.mapfiles import DATA_DIR, bundled_corrections, load_archive, map_from_mdf
+from engine.tokens import (
+    category_of,
+    derived_representation,
+    language_shadows,
+    representation_faults,
+)
+from engine.variants import (
+    UnknownVariant,
+    VariantError,
+    standard_map,
+    variant_files,
+    variant_map,
+    variant_names,
+)
 from engine.variants import load_variant as server_variant
-from maps import Map, MapError, UnknownVariant, map_from_mdf, variant_map, variant_names
+from maps import MapError
 from maps.corrections import CorrectionError, parse_diff
-from maps.loader import DATA_DIR, bundled_corrections, load_variant
-from maps.tokens import category_of, language_shadows, representation_faults
 from protocol.frames import RepresentationMessage, build_frame, parse_frames
 from protocol.text import render_text, tree_from_text
 from protocol.tokens import STANDARD, Representation, is_province, is_supply_centre
@@ -74,7 +85,7 @@ def test_every_variant_loads_with_its_sizes(name: str) -> None:
     assert (len(m.powers), len(m.provinces), len(m.supply_centres), m.start_phase) == (
         powers, provinces, centres, start)
     assert m.name == name
-    rep = m.representation()
+    rep = variant_files(name).rep
     assert rep.is_standard == (rm_entries == 0)
     if rm_entries:
         assert len(rep.entries) == rm_entries == len(m.powers) + len(m.provinces)
@@ -110,7 +121,7 @@ def test_every_variant_map_is_consistent(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_every_representation_agrees_with_its_map(name: str) -> None:
     m = variant_map(name)
-    rep = m.representation()
+    rep = variant_files(name).rep
     assert representation_faults(m, rep) == ()
     assert rep.powers() == m.powers or rep.is_standard
     for p in m.provinces:
@@ -125,10 +136,10 @@ def test_every_representation_agrees_with_its_map(name: str) -> None:
 def test_the_server_variant_sends_the_maps_own_mdf_and_rm(name: str) -> None:
     variant = server_variant(name.upper())
     assert variant is server_variant(name.upper()) and variant.name == name.upper()
-    assert variant.map is variant_map(name) and variant.rep is variant.map.representation()
+    assert variant.map is variant_map(name) and variant.rep is variant_files(name).rep
     # The MDF the server sends, read back as a client would, is the same map.
     tree = to_tree(variant.mdf.to_tokens(variant.rep), variant.rep)
-    again = map_from_mdf(tree, name=name)
+    again = map_from_mdf(tree, name=name, rep=variant.rep)
     assert again.army_adj == variant.map.army_adj and again.fleet_adj == variant.map.fleet_adj
     assert again.home_centres == variant.map.home_centres
     # The RM round-trips through its bytes.
@@ -149,7 +160,7 @@ def test_the_standard_variant_is_the_reference_map_with_an_empty_rm() -> None:
 
 
 def test_the_archive_standard_files_describe_the_standard_map() -> None:
-    archive = load_variant(ARCHIVE, "STANDARD", strict=True)
+    archive = load_archive(ARCHIVE, "STANDARD", strict=True).map
     ours = variant_map("standard")
     assert archive.army_adj == ours.army_adj and archive.fleet_adj == ours.fleet_adj
     assert archive.start_units == ours.start_units
@@ -170,7 +181,7 @@ def test_the_unfinished_archive_variant_is_completed_from_its_own_structure() ->
             if u.power == "VIK"] == [("VIK", "FLT", "STP", "SCS")]
     # As the archive has it (POR and SWE, correction 6, left out): not a map at all.
     with pytest.raises(MapError, match="unknown province SWE in the adjacencies of BAL"):
-        load_variant(ARCHIVE, "Rise_and_Fall2")
+        load_archive(ARCHIVE, "Rise_and_Fall2")
 
 
 def test_an_unknown_variant_is_a_one_line_error() -> None:
@@ -183,8 +194,8 @@ def test_an_unknown_variant_is_a_one_line_error() -> None:
 
 
 def test_variant_names_are_case_insensitive() -> None:
-    assert variant_map("AFRICAN2") is variant_map("african2") is maps.variant_map(" African2 ")
-    assert variant_map("STANDARD") is maps.standard_map()
+    assert variant_map("AFRICAN2") is variant_map("african2") is variant_map(" African2 ")
+    assert variant_map("STANDARD") is standard_map()
 
 
 # --- the data is the archive with the corrections applied ---------------------------------
@@ -227,14 +238,14 @@ def test_every_correction_is_used_and_named_after_an_archive_file() -> None:
 
 def test_the_archive_as_it_is_has_the_faults_the_corrections_cure() -> None:
     with pytest.raises(MapError) as info:
-        load_variant(ARCHIVE, "AFRICAN2", strict=True)
+        load_archive(ARCHIVE, "AFRICAN2", strict=True)
     assert str(info.value).endswith("AFRICAN2.REM: category byte contradicts the map for "
                                     "ITA 0x5219, MAD 0x5324, SPA 0x5325")
     with pytest.raises(MapError, match=r"americas4\.mdf: army adjacency ARC->BEA leads to sea$"):
-        load_variant(ARCHIVE, "americas4")
-    fixed = load_variant(ARCHIVE, "AFRICAN2", corrections=bundled_corrections(), strict=True)
-    ours = variant_map("african2")
-    assert fixed.army_adj == ours.army_adj and fixed.fleet_adj == ours.fleet_adj
+        load_archive(ARCHIVE, "americas4")
+    fixed = load_archive(ARCHIVE, "AFRICAN2", corrections=bundled_corrections(), strict=True)
+    ours = variant_files("african2")
+    assert fixed.map.army_adj == ours.map.army_adj and fixed.map.fleet_adj == ours.map.fleet_adj
     assert fixed.rep == ours.rep and ours.rep is not None and ours.rep.value("EGY") == 0x553B
     assert ours.rep.value("ITA") == 0x5419  # was 0x5219: a sea token for a coastal province
 
@@ -251,18 +262,16 @@ def test_names_come_from_the_names_files() -> None:
 
 
 def test_a_map_without_tokens_derives_them() -> None:
-    std = variant_map("fleet_rome")
-    bare = map_from_mdf(std.mdf, name="fleet_rome")
-    assert bare.rep is None and bare.representation() is STANDARD
+    assert derived_representation(variant_map("fleet_rome")) is STANDARD
     hundred = variant_map("hundred3")
-    derived = map_from_mdf(hundred.mdf, name="hundred3").representation()
+    derived = derived_representation(hundred)
     assert not derived.is_standard and representation_faults(hundred, derived) == ()
-    assert set(derived.entries) != set(hundred.representation().entries)  # another numbering
+    assert set(derived.entries) != set(variant_files("hundred3").rep.entries)  # another numbering
 
 
 def test_representation_faults_name_what_disagrees() -> None:
     m = variant_map("hundred3")
-    rep = m.representation()
+    rep = variant_files("hundred3").rep
     wrong = Representation.from_entries(
         [(v if m_ != "PAL" else 0x5200 | (v & 0xFF), m_) for v, m_ in rep.entries])
     assert representation_faults(m, wrong) == (
@@ -362,8 +371,7 @@ def test_daide_adjudicate_plays_a_variant(tmp_path: Path,
 
 def test_every_map_text_parses_with_its_own_tokens() -> None:
     for name in EXPECTED:
-        m: Map = variant_map(name)
-        rep = m.representation()
+        rep = variant_files(name).rep
         for suffix in (".mdf", ".now", ".sco"):
             text = (DATA_DIR / name / f"{name}{suffix}").read_text(encoding="utf-8")
             tree_from_text(" ".join(text.split()), rep)  # raises on an unknown mnemonic

@@ -20,8 +20,8 @@ from bots.client import BotClient, ClientSettings
 from bots.randbot import RandBot
 from bots.runner import run_clients
 from bots.transport import TcpTransport
-from maps import variant_map
-from maps.loader import DATA_DIR
+from engine.mapfiles import DATA_DIR
+from engine.variants import variant_files, variant_map
 from protocol.text import tree_to_text
 from server.app import serve
 from server.settings import GameSettings, ServerSettings
@@ -94,12 +94,12 @@ async def play(tmp_path: Path, variant: str, max_year: int) -> dict[str, Any]:
             nursery.cancel_scope.cancel()
     assert [o.error for o in outcomes] == [None] * len(outcomes)
     return {"map": the_map, "bots": bots, "streams": streams, "transports": transports,
-            "watched": [tree_to_text(m, the_map.representation()) for m in watched]}
+            "watched": [tree_to_text(m, variant_files(variant).rep) for m in watched]}
 
 
 def check_game(game: dict[str, Any], variant: str, max_year: int) -> None:
     the_map = game["map"]
-    rep = the_map.representation()
+    rep = variant_files(variant).rep
     powers = the_map.powers
     # Every bot got exactly the variant's RM first, and switched to its tokens.
     expected_rm = rm_frame_from_rem(variant)

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-import maps
+from engine.variants import variant_map, variant_names
 from server.notation import Context, NotationError, parse_order, province_names, units_of_now
 
 START = ("NOW ( SPR 1901 ) ( AUS AMY BUD ) ( ENG FLT LON ) ( ENG AMY LVP ) ( ENG FLT NTH )"
          " ( FRA FLT BRE ) ( FRA AMY PAR ) ( FRA AMY MAR ) ( RUS FLT ( STP SCS ) )"
          " ( GER AMY MUN ) ( GER AMY BER ) ( FRA FLT MAO )")
-STANDARD = maps.variant_map("standard")
+STANDARD = variant_map("standard")
 
 
 def read(text: str, season: str = "SPR", power: str = "FRA") -> str:
@@ -94,8 +94,8 @@ def test_what_is_not_an_order_says_why(text: str, message: str) -> None:
 def test_synonyms_hold_on_variants_with_the_same_province_only() -> None:
     # 1900's map has provinces of the standard names: the standard synonyms apply
     # where the province has the same name.
-    for name in maps.variant_names():
-        board = maps.variant_map(name)
+    for name in variant_names():
+        board = variant_map(name)
         names = province_names(board)
         for province in board.provinces:
             assert names[province.mnemonic.lower()] == province.mnemonic
