@@ -110,6 +110,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"{outcome.client.settings.name}: power {tracker.power or '-'}, {result}, "
               f"{len(outcome.client.problems)} problem(s)"
               + (f", error: {outcome.error}" if outcome.error else ""))
+    if failed and all(not o.client.joined for o in outcomes) and \
+            "all attempts to connect" in (failed[0].error or ""):
+        raise CommandError(f"no server answers at {args.host}:{args.port} "
+                           "(start one with `daide serve`, or give --host/--port)")
     if failed:
         raise CommandError(f"{len(failed)} of {len(outcomes)} bot(s) failed: {failed[0].error}")
     return 0

@@ -190,6 +190,18 @@ def test_ctrl_c_stops_daide_bot(tmp_path: Path) -> None:
     assert len([line for line in stdout.splitlines() if line.endswith(", interrupted")]) == 7
 
 
+def test_bots_name_a_server_nobody_listens_on() -> None:
+    with socket.socket() as bound:          # bound, never listening: connections are refused
+        bound.bind(("127.0.0.1", 0))
+        port = bound.getsockname()[1]
+        done = daide("bot", "holdbot", "--port", str(port))
+    assert done.returncode == 1
+    assert "Traceback" not in done.stdout + done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        f"daide bot: error: no server answers at 127.0.0.1:{port} "
+        "(start one with `daide serve`, or give --host/--port)")
+
+
 # --- a tournament on a server that cannot be used ----------------------------------------
 
 
