@@ -114,7 +114,8 @@ def watch_back(page: Any, url: str) -> None:
 
 
 def test_a_person_plays_france_for_two_years_against_six_bots(tmp_path: Path) -> None:
-    with served(tmp_path, "--max-year", "1902", "--level", "8000") as server, \
+    with served(tmp_path, "--max-year", "1902", "--level", "8000", "--mtl", "600", "--rtl",
+                "600", "--btl", "600") as server, \
             browser_page("play") as page:
         page.goto(server.url + "play")
         page.fill("#name", "Tester")
@@ -152,7 +153,20 @@ def test_a_person_plays_france_for_two_years_against_six_bots(tmp_path: Path) ->
             page.check("#recipients input[data-recipient=ENG]")
             page.fill("#press-text", "Hello from Paris")
             page.click("#press-send")
-            page.wait_for_selector("[data-chat='ENG']:has-text('Hello from Paris')")
+            page.wait_for_selector("[data-chat='ENG'] [data-delivered=true]:has-text('Hello from Paris')")
+            # Ready and draw votes, answered by the server (YES).
+            assert page.get_attribute("#gof", "data-ready") == "true"     # GOF is assumed
+            page.click("#gof")
+            page.wait_for_selector("#gof[data-ready=false]")
+            page.click("#gof")
+            page.wait_for_selector("#gof[data-ready=true]")
+            page.click("#draw")
+            page.wait_for_selector("#draw[data-vote=true]")
+            page.click("#draw")
+            page.wait_for_selector("#draw[data-vote=false]")
+            # The deadline counts down (TME).
+            seconds = int(page.get_attribute("#deadline", "data-seconds"))
+            assert 0 < seconds <= 600
             screenshot(page, "play-spring-1901")
             # Reload: the page rejoins with IAM and gets the held orders back.
             page.reload()

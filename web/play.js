@@ -91,7 +91,7 @@ function onMessage(text) {
       else if (tree[1][0] === "NOT" && tree[1][1][0] === "GOF") setReady(false);
       else if (tree[1][0] === "DRW") setDraw(true);
       else if (tree[1][0] === "NOT" && tree[1][1][0] === "DRW") setDraw(false);
-      else if (tree[1][0] === "SND") { /* press delivered */ }
+      else if (tree[1][0] === "SND") delivered(tree[1]);
       break;
     case "REJ":
       if (tree[1][0] === "IAM") {
@@ -155,7 +155,7 @@ function onNow(text) {
   if (newPhase) {
     orders = orders.filter((o) => o.turn === turn);
     selected = null;
-    setReady(false);
+    setReady(true);          // GOF is assumed at the start of every phase (docs/protocol.md §8.3)
     $("preview").replaceChildren();
   }
   draw();
@@ -316,11 +316,23 @@ function chatKey(powers) {
   return [...new Set(powers)].filter((p) => p !== me.power).sort().join(" ");
 }
 
-function showChat(key, line) {
+function showChat(key, text, mine = false) {
   if (!chats.has(key)) chats.set(key, []);
-  chats.get(key).push(line);
+  chats.get(key).push({ text, mine, delivered: !mine });
+  drawChats();
+}
+
+function drawChats() {
   $("chats").replaceChildren(...[...chats.entries()].map(([k, lines]) => el("div", { "data-chat": k },
-    el("strong", {}, `with ${k}`), el("div", { class: "chat-log" }, ...lines.map((l) => el("div", {}, l))))));
+    el("strong", {}, `with ${k}`), el("div", { class: "chat-log" }, ...lines.map((l) => el("div", {
+      "data-delivered": l.delivered, title: l.delivered ? "" : "not yet accepted by the server",
+    }, l.text + (l.delivered ? "" : " …")))))));
+}
+
+// YES ( SND ( powers ) ( press ) ): the server has relayed our message.
+function delivered(snd) {
+  const line = (chats.get(chatKey(snd[1])) || []).find((l) => l.mine && !l.delivered);
+  if (line) { line.delivered = true; drawChats(); }
 }
 
 function sendPress() {
@@ -328,7 +340,7 @@ function sendPress() {
   const text = $("press-text").value;
   if (!to.length || !text) return;
   socket.send(`SND ( ${to.join(" ")} ) ( ${quote(text)} )`);
-  showChat(chatKey(to), `${me.power}: ${text}`);
+  showChat(chatKey(to), `${me.power}: ${text}`, true);
   $("press-text").value = "";
 }
 
@@ -371,7 +383,7 @@ async function main() {
   $("preview-btn").addEventListener("click", preview);
   $("summary-btn").addEventListener("click", summary);
   $("press-send").addEventListener("click", sendPress);
-  setReady(false);
+  setReady(true);
   setDraw(false);
   const stored = saved();
   if (stored && stored.power && stored.passcode != null) rejoin(stored);
