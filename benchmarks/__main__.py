@@ -15,7 +15,8 @@ from pathlib import Path
 def main() -> int:
     here = Path(__file__).parent
     sys.path.insert(0, str(here.parent))
-    only = set(sys.argv[1:])
+    # Names pick benchmarks; options (``--games 50``) are for the benchmarks themselves.
+    only = {arg for arg in sys.argv[1:] if arg.isidentifier()}
     status = 0
     for info in sorted(pkgutil.iter_modules([str(here)]), key=lambda i: i.name):
         if not info.name.startswith("bench_"):

@@ -8,7 +8,7 @@ the arguments and the result, and the retry of a task whose worker process
 or node died.  Nothing here schedules, places or retries by itself.
 
 One task = one whole game on one worker: an embedded `server.app.Server` on
-the worker's loopback (a throw-away database in a temporary directory) and
+the worker's loopback (a throw-away database in memory) and
 that game's seven players - the sample bots in process, ``--external``
 programs as subprocesses (so those programs must be installed on every
 worker, at the path the command names).  The task returns a `NodeResult`:
@@ -47,6 +47,7 @@ import json
 import logging
 import os
 import signal
+import socket
 import tempfile
 import threading
 import time
@@ -141,23 +142,31 @@ class NodeResult:
 class ProgressBoard:
     """Ray actor: the node, worker process and turn of every game a task began.
 
-    Tasks call `update` without waiting for an answer; the driver reads
-    `snapshot` a few times a second.  Only progress depends on it: a lost
-    board (its node died) leaves the results and the store untouched.
+    A task says `started`, then `update` at every turn, never waiting for an
+    answer (a task blocked in `ray.get` lends its CPU to the next task); the
+    driver reads `snapshot` a few times a second and, per result, `tries`.
+    Only the progress and the retry count depend on it: a lost board (its
+    node died) leaves the results and the store untouched.
     """
 
     def __init__(self) -> None:
         self._games: dict[int, tuple[str, int, str]] = {}
         self._starts: dict[int, int] = {}
 
+    def started(self, number: int, node: str, pid: int) -> None:
+        self._starts[number] = self._starts.get(number, 0) + 1
+        self._games[number] = (node, pid, "joining")
+
+    def tries(self, number: int) -> int:
+        """How many times a task began game ``number``."""
+        return self._starts.get(number, 0)
+
     def update(self, number: int, node: str, pid: int, turn: str) -> None:
-        if turn == "joining":
-            self._starts[number] = self._starts.get(number, 0) + 1
         self._games[number] = (node, pid, turn)
 
-    def snapshot(self) -> tuple[dict[int, tuple[str, int, str]], dict[int, int]]:
-        """(game -> (node, pid, turn), game -> times a task began it)."""
-        return dict(self._games), dict(self._starts)
+    def snapshot(self) -> dict[int, tuple[str, int, str]]:
+        """game -> (node, worker pid, turn)."""
+        return dict(self._games)
 
 
 def play_on_node(config: TournamentConfig, plan: GamePlan, attempt: int, tag: str,
@@ -170,14 +179,17 @@ def play_on_node(config: TournamentConfig, plan: GamePlan, attempt: int, tag: st
     began = time.monotonic()
     started_at = _utc_now()
 
-    def tell(turn: str) -> None:
+    def tell(turn: str | None) -> None:
         if board is not None:
             try:
-                board.update.remote(plan.number, node, pid, turn)
+                if turn is None:
+                    board.started.remote(plan.number, node, pid)
+                else:
+                    board.update.remote(plan.number, node, pid, turn)
             except Exception:  # noqa: BLE001 - progress only; the game goes on
                 pass
 
-    tell("joining")
+    tell(None)
     buffer = io.StringIO()
     configure_logging(buffer, json=True, level=logging.INFO)
     outcome: GameOutcome | None = None
@@ -185,9 +197,10 @@ def play_on_node(config: TournamentConfig, plan: GamePlan, attempt: int, tag: st
     try:
         with tempfile.TemporaryDirectory(prefix=f"daide-game{plan.number}-") as tmp:
             work = Path(tmp)
-            # The worker's own embedded server and database; the driver's
-            # directory does not exist here.
-            here = dataclasses.replace(config, out=work, db=work / "server.db", server=None)
+            # The worker's own embedded server, on a database in memory: the
+            # result travels back in the return value, and a file's schema and
+            # syncs would cost 50 ms a game (the driver's directory is not here).
+            here = dataclasses.replace(config, out=work, db=Path(":memory:"), server=None)
             try:
                 outcome = trio.run(_play_here, here, plan, attempt, tag, tell)
             except GameFailed as exc:
@@ -249,9 +262,12 @@ def connected(ray: Any, address: str | None, cpus: int) -> Iterator[None]:
         yield
         return
     options: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.WARNING}
+    if address is not None:
+        check_reachable(address)
     try:
         if address is None:
-            ray.init(num_cpus=cpus, include_dashboard=False,
+            # "local": a new Ray of our own even when another runs on this machine.
+            ray.init(address="local", num_cpus=cpus, include_dashboard=False,
                      object_store_memory=OBJECT_STORE_BYTES, **options)
         else:
             ray.init(address=address, **options)
@@ -263,6 +279,26 @@ def connected(ray: Any, address: str | None, cpus: int) -> Iterator[None]:
         yield
     finally:
         ray.shutdown()
+
+
+def check_reachable(address: str, timeout: float = 5.0) -> None:
+    """`ClusterError` at once when nothing answers at ``HOST:PORT`` / ``ray://HOST:PORT``.
+
+    `ray.init` would go on retrying an address where nothing listens for
+    minutes, printing a warning every few seconds; ``auto`` is left to Ray
+    (it fails at once when no cluster runs on this machine).
+    """
+    where = address.removeprefix("ray://")
+    host, colon, port = where.rpartition(":")
+    if not colon or not port.isdigit():
+        if address != "auto":
+            raise ClusterError(f"--ray {address!r}: expected auto, HOST:PORT or ray://HOST:PORT")
+        return
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise ClusterError(f"no Ray cluster answers at {address}: {exc.strerror or exc}") from None
 
 
 @contextmanager
@@ -346,9 +382,9 @@ class _Driver:
         self.failed = 0
         self.bot_failures = 0
         self.in_flight: dict[Any, _InFlight] = {}
+        self.board: Any = None
         self.done_on: dict[str, int] = {}
         self.board_view: dict[int, tuple[str, int, str]] = {}
-        self.board_starts: dict[int, int] = {}
         self.began = time.monotonic()
 
     # --- Ray ---------------------------------------------------------------------
@@ -375,7 +411,7 @@ class _Driver:
         ray = self.ray
         task = ray.remote(play_on_node).options(num_cpus=1, max_retries=MAX_RETRIES,
                                                 retry_exceptions=False)
-        board = self._board() if self.on_progress is not None else None
+        self.board = board = self._board() if self.on_progress is not None else None
         tag = f"T{self.tid}"
         window = self._window()
         sized = looked = time.monotonic()
@@ -403,8 +439,7 @@ class _Driver:
             if board is not None and time.monotonic() - looked > 0.5:
                 looked = time.monotonic()
                 try:
-                    self.board_view, self.board_starts = ray.get(board.snapshot.remote(),
-                                                                 timeout=2.0)
+                    self.board_view = ray.get(board.snapshot.remote(), timeout=2.0)
                 except Exception:  # noqa: BLE001 - progress only
                     pass
             self._report()
@@ -431,9 +466,11 @@ class _Driver:
             self._failed(number, f"Ray gave up: {type(exc).__name__}: {first}", seconds, "?")
             return
         self._write_logs(result)
-        starts = self.board_starts.get(number, 1)
-        if starts > 1:
-            log.warning("game_retried", game=number, starts=starts, node=result.node)
+        note = None
+        tries = self._tries(number)
+        if tries > 1:
+            note = f"try {tries}: Ray ran the game again after its worker died"
+            log.warning("game_retried", game=number, tries=tries, node=result.node)
         if result.outcome is None:
             self._failed(number, result.error or "no result", result.task_seconds, result.node)
             return
@@ -443,14 +480,24 @@ class _Driver:
             self.tid, number, ending=outcome.ending, end_turn=outcome.end_turn,
             winner=outcome.winner, seats=outcome.seat_results(flight.plan),
             history=outcome.history, server_game_id=None, seconds=outcome.seconds,
-            node=result.node, started_at=result.started_at)
+            note=note, node=result.node, started_at=result.started_at)
         self.done += 1
         self.played += 1
         self.bot_failures += len(outcome.failures)
         self.done_on[result.node] = self.done_on.get(result.node, 0) + 1
-        log.info("game_done", game=number, node=result.node, ending=outcome.ending,
+        log.info("game_done", game=number, node=result.node, tries=tries,
+                 ending=outcome.ending,
                  seconds=round(outcome.seconds, 3), task_seconds=round(result.task_seconds, 3),
                  round_trip=round(seconds, 3))
+
+    def _tries(self, number: int) -> int:
+        """How many times a task began the game (1 when there is no board to ask)."""
+        if self.board is None:
+            return 1
+        try:
+            return max(1, int(self.ray.get(self.board.tries.remote(number), timeout=2.0)))
+        except Exception:  # noqa: BLE001 - the count is for the log only
+            return 1
 
     def _failed(self, number: int, why: str, seconds: float, node: str) -> None:
         log.error("game_failed", game=number, error=why, node=node)
