@@ -185,10 +185,8 @@ class _Reader:
     def unit(self, own: bool) -> tuple[str, str, str, str | None]:
         """(power, type, province, coast) of a unit named here."""
         kind = UNIT_WORDS.get(self.peek() or "")
-        if kind is not None and not self._names_province_here():
+        if kind is not None:
             self.pos += 1
-        else:
-            kind = None
         province, coast = self.location()
         present = (self.ctx.units or {}).get(province)
         if kind is None:
@@ -201,10 +199,6 @@ class _Reader:
         if coast is None and present is not None and present.kind == kind == "FLT":
             coast = present.coast
         return power, kind, province, coast
-
-    def _names_province_here(self) -> bool:
-        """``F`` could start a unit or be ... never a province; ``A`` neither.  Kept for clarity."""
-        return False
 
 
 def _loc(province: str, coast: str | None) -> str:
@@ -228,15 +222,15 @@ def parse_order(text: str, ctx: Context) -> str:
         return f"( {ctx.power} WVE )"
     if first in BUILD_WORDS | REMOVE_WORDS | DISBAND_WORDS and len(r.words) > 1:
         r.pos += 1
-        unit = _unit(r.unit(own=True)) if first not in BUILD_WORDS else _unit(_build_unit(r, ctx))
+        named = _unit(r.unit(own=True)) if first not in BUILD_WORDS \
+            else _unit(_build_unit(r, ctx))
         _end(r)
         if first in BUILD_WORDS:
-            return f"( {unit} BLD )"
+            return f"( {named} BLD )"
         if first in REMOVE_WORDS or adjust:
-            return f"( {unit} REM )"
-        return f"( {unit} DSB )"
-    unit = r.unit(own=True)
-    subject = _unit(unit)
+            return f"( {named} REM )"
+        return f"( {named} DSB )"
+    subject = _unit(r.unit(own=True))
     verb = r.take() if not r.done() else "h"
     if verb in HOLD_WORDS:
         order = f"( {subject} HLD )"
