@@ -303,3 +303,18 @@ def _raw_post(url: str, body: bytes) -> tuple[int, dict[str, str], str]:
             return response.status, json.loads(response.read()), ""
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read()), ""
+
+
+async def test_a_dropped_websocket_is_civil_disorder_and_iam_over_websocket_resumes(
+        game: Game) -> None:
+    server, port, clients = game
+    web = clients["FRA"]
+    passcode = web.passcode
+    await web.stream.aclose()                  # gone without a close frame or FM
+    assert await clients["ENG"].receive_until("CCD") == ["CCD ( FRA )"]
+    back = await ws_client(server, "back")
+    await back.send(f"IAM ( FRA ) ( {passcode} )")
+    assert await back.receive() == f"YES ( IAM ( FRA ) ( {passcode} ) )"
+    assert await clients["ENG"].receive_until("NOT") == ["NOT ( CCD ( FRA ) )"]
+    await back.send("MIS")
+    assert (await back.receive_until("MIS"))[-1].startswith("MIS ( FRA")
