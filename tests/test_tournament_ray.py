@@ -315,3 +315,34 @@ def test_an_address_without_a_cluster_is_one_line(tmp_path: Path, address: str,
     done = run(command(tmp_path, "--ray", address), timeout=60)
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [f"daide tournament: error: {message}"]
+
+
+def test_progress_line_of_a_ray_run() -> None:
+    from tournament.progress import progress_line
+    from tournament.runner import Progress
+
+    p = Progress(20, 8, 0, {9: "SPR 1903", 10: "joining"}, 6.0, 0, done_before=2, queued=10,
+                 nodes={"10.0.0.6#9a8b7c6d": (1, 1), "10.0.0.5#1f2e3d4c": (5, 1)})
+    # ETA: 12 games left at 6 games (this run's) in 6 s.
+    assert progress_line(p, width=10) == (
+        "[####------]  8/20 done  2 running: g9 SPR 1903, g10 joining  10 queued  "
+        "nodes: 10.0.0.5#1f2e3d4c 5 done 1 running, 10.0.0.6#9a8b7c6d 1 done 1 running  "
+        "6 s  ETA 12 s")
+
+
+def test_pace_counts_only_the_time_games_were_played() -> None:
+    from tournament.report import pace_line
+    from tournament.store import StoredGame
+
+    def game(number: int, node: str, start: str, end: str) -> StoredGame:
+        return StoredGame(number, 1, "finished", 1, None, 1.0, "draw", "WIN 1901", None, (),
+                          None, (), node=node, started_at=f"2026-01-01T10:{start}+00:00",
+                          finished_at=f"2026-01-01T10:{end}+00:00")
+
+    # Two overlapping games (00:00-00:40, 00:20-01:00), then - after a pause of
+    # half an hour, as between an interrupted run and its continuation - one
+    # more (30:00-30:20): 80 s of play for 3 games.
+    games = [game(1, "a#1", "00:00.000", "00:40.000"), game(2, "b#2", "00:20.000", "01:00.000"),
+             game(3, "a#1", "30:00.000", "30:20.000")]
+    assert pace_line(games) == ("- pace: 2.2 games per minute (3 games in 1.3 min of play); "
+                                "games per node: a#1 2, b#2 1")
