@@ -40,7 +40,7 @@ BROWSER_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-backgr
 def chromium_path() -> str | None:
     """The system's Chromium: $CHROMIUM, else chromium / chromium-browser on the PATH."""
     for candidate in (os.environ.get("CHROMIUM"), shutil.which("chromium"),
-                      shutil.which("chromium-browser"), "/usr/bin/chromium"):
+                      shutil.which("chromium-browser")):
         if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
             return candidate
     return None
