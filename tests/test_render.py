@@ -133,7 +133,7 @@ def adjacencies(map_) -> set[tuple[str, str]]:
         near = set(map_.army_adj[p.id])
         for loc in map_.fleet_locs[p.id]:
             near |= map_.fleet_reach[loc]
-        for q in near:
+        for q in near - {p.id}:      # (a coast to another coast of the same province)
             a, b = p.mnemonic, map_.provinces[q].mnemonic
             pairs.add((min(a, b), max(a, b)))
     return pairs
@@ -148,6 +148,23 @@ def test_standard_map_borders_are_its_adjacencies() -> None:
     adjacent = adjacencies(map_)
     assert adjacent - drawn == {("DEN", "SWE")}
     assert drawn - adjacent == {("AEG", "BLA"), ("BAL", "HEL"), ("BAL", "SKA")}
+    assert layout_for(map_).links == [("DEN", "SWE")]        # a link across the Sound
+
+
+@pytest.mark.parametrize("name", [n for n in PLAYABLE if n not in
+                                  ("standard", "1898", "1900", "balkans", "fleet_rome",
+                                   "shift_around")])
+def test_automatic_layouts_draw_every_adjacency_and_no_other(name: str) -> None:
+    """A border joins two provinces only when they are adjacent; every other
+    adjacency (an edge that would have crossed another) is drawn as a link."""
+    map_ = variant_map(name)
+    layout = layout_for(map_)
+    drawn, links = set(layout.touching), set(layout.links)
+    assert drawn | links == adjacencies(map_)
+    assert not drawn & links
+    root = parse(render_svg(map_))
+    path = next(e for e in root.iter() if e.get("class") == "links") if links else None
+    assert path is None or path.get("d").count("M") == len(links)
 
 
 def test_maps_with_the_standard_provinces_use_the_drawn_europe() -> None:
