@@ -4,9 +4,9 @@ Used by the benchmark (hundreds of games in seconds) and by the tests that
 check strategies on thousands of positions.  The flow per phase mirrors the
 server's: every power that owes orders gets a `BoardView` of the adjudicator
 state and its phase generator (`phase_rng`, the same as over TCP), its
-orders are checked one by one with the adjudicator's validation (a rejected
-order is dropped, as the server would), and `adjudicator.advance` produces
-the next state.
+orders are checked one by one with the server's own phase runner
+(`engine.position.Engine.check`: a rejected order is dropped, as the server
+would), and `Engine.advance` produces the next position.
 """
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from adjudicator import advance
-from adjudicator.validate import MBV, validate
+from adjudicator.validate import MBV
 from adjudicator.values import (
     ADJUSTMENT,
     MOVEMENT,
@@ -30,18 +29,10 @@ from bots.board import BoardUnit, BoardView
 from bots.geography import geography_of
 from bots.strategy import Strategy, phase_rng
 from engine.convert import order_from_node, order_to_adj
+from engine.position import Engine
 from maps import Map
+from protocol import orders as po
 from protocol.tokens import STANDARD, Representation
-
-
-def order_from_tree(tree: tuple[Any, ...], rep: Representation = STANDARD) -> Order:
-    """A DAIDE order tree as an adjudicator order, through the protocol seam.
-
-    The grammar is checked on the way (`engine.convert.order_from_node`
-    raises GrammarError), as the server's SUB parsing would; `rep` is the
-    map's token representation (a variant's own powers and provinces).
-    """
-    return order_to_adj(order_from_node(tree, rep))
 
 
 def _board_unit(unit: Unit, retreats: Sequence[Location] | None = None) -> BoardUnit:
@@ -99,15 +90,22 @@ class LocalGame:
 def submit(game_map: Map, state: GameState, power: str, trees: Sequence[tuple[Any, ...]],
            rejections: list[Rejection] | None = None, rep: Representation = STANDARD
            ) -> list[Order]:
-    """Validate a power's order trees one by one; keep the MBV ones (as the server does)."""
-    accepted: list[Order] = []
+    """Check a power's order trees one by one; the MBV ones as adjudicator orders."""
+    accepted = _accepted(Engine(game_map, state), power, trees, rejections, rep)
+    return [order_to_adj(o) for o in accepted]
+
+
+def _accepted(engine: Engine, power: str, trees: Sequence[tuple[Any, ...]],
+              rejections: list[Rejection] | None, rep: Representation) -> list[po.Order]:
+    """The orders the server would accept, each checked against the ones before (9.3)."""
+    accepted: list[po.Order] = []
     for tree in trees:
-        order = order_from_tree(tree, rep)
-        note = validate(game_map, state, power, order, accepted)
+        order = order_from_node(tree, rep)
+        note = engine.check(power, order, accepted)
         if note == MBV:
             accepted.append(order)
         elif rejections is not None:
-            rejections.append(Rejection(power, str(state.phase), tuple(tree), note))
+            rejections.append(Rejection(power, str(engine.state.phase), tuple(tree), note))
     return accepted
 
 
@@ -126,29 +124,30 @@ def play_game(
     ``seed`` (the phase generator already mixes in the power and the phase);
     `rep` is the token representation of a variant map (its RM / .rem file).
     """
-    state = initial_state(game_map)
+    engine = Engine(game_map, initial_state(game_map))
     rejections: list[Rejection] = []
     phases = 0
     winner: str | None = None
     while True:
+        state = engine.state
         if on_phase is not None:
             on_phase(state)
-        orders: dict[str, list[Order]] = {}
+        orders: dict[str, list[po.Order]] = {}
         for power in game_map.powers:
             if power in players and owes_orders(state, power):
                 view = view_of(game_map, state, power)
                 rng = phase_rng(seed, power, state.phase.season, state.phase.year)
                 trees = [_tree(o) for o in players[power].orders(view, rng)]
-                orders[power] = submit(game_map, state, power, trees, rejections, rep)
-        result = advance(game_map, state, orders)
+                orders[power] = _accepted(engine, power, trees, rejections, rep)
+        outcome = engine.advance(orders)
         phases += 1
-        state = result.state
-        if result.winner is not None:
-            winner = result.winner
+        engine = outcome.engine
+        if outcome.solo is not None:
+            winner = outcome.solo
             break
-        if max_year is not None and _past(state, max_year):
+        if max_year is not None and _past(engine.state, max_year):
             break
-    return LocalGame(state=state, winner=winner, phases=phases, rejections=rejections)
+    return LocalGame(state=engine.state, winner=winner, phases=phases, rejections=rejections)
 
 
 def _past(state: GameState, max_year: int) -> bool:

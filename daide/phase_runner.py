@@ -5,10 +5,10 @@ Input is what a server holds and receives: an ``SCO`` and a ``NOW`` (the
 position), and ``SUB`` messages (the orders, each with its submitter).
 Output is what a server sends back (docs/protocol.md §8.3, 8.4): a ``THX`` for
 every order whose note is not ``MBV``, every ``ORD``, then ``SCO``, ``NOW``
-and ``SLO`` when the game ended in a solo.  All conversion goes through
-:mod:`engine.convert`; the rules are :func:`adjudicator.validate` (the THX
-note, checked order by order as a server does) and
-:func:`adjudicator.advance` (the phase).
+and ``SLO`` when the game ended in a solo.  The phase runs through the
+server's own :class:`engine.position.Engine`: ``Engine.check`` gives each
+order's THX note (checked order by order as a server does) and
+``Engine.advance`` processes the phase.
 
 Bad input raises :class:`InputError` with a one-line reason; nothing here
 prints or exits.
@@ -20,15 +20,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from adjudicator import GameState, Order, PhaseResult, Rulebook, advance, validate
-from adjudicator.values import MOVEMENT, RETREAT, Waive, order_power
+from adjudicator import GameState, PhaseResult, Rulebook
+from adjudicator.values import MOVEMENT, RETREAT
 from engine import convert
+from engine.position import Engine
 from engine.variants import UnknownVariant, variant_files, variant_names
 from maps import Map, MapError
 from protocol.errors import ProtocolError
 from protocol.mapdef import CentreGroup
 from protocol.messages import Message, Now, Ord, Sco, Slo, Sub, Thx
 from protocol.orders import Order as DaideOrder
+from protocol.orders import Waive
 from protocol.parse import Role, parse_message
 from protocol.text import parse_text, render_text
 from protocol.tokens import STANDARD, Representation
@@ -245,34 +247,39 @@ def run_phase(s: Setting, state: GameState, submissions: Sequence[Orders]) -> Ph
     orders its submitter already had accepted (the adjustment-phase counts
     and sites, docs/protocol.md §9.3); in the movement and retreat phases a later
     accepted order for a unit replaces the earlier one (8.3).  Only accepted
-    orders reach :func:`adjudicator.advance`; units left without one get the
+    orders reach ``Engine.advance``; units left without one get the
     adjudicator's defaults (docs/adjudication-conventions.md).
     """
-    accepted: dict[str, list[Order]] = {}
+    engine = Engine(s.map, state, s.rules)
+    accepted: dict[str, list[DaideOrder]] = {}
     thx: list[Thx] = []
     replaces = state.phase.kind in (MOVEMENT, RETREAT)
     for sub in submissions:
         for submitted in sub.orders:
-            order = convert.order_to_adj(submitted)
-            power = sub.submitter or order_power(order)
+            power = sub.submitter or _power_of(submitted)
             mine = accepted.setdefault(power, [])
-            note = validate(s.map, state, power, order, mine, s.rules)
+            note = engine.check(power, submitted, mine)
             if note != MBV:
                 thx.append(convert.thx_message(submitted, note))
                 continue
-            if replaces and not isinstance(order, Waive):
-                mine[:] = [o for o in mine if isinstance(o, Waive) or o.unit != order.unit]
-            mine.append(order)
-    result = advance(s.map, state, accepted, s.rules)
-    new = result.state
+            if replaces and not isinstance(submitted, Waive):
+                mine[:] = [o for o in mine if isinstance(o, Waive) or o.unit != submitted.unit]
+            mine.append(submitted)
+    outcome = engine.advance(accepted)
+    new = outcome.engine
     return PhaseOutput(
         thx=tuple(thx),
-        ords=convert.ord_messages(result),
-        sco=convert.sco_message(new, s.map.powers, s.centres),
-        now=convert.now_message(new),
-        slo=convert.slo_message(result.winner) if result.winner is not None else None,
-        result=result,
+        ords=outcome.results,
+        sco=new.sco_message(),
+        now=new.now_message(),
+        slo=convert.slo_message(outcome.solo) if outcome.solo is not None else None,
+        result=outcome.result,
     )
+
+
+def _power_of(order: DaideOrder) -> str:
+    """Whose order it is: the unit's owner, or the waiving power."""
+    return order.power if isinstance(order, Waive) else order.unit.power
 
 
 def sco_of(s: Setting, state: GameState) -> Sco:

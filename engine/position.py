@@ -1,12 +1,17 @@
 """One position of a game that answers in DAIDE: the phase runner.
 
 `Engine` is one position of a game (an immutable
-`adjudicator.values.GameState` plus its `Variant` and rulebook) with the
+`adjudicator.values.GameState` plus its map and rulebook) with the
 questions a game asks - the THX note of an order, the MIS of a power, who
 owes orders - and `Engine.advance`, which calls the adjudicator and returns
 the next position with the ORD messages.  Everything crossing this module is
 a `protocol` message or order; the adjudicator's values stay inside
 (converted by `engine.convert`).
+
+This is the one phase runner: the server's games, ``daide adjudicate`` and
+``daide datc`` (`daide.phase_runner`), the bots' in-process games
+(`bots.local`) and the benchmarks built on them all check orders with
+`Engine.check` and process phases with `Engine.advance`.
 """
 
 from __future__ import annotations
@@ -17,32 +22,54 @@ from functools import cached_property
 
 from adjudicator import advance as adjudicate
 from adjudicator import values as adj
+from adjudicator.results import PhaseResult
 from adjudicator.rulebook import DEFAULT, Rulebook
 from adjudicator.validate import validate
 from adjudicator.values import GameState
 from engine import convert
-from engine.variants import Variant
+from maps import Map
 from protocol import orders as po
 from protocol.messages import Mis, Now, Ord, Sco
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """A processed phase: its ORDs, whether ownership was updated, a solo, the next position."""
+    """A processed phase: the adjudicator's result and the next position.
 
-    results: tuple[Ord, ...]
-    year_end: bool
-    solo: str | None
+    Its ORDs are rendered when first asked for (an in-process game that
+    never sends them never pays for them).
+    """
+
+    result: PhaseResult
     engine: Engine
+
+    @cached_property
+    def results(self) -> tuple[Ord, ...]:
+        """``ORD`` for every order, in the adjudicator's fixed order (docs/protocol.md §8.4)."""
+        return convert.ord_messages(self.result)
+
+    @property
+    def year_end(self) -> bool:
+        """Whether centre ownership was updated (the end of a year)."""
+        return self.result.ownership_updated
+
+    @property
+    def solo(self) -> str | None:
+        """The power that won outright, if any."""
+        return self.result.winner
 
 
 @dataclass(frozen=True, eq=False)
 class Engine:
     """One position of a game, with the rules' answers in DAIDE terms."""
 
-    variant: Variant
+    map: Map
     state: GameState
     rulebook: Rulebook = DEFAULT
+
+    @property
+    def powers(self) -> tuple[str, ...]:
+        return self.map.powers
 
     @property
     def turn(self) -> po.Turn:
@@ -54,9 +81,9 @@ class Engine:
 
     @cached_property
     def _sco(self) -> Sco:
-        return convert.sco_message(self.state, self.variant.powers,
-                                   (self.variant.map.provinces[c].mnemonic
-                                    for c in self.variant.map.supply_centres))
+        return convert.sco_message(self.state, self.map.powers,
+                                   (self.map.provinces[c].mnemonic
+                                    for c in self.map.supply_centres))
 
     def sco_message(self) -> Sco:
         return self._sco
@@ -70,7 +97,7 @@ class Engine:
 
     @cached_property
     def _owing(self) -> frozenset[str]:
-        return owing(self.state, self.variant.powers)
+        return owing(self.state, self.map.powers)
 
     def owing(self) -> frozenset[str]:
         """Powers that must order in this phase."""
@@ -85,7 +112,7 @@ class Engine:
         return self._survivors
 
     def centre_counts(self) -> Mapping[str, int]:
-        return convert.centre_counts(self.state, self.variant.powers)
+        return convert.centre_counts(self.state, self.map.powers)
 
     @cached_property
     def _converted(self) -> dict[int, tuple[po.Order, adj.Order]]:
@@ -110,8 +137,8 @@ class Engine:
 
     def check(self, power: str, order: po.Order, accepted: Sequence[po.Order]) -> str:
         """The THX note of ``order`` from ``power`` given its accepted orders (9.3)."""
-        return validate(self.variant.map, self.state, power, self._adj((order,))[0],
-                        self._adj(accepted))
+        return validate(self.map, self.state, power, self._adj((order,))[0],
+                        self._adj(accepted), self.rulebook)
 
     def missing(self, power: str, accepted: Sequence[po.Order]) -> Mis | None:
         """The MIS for ``power``, or None when its orders are complete."""
@@ -122,9 +149,8 @@ class Engine:
     def advance(self, orders: Mapping[str, Sequence[po.Order]]) -> Outcome:
         """Adjudicate the phase; missing orders get the civil-disorder defaults."""
         given = {p: self._adj(held) for p, held in orders.items()}
-        result = adjudicate(self.variant.map, self.state, given, self.rulebook)
-        return Outcome(convert.ord_messages(result), result.ownership_updated, result.winner,
-                       Engine(self.variant, result.state, self.rulebook))
+        result = adjudicate(self.map, self.state, given, self.rulebook)
+        return Outcome(result, Engine(self.map, result.state, self.rulebook))
 
 
 def owing(state: GameState, powers: Sequence[str]) -> frozenset[str]:

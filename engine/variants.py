@@ -18,18 +18,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
 
 from adjudicator.rulebook import DEFAULT, Rulebook
 from adjudicator.values import initial_state
 from engine import convert
 from engine.mapfiles import DATA_DIR, MapFiles, load_files
+from engine.position import Engine
 from maps import Map, MapError
 from protocol.messages import Mdf, Now, Sco
 from protocol.tokens import Representation
-
-if TYPE_CHECKING:
-    from engine.position import Engine
 
 
 class VariantError(ValueError):
@@ -51,15 +48,11 @@ class Variant:
 
     def start(self, rulebook: Rulebook = DEFAULT) -> Engine:
         """The starting position."""
-        from engine.position import Engine  # a position refers back to its variant
-
-        return Engine(self, initial_state(self.map), rulebook)
+        return Engine(self.map, initial_state(self.map), rulebook)
 
     def position(self, sco: Sco, now: Now, rulebook: Rulebook = DEFAULT) -> Engine:
         """The position an SCO and a NOW describe (a stored game)."""
-        from engine.position import Engine
-
-        return Engine(self, convert.state_from_messages(sco, now), rulebook)
+        return Engine(self.map, convert.state_from_messages(sco, now), rulebook)
 
 
 class UnknownVariant(MapError):
