@@ -52,7 +52,8 @@ def test_a_page_watching_bots_sees_the_turn_advance_and_units_move(tmp_path: Pat
             assert start_owners["PAR"] == "FRA" and start_owners["BEL"] == "UNO"
             with bots(server.port, "randbot", 6):
                 page.wait_for_selector("[data-event=drw]", timeout=40_000)
-        page.wait_for_function("document.querySelector('#map svg').dataset.turn !== 'SPR 1901'")
+        # The last position drawn: the game was drawn at the end of 1903.
+        page.wait_for_function("document.querySelector('#map svg').dataset.turn.endsWith('1903')")
         turns = page.evaluate("window.turns")
         assert turns[0] == "SPR 1901" and len(turns) >= 3, turns
         years = [int(t.split()[1]) for t in turns]
@@ -69,6 +70,8 @@ def test_a_page_watching_bots_sees_the_turn_advance_and_units_move(tmp_path: Pat
         assert units(page) == start_units
         page.goto(server.url)
         page.wait_for_selector("#games tr[data-game='1'][data-status='finished']")
+        assert "draw" in page.inner_text("#games tr[data-game='1']")
+        screenshot(page, "games")
 
 
 def state(page: Any) -> str:
