@@ -118,8 +118,10 @@ def dual_regions(pos: Sequence[Point], edges: Sequence[tuple[int, int]], margin:
         # A large face (an adjacency dropped, or a wide ring of provinces) would
         # pull every region round it into a long spike to one point: it is left
         # as a hole instead, each region ending a little way into it.
-        if len(cycle) > 4 or max(math.hypot(c[0] - pos[v][0], c[1] - pos[v][1])
-                                 for v in cycle) > margin * 2.6:
+        perimeter = sum(math.dist(poly[i - 1], poly[i]) for i in range(len(poly)))
+        skinny = 4 * math.pi * area(poly) < 0.2 * perimeter * perimeter
+        if len(cycle) > 4 or skinny or max(math.hypot(c[0] - pos[v][0], c[1] - pos[v][1])
+                                           for v in cycle) > margin * 2.6:
             outer.add(f)
             points.append(None)
             continue
@@ -175,8 +177,7 @@ def dual_regions(pos: Sequence[Point], edges: Sequence[tuple[int, int]], margin:
                     0.4 * math.dist(pos[v], pos[w]))
                 corner = _wedge_points(pos[v], pos[u], pos[w], reach)
                 ring.extend(corner)
-                outlines.append((v, [side(v, u), *corner, side(w, v)], f in true_outer
-                                 or k == 1))
+                outlines.append((v, [side(v, u), *corner, side(w, v)], f in true_outer))
             if not plain or is_bridge(w, v):
                 ring.append(side(w, v))
         regions.append(ring)
