@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 
 from maps.model import Map
 
@@ -85,7 +86,7 @@ class Board:
 
 # -- a tiny reader of DAIDE text ------------------------------------------
 
-Node = str | list  # a token or a bracketed list of nodes
+Node = str | list[Any]  # a token or a bracketed list of nodes
 
 
 def _parse(text: str) -> list[Node]:

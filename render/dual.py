@@ -16,6 +16,7 @@ drawn as connectors.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -82,7 +83,7 @@ def dual_regions(pos: Sequence[Point], edges: Sequence[tuple[int, int]], margin:
         return math.atan2(pos[u][1] - pos[v][1], pos[u][0] - pos[v][0])
 
     for v in range(n):
-        nbrs[v].sort(key=lambda u, v=v: angle(v, u))
+        nbrs[v].sort(key=functools.partial(angle, v))
     index = [{u: k for k, u in enumerate(nbrs[v])} for v in range(n)]
     # Faces: walk each half-edge u->v, turning to the neighbour of v after u in angular order.
     face_of: dict[tuple[int, int], int] = {}
@@ -97,8 +98,8 @@ def dual_regions(pos: Sequence[Point], edges: Sequence[tuple[int, int]], margin:
                 face_of[(a, b)] = len(faces)
                 cycle.append(a)
                 k = index[b][a]
-                c = nbrs[b][(k - 1) % len(nbrs[b])]
-                a, b = b, c
+                turn = nbrs[b][(k - 1) % len(nbrs[b])]
+                a, b = b, turn
             faces.append(cycle)
     # The outer face of each connected part winds the other way (negative area in
     # y-down coordinates with this turning rule) - several parts give several.

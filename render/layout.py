@@ -20,7 +20,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from maps.model import Map
 from render import geometry as geo
 from render.geometry import Point, Polygon
 
@@ -60,7 +62,7 @@ class MapLayout:
     #: adjacent pairs whose shapes do not touch: drawn as links between their units
     links: list[tuple[str, str]] = field(default_factory=list)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         r = _round
         return {
             "variant": self.variant, "width": r(self.width), "height": r(self.height),
@@ -83,7 +85,7 @@ class MapLayout:
         }
 
     @classmethod
-    def from_json(cls, d: Mapping) -> MapLayout:
+    def from_json(cls, d: Mapping[str, Any]) -> MapLayout:
         def seg(s: Sequence[float]) -> tuple[Point, Point]:
             return (s[0], s[1]), (s[2], s[3])
 
@@ -313,7 +315,7 @@ def _nearest(points: Sequence[Point], p: Point) -> int:
                + (points[i][1] - p[1]) ** 2)
 
 
-def fingerprint(map_) -> str:
+def fingerprint(map_: Map) -> str:
     """A short hash of what a layout depends on: provinces, kinds and adjacencies."""
     import hashlib
 

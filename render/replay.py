@@ -26,11 +26,18 @@ from render.svg import power_colours, render_svg
 
 
 class PhaseLike(Protocol):
-    seq: int
-    turn: str
-    messages: Sequence[str]
-    sco: str
-    now: str
+    """A processed phase as the server's store keeps it (read-only attributes)."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def turn(self) -> str: ...
+    @property
+    def messages(self) -> Sequence[str]: ...
+    @property
+    def sco(self) -> str: ...
+    @property
+    def now(self) -> str: ...
 
 
 @dataclass(frozen=True)

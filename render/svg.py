@@ -12,10 +12,12 @@ the picture without parsing shapes.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from html import escape
 
 from maps.model import Map
 from render.board import Board, Order, Unit, starting_board
+from render.geometry import Point
 from render.layout import MapLayout
 from render.maps import layout_for
 
@@ -46,7 +48,7 @@ def _tint(colour: str, amount: float = 0.55) -> str:
     """``colour`` mixed with white (province fills are lighter than units)."""
     r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
     mix = [round(c + (255 - c) * amount) for c in (r, g, b)]
-    return "#%02x%02x%02x" % tuple(mix)
+    return "#" + "".join(f"{c:02x}" for c in mix)
 
 
 def _f(v: float) -> str:
@@ -183,13 +185,13 @@ def _name(map_: Map, m: str) -> str:
     return escape(f"{m} {p.name}" if p and p.name and p.name != m else m)
 
 
-def _path(poly) -> str:
+def _path(poly: Sequence[Point]) -> str:
     if len(poly) < 3:
         return ""
     return "M" + "L".join(f"{x:.1f},{y:.1f}" for x, y in poly) + "Z"
 
 
-def _segments(segs) -> str:
+def _segments(segs: Sequence[tuple[Point, Point]]) -> str:
     return "".join(f"M{a[0]:.1f},{a[1]:.1f}L{b[0]:.1f},{b[1]:.1f}" for a, b in segs)
 
 
@@ -230,7 +232,7 @@ def _unit(layout: MapLayout, colours: dict[str, str], unit: Unit) -> str:
 
 # -- orders -----------------------------------------------------------------
 
-def _toward(a, b, gap: float):
+def _toward(a: Point, b: Point, gap: float) -> Point:
     """``b`` moved ``gap`` back towards ``a`` (arrows stop short of the unit symbol)."""
     dx, dy = b[0] - a[0], b[1] - a[1]
     d = math.hypot(dx, dy) or 1.0
@@ -238,7 +240,7 @@ def _toward(a, b, gap: float):
     return b[0] - dx / d * g, b[1] - dy / d * g
 
 
-def _arrow(a, b, colour: str, width: float, dash: str = "", head: bool = True,
+def _arrow(a: Point, b: Point, colour: str, width: float, dash: str = "", head: bool = True,
            opacity: float = 1.0) -> str:
     x1, y1 = a
     x2, y2 = b
@@ -264,7 +266,7 @@ def _cross(x: float, y: float, r: float, cls: str, colour: str = "#d00") -> str:
             f'stroke-width="{_f(r * 0.55)}" fill="none"/>')
 
 
-def _bar(a, b, r: float, cls: str) -> str:
+def _bar(a: Point, b: Point, r: float, cls: str) -> str:
     """A short bar across the end of an arrow: the move bounced."""
     dx, dy = b[0] - a[0], b[1] - a[1]
     d = math.hypot(dx, dy) or 1.0
@@ -275,7 +277,7 @@ def _bar(a, b, r: float, cls: str) -> str:
             f'" stroke="#d00" stroke-width="{_f(r * 0.45)}" fill="none"/>')
 
 
-def _find_move(board: Board, other: Unit):
+def _find_move(board: Board, other: Unit) -> Order | None:
     for o in board.orders:
         if o.unit.province == other.province and o.unit.power == other.power \
                 and o.action in ("MTO", "CTO"):
@@ -307,7 +309,7 @@ def _order(layout: MapLayout, colours: dict[str, str], board: Board, order: Orde
         if "BNC" in order.results:
             marks.append(_bar(start, end, r * 1.0, "bounce"))
         if act == "RTO" and failed:
-            marks.append(_cross(*end, r * 0.6, "bounce"))
+            marks.append(_cross(end[0], end[1], r * 0.6, "bounce"))
     elif act in ("SUP", "CVY") and order.other is not None \
             and order.other.province in layout.provinces:
         s = _spot(layout, order.other.province, order.other.coast)
@@ -331,9 +333,9 @@ def _order(layout: MapLayout, colours: dict[str, str], board: Board, order: Orde
                      f'fill="{dark}" opacity="{opacity}"/>')
         mid = ((start[0] + aim[0]) / 2, (start[1] + aim[1]) / 2)
         if "CUT" in order.results:
-            marks.append(_cross(*mid, r * 0.55, "cut"))
+            marks.append(_cross(mid[0], mid[1], r * 0.55, "cut"))
         elif "DSR" in order.results:
-            marks.append(_cross(*mid, r * 0.55, "disrupted"))
+            marks.append(_cross(mid[0], mid[1], r * 0.55, "disrupted"))
     elif act == "HLD":
         body = (f'<circle cx="{_f(a[0])}" cy="{_f(a[1])}" r="{_f(r * 1.45)}" fill="none" '
                 f'stroke="{dark}" stroke-width="1.6"/>')
@@ -343,9 +345,9 @@ def _order(layout: MapLayout, colours: dict[str, str], board: Board, order: Orde
         body += (f'<circle cx="{_f(a[0])}" cy="{_f(a[1])}" r="{_f(r * 1.55)}" fill="none" '
                  f'stroke="#1a8f3a" stroke-width="1.8"/>')
         if failed:
-            marks.append(_cross(*a, r * 0.8, "void"))
+            marks.append(_cross(a[0], a[1], r * 0.8, "void"))
     elif act in ("REM", "DSB"):
-        marks.append(_cross(*a, r * 1.0, "removed", "#b00"))
+        marks.append(_cross(a[0], a[1], r * 1.0, "removed", "#b00"))
     if "NSO" in order.results or "FLD" in order.results:
         marks.append(_cross(a[0] + r * 1.2, a[1] - r * 1.2, r * 0.4, "void", "#777"))
     if "RET" in order.results:
@@ -356,7 +358,7 @@ def _order(layout: MapLayout, colours: dict[str, str], board: Board, order: Orde
 
 def _shade(colour: str, amount: float = 0.25) -> str:
     r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
-    return "#%02x%02x%02x" % tuple(round(c * (1 - amount)) for c in (r, g, b))
+    return "#" + "".join(f"{round(c * (1 - amount)):02x}" for c in (r, g, b))
 
 
 __all__ = ["power_colours", "render_svg"]
