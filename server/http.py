@@ -105,7 +105,7 @@ class App:
                 data = json.loads(body) if body else {}
                 if not isinstance(data, dict):
                     raise ApiError(400, "the request body must be a JSON object")
-                result = self.api.handle(method, path, query, data, _client_host(scope))
+                result = await self.api.handle(method, path, query, data, _client_host(scope))
                 await _respond(send, 200, json.dumps(result).encode(), "application/json")
                 return
             if method not in ("GET", "HEAD"):
