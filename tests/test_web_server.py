@@ -318,3 +318,27 @@ async def test_a_dropped_websocket_is_civil_disorder_and_iam_over_websocket_resu
     assert await clients["ENG"].receive_until("NOT") == ["NOT ( CCD ( FRA ) )"]
     await back.send("MIS")
     assert (await back.receive_until("MIS"))[-1].startswith("MIS ( FRA")
+
+
+async def test_preview_against_the_last_orders_keeps_those_that_still_fit(game: Game) -> None:
+    server, port, clients = game
+    now = next(t for t in reversed(clients["ENG"].log) if t.startswith("NOW"))
+    # Spring: England bounces two units in Yorkshire and moves London's fleet.
+    await clients["ENG"].send("SUB ( ( ENG AMY LVP ) MTO YOR ) ( ( ENG FLT EDI ) MTO YOR )"
+                              " ( ( ENG FLT LON ) MTO NTH )")
+    for power, client in clients.items():
+        if power != "ENG":
+            await client.send(holds(now, power))
+    assert (await clients["FRA"].receive_until("NOW"))[-1].startswith("NOW ( FAL 1901 )")
+    base = server.http_url
+    body = {"game": 1, "power": "FRA", "orders": ["( ( FRA AMY PAR ) MTO BUR )"]}
+    status, last, _ = await http(base + "api/preview", {**body, "against": "last"})
+    assert status == 200, last
+    results = last["results"]
+    assert "ORD ( FAL 1901 ) ( ( ENG AMY LVP ) MTO YOR ) ( BNC )" in results
+    assert "ORD ( FAL 1901 ) ( ( ENG FLT EDI ) MTO YOR ) ( BNC )" in results
+    # LON - NTH no longer fits (the fleet is in the North Sea): it holds.
+    assert "ORD ( FAL 1901 ) ( ( ENG FLT NTH ) HLD ) ( SUC )" in results
+    assert "ORD ( FAL 1901 ) ( ( FRA AMY PAR ) MTO BUR ) ( SUC )" in results
+    status, held, _ = await http(base + "api/preview", {**body, "against": "holds"})
+    assert "ORD ( FAL 1901 ) ( ( ENG AMY LVP ) HLD ) ( SUC )" in held["results"]
