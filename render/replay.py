@@ -174,6 +174,10 @@ def replay_html(map_: Map, phases: Iterable[PhaseLike], *, title: str,
     if ending:
         parts.append("<p>Ending: " + " ".join(f"<code>{escape(e)}</code>" for e in ending)
                      + "</p>")
+    if not frames:
+        parts.append("<p>The game has not started: there is nothing to show yet.</p>"
+                     "</body></html>")
+        return "\n".join(parts) + "\n"
     parts.append('<div class="bar"><button id="prev" type="button">&#9664; previous</button>'
                  f'<input id="phase" type="range" min="0" max="{max(0, len(frames) - 1)}" '
                  'value="0" aria-label="phase">'

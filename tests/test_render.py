@@ -316,3 +316,10 @@ def test_crowded_labels_are_moved_apart() -> None:
     for i, a in enumerate(boxes):
         for b in boxes[i + 1:]:
             assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3])
+
+
+def test_replay_of_a_game_that_has_not_started() -> None:
+    from render.replay import replay_html
+
+    page = replay_html(variant_map("standard"), [], title="Game 3")
+    assert "has not started" in page and "<script>" not in page
