@@ -24,6 +24,8 @@ from render.layout import MapLayout, fingerprint
 LAYOUT_DIR = Path(__file__).resolve().parent / "data" / "layouts"
 
 _cache: dict[tuple[str, str], MapLayout] = {}
+#: id(map) -> (map, layout); the map is kept so that its id is never reused
+_by_object: dict[int, tuple[Map, MapLayout]] = {}
 _lock = threading.Lock()
 
 
@@ -46,6 +48,16 @@ def compute_layout(map_: Map) -> MapLayout:
 
 def layout_for(map_: Map) -> MapLayout:
     """The layout of ``map_``: from the memory cache, the precomputed file, or computed."""
+    seen = _by_object.get(id(map_))
+    if seen is not None and seen[0] is map_:
+        return seen[1]                      # the same (immutable) map object: no hashing
+    layout = _layout_for(map_)
+    with _lock:
+        _by_object[id(map_)] = (map_, layout)
+    return layout
+
+
+def _layout_for(map_: Map) -> MapLayout:
     key = (map_.name, fingerprint(map_))
     with _lock:
         hit = _cache.get(key)
