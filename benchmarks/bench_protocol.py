@@ -35,7 +35,7 @@ from protocol.orders import (
     Unit,
     Waive,
 )
-from protocol.parse import Role, parse_message
+from protocol.parse import Sender, parse_message
 from protocol.text import parse_text
 from protocol.tree import bytes_to_tokens
 
@@ -105,19 +105,19 @@ def mdf_message() -> Message:
         Path(__file__).resolve().parent.parent / "tests" / "data" / "protocol" / "standard.mdf.txt"
     )
     line = next(ln for ln in path.read_text().splitlines() if ln.startswith("MDF"))
-    return parse_message(parse_text(line), sender=Role.SERVER)
+    return parse_message(parse_text(line), sender=Sender.SERVER)
 
 
-def _ready(role: Role) -> Connection:
+def _ready(role: Sender) -> Connection:
     """A connection past the IM/RM exchange."""
     conn = Connection(role)
-    if role is Role.CLIENT:
+    if role is Sender.CLIENT:
         conn.send(InitialMessage())
         conn.receive_data(bytes.fromhex("01000000"))
     else:
         conn.receive_data(bytes.fromhex("000000040001DA10"))
     conn.next_event()
-    if role is Role.SERVER:
+    if role is Sender.SERVER:
         conn.send(RepresentationMessage())
     return conn
 
@@ -134,12 +134,12 @@ def rate(work: Callable[[], None], messages: int) -> float:
     return rounds * messages / elapsed
 
 
-def measure(label: str, batch: list[Message], sender: Role) -> None:
+def measure(label: str, batch: list[Message], sender: Sender) -> None:
     """Print encode/decode rates of ``batch`` as sent by ``sender``."""
     sending = _ready(sender)
     frames = [sending.send(m) for m in batch]
     stream = b"".join(frames)
-    receiver = _ready(Role.CLIENT if sender is Role.SERVER else Role.SERVER)
+    receiver = _ready(Sender.CLIENT if sender is Sender.SERVER else Sender.SERVER)
     receiver.level = 0
 
     def encode() -> None:
@@ -168,9 +168,9 @@ def measure(label: str, batch: list[Message], sender: Role) -> None:
 
 def main() -> int:
     print(f"protocol throughput, >= {MIN_SECONDS} s per figure")
-    measure("standard MDF (2562 bytes)", [mdf_message()], Role.SERVER)
-    measure("SPR 1901 ORD batch (22)", ord_batch(), Role.SERVER)
-    measure("SPR 1901 SUB batch (7)", sub_batch(), Role.CLIENT)
+    measure("standard MDF (2562 bytes)", [mdf_message()], Sender.SERVER)
+    measure("SPR 1901 ORD batch (22)", ord_batch(), Sender.SERVER)
+    measure("SPR 1901 SUB batch (7)", sub_batch(), Sender.CLIENT)
     return 0
 
 

@@ -29,7 +29,7 @@ from protocol.connection import (
 )
 from protocol.errors import ProtocolError
 from protocol.frames import DiplomacyMessage, FinalMessage, InitialMessage
-from protocol.parse import Role
+from protocol.parse import Sender
 from protocol.press_tokens import PressNumbering, press_representation
 from protocol.tree import from_tree, to_tree
 
@@ -47,7 +47,7 @@ class TcpTransport:
                  numbering: PressNumbering = PressNumbering.DAIDE) -> None:
         self.stream = stream
         self.numbering = numbering
-        self.connection = Connection(Role.CLIENT)
+        self.connection = Connection(Sender.CLIENT)
         self._renumber()
 
     def _renumber(self) -> None:

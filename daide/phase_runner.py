@@ -31,7 +31,7 @@ from protocol.mapdef import CentreGroup
 from protocol.messages import Message, Now, Ord, Sco, Slo, Sub, Thx
 from protocol.orders import Order as DaideOrder
 from protocol.orders import Waive
-from protocol.parse import Role, parse_message
+from protocol.parse import Sender, parse_message
 from protocol.text import parse_text, render_text
 from protocol.tokens import STANDARD, Representation
 from protocol.tree import Tree, from_tree
@@ -93,7 +93,7 @@ def setting(variant: str = "standard", rules: Rulebook | None = None) -> Setting
 # --- reading messages -----------------------------------------------------------------
 
 
-def read_message(text: str, rep: Representation, sender: Role) -> Message:
+def read_message(text: str, rep: Representation, sender: Sender) -> Message:
     """One message in text form, checked against the grammar of ``sender``."""
     try:
         return parse_message(parse_text(text, rep), rep, sender=sender)
@@ -107,7 +107,7 @@ def _head(text: str) -> str:
 
 def read_position(s: Setting, sco_text: str | None, now_text: str) -> GameState:
     """The position of an ``SCO`` (None: the map's starting ownership) and a ``NOW``."""
-    now = read_message(now_text, s.rep, Role.SERVER)
+    now = read_message(now_text, s.rep, Sender.SERVER)
     if not isinstance(now, Now):
         raise InputError(f"expected a NOW message with units, got {_head(now_text)}")
     if sco_text is None:
@@ -116,7 +116,7 @@ def read_position(s: Setting, sco_text: str | None, now_text: str) -> GameState:
             for owner in sorted(set(s.map.start_ownership.values()))
         ))
     else:
-        message = read_message(sco_text, s.rep, Role.SERVER)
+        message = read_message(sco_text, s.rep, Sender.SERVER)
         if not isinstance(message, Sco):
             raise InputError(f"expected an SCO message with centres, got {_head(sco_text)}")
         sco = message
@@ -223,7 +223,7 @@ class PhaseOutput:
 def read_orders(s: Setting, state: GameState, sub: Submission) -> Orders:
     """The orders of a SUB with their submitter (a ``SUB (turn) ...`` must
     name the current turn)."""
-    message = read_message(sub.text, s.rep, Role.CLIENT)
+    message = read_message(sub.text, s.rep, Sender.CLIENT)
     if not isinstance(message, Sub) or not message.orders:
         raise InputError(f"expected SUB with at least one order, got {_head(sub.text)}")
     if message.turn is not None and convert.phase_of(message.turn) != state.phase:

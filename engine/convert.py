@@ -41,7 +41,7 @@ from protocol.errors import GrammarError
 from protocol.grammar import Fail, Parser, token_index
 from protocol.mapdef import CentreGroup
 from protocol.messages import Mis, Now, Ord, Sco, Slo, Thx
-from protocol.parse import Role, parse_message
+from protocol.parse import Sender, parse_message
 from protocol.tokens import STANDARD, Representation
 from protocol.tree import Node, Tree, from_tree
 
@@ -267,8 +267,8 @@ def state_from_messages(sco: Sco, now: Now) -> adj.GameState:
 def state_from_trees(sco: Tree, now: Tree, rep: Representation = STANDARD) -> adj.GameState:
     """:func:`state_from_messages` for message trees; :class:`GrammarError` when
     either is not a server's SCO / NOW (ValueError for an unknown season)."""
-    sco_msg = parse_message(from_tree(sco, rep), rep, sender=Role.SERVER)
-    now_msg = parse_message(from_tree(now, rep), rep, sender=Role.SERVER)
+    sco_msg = parse_message(from_tree(sco, rep), rep, sender=Sender.SERVER)
+    now_msg = parse_message(from_tree(now, rep), rep, sender=Sender.SERVER)
     if not isinstance(sco_msg, Sco):
         raise GrammarError(from_tree(sco, rep), 0, "expected an SCO message")
     if not isinstance(now_msg, Now):

@@ -39,7 +39,7 @@ from maps.model import Map, StartUnit
 from protocol.errors import ProtocolError
 from protocol.mapdef import MapDefinition
 from protocol.messages import Mdf, Message, Now, Sco
-from protocol.parse import Role, parse_message
+from protocol.parse import Sender, parse_message
 from protocol.text import parse_text
 from protocol.tokens import STANDARD, Representation
 from protocol.tree import Tree, from_tree
@@ -127,7 +127,7 @@ def _adjacency_list(unit_type: str, coast: str | None, dests: Sequence[Any]) -> 
 def _read(tokens: Sequence[int], rep: Representation, part: str, cls: type[Message]) -> Any:
     """One message of ``cls`` from tokens; :class:`MapError` naming the part otherwise."""
     try:
-        message = parse_message(tokens, rep, sender=Role.SERVER)
+        message = parse_message(tokens, rep, sender=Sender.SERVER)
     except ProtocolError as exc:
         raise MapError(str(exc), part) from None
     if not isinstance(message, cls):

@@ -19,17 +19,17 @@ from protocol.tokens import (
     KET,
     STANDARD,
     TOKEN_INFO,
+    ProvinceCategory,
     Representation,
     is_province,
     province_category,
 )
-from protocol.tokens import ProvinceKind as TokenKind
 
 _KIND = {
-    ProvinceKind.INLAND: TokenKind.INLAND,
-    ProvinceKind.SEA: TokenKind.SEA,
-    ProvinceKind.COASTAL: TokenKind.COASTAL,
-    ProvinceKind.BICOASTAL: TokenKind.BICOASTAL,
+    ProvinceKind.INLAND: ProvinceCategory.INLAND,
+    ProvinceKind.SEA: ProvinceCategory.SEA,
+    ProvinceKind.COASTAL: ProvinceCategory.COASTAL,
+    ProvinceKind.BICOASTAL: ProvinceCategory.BICOASTAL,
 }
 
 #: Mnemonics of the language tokens (orders, coasts, press...), BRA and KET included.

@@ -45,7 +45,7 @@ from protocol.connection import (
 )
 from protocol.connection import Connection as Machine
 from protocol.frames import DiplomacyMessage, InitialMessage, build_frame
-from protocol.parse import Role
+from protocol.parse import Sender
 from protocol.text import parse_text, render_text
 from server.connection import handle_connection
 from server.lobby import Lobby
@@ -85,7 +85,7 @@ class _Peer:
 
     def __init__(self, stream: trio.abc.Stream) -> None:
         self.stream = stream
-        self.machine = Machine(Role.CLIENT)
+        self.machine = Machine(Sender.CLIENT)
         self.inbox: list[str] = []
         self.violations: list[str] = []
         self.closed = False

@@ -63,7 +63,7 @@ from protocol.frames import (
     parse_header,
 )
 from protocol.messages import Message
-from protocol.parse import Role, error_reply, parse_message
+from protocol.parse import Sender, error_reply, parse_message
 from protocol.tokens import STANDARD, Representation
 
 
@@ -87,14 +87,14 @@ class Direction(enum.Enum):
     SEND = "send"
 
 
-S, C = Role.SERVER, Role.CLIENT
+S, C = Sender.SERVER, Sender.CLIENT
 IM, RM, DM, FM, EM = FrameType.IM, FrameType.RM, FrameType.DM, FrameType.FM, FrameType.EM
 R, W = Direction.RECEIVE, Direction.SEND
 
 #: (role, state, direction, frame type) -> next state, or the EM code to send
 #: (receiving) - a missing key when sending is a LocalProtocolError.
 #: FM and EM end the connection from any open state, either way.
-TRANSITIONS: dict[tuple[Role, State, Direction, FrameType], State | ErrorCode] = {
+TRANSITIONS: dict[tuple[Sender, State, Direction, FrameType], State | ErrorCode] = {
     # --- server -------------------------------------------------------------
     (S, State.AWAIT_IM, R, IM): State.GOT_IM,
     (S, State.AWAIT_IM, R, DM): ErrorCode.IM_NOT_FIRST,
@@ -125,7 +125,7 @@ TRANSITIONS: dict[tuple[Role, State, Direction, FrameType], State | ErrorCode] =
     (C, State.READY, R, DM): State.READY,
     (C, State.READY, W, DM): State.READY,
 }
-for _role in Role:
+for _role in Sender:
     for _state in State:
         if _state is not State.CLOSED:
             for _direction in Direction:
@@ -221,11 +221,11 @@ class Connection:
     """
 
     def __init__(
-        self, role: Role, rep: Representation = STANDARD, *, level: int | None = None
+        self, role: Sender, rep: Representation = STANDARD, *, level: int | None = None
     ) -> None:
         self.role = role
-        self.peer = Role.CLIENT if role is Role.SERVER else Role.SERVER
-        self.state = State.AWAIT_IM if role is Role.SERVER else State.START
+        self.peer = Sender.CLIENT if role is Sender.SERVER else Sender.SERVER
+        self.state = State.AWAIT_IM if role is Sender.SERVER else State.START
         self.representation = rep
         self.level = level
         self._buffer = bytearray()
@@ -354,7 +354,7 @@ class Connection:
 
     def im_timer_expired(self) -> bytes:
         """Server: no IM within 30 s (docs/protocol.md §2): the EM 0x01 to send; closes."""
-        if self.role is not Role.SERVER or self.state is not State.AWAIT_IM:
+        if self.role is not Sender.SERVER or self.state is not State.AWAIT_IM:
             raise LocalProtocolError("the IM timer only applies to a server awaiting the IM")
         return self.send(ErrorMessage(ErrorCode.IM_TIMER))
 

@@ -36,7 +36,7 @@ from protocol.press import ReceivedPress, SendPress
 from protocol.text import format_tree, render_text
 from protocol.tokens import BRA, ERR, KET, STANDARD, Representation
 from protocol.tree import Node, Text, Tree, from_tree, to_tree, tokens_to_bytes
-from protocol.variant import Variant
+from protocol.variant import VariantOptions
 
 #: The opaque contents of a bracketed press message (SND/FRM).
 Press = tuple[Node, ...]
@@ -114,7 +114,7 @@ class Iam(Message):
 
 
 @dataclass(frozen=True, slots=True)
-class Map(Message):
+class MapMessage(Message):
     """``MAP ('name')`` - server names the map."""
 
     COMMAND: ClassVar[str] = "MAP"
@@ -156,7 +156,7 @@ class Hlo(Message):
     COMMAND: ClassVar[str] = "HLO"
     power: str
     passcode: int
-    variant: Variant
+    variant: VariantOptions
 
     def to_tree(self) -> Tree:
         return ("HLO", (self.power,), (self.passcode,), self.variant.to_node())
@@ -527,7 +527,7 @@ class Rej(Message):
 
 
 @dataclass(frozen=True, slots=True)
-class Not(Message):
+class NotMessage(Message):
     """``NOT (message)``: NOT (SUB [(order)]), NOT (GOF), NOT (DRW [(powers)]),
     NOT (TME [(n)]) from a client; NOT (CCD (power)), NOT (TME (n)) from the server."""
 

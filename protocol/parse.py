@@ -53,7 +53,7 @@ from protocol.messages import (
     Huh,
     Iam,
     Lod,
-    Map,
+    MapMessage,
     MapRequest,
     Mdf,
     MdfRequest,
@@ -61,7 +61,7 @@ from protocol.messages import (
     Mis,
     MisRequest,
     Nme,
-    Not,
+    NotMessage,
     Now,
     NowRequest,
     Obs,
@@ -103,7 +103,7 @@ from protocol.variant import parse_variant
 PRESS_LEVEL = 10
 
 
-class Role(enum.Enum):
+class Sender(enum.Enum):
     """The two ends of a connection; ``sender`` of a message is one of them."""
 
     CLIENT = "client"
@@ -129,7 +129,7 @@ def parse_message(
     tokens: Sequence[int],
     rep: Representation = STANDARD,
     *,
-    sender: Role,
+    sender: Sender,
     level: int | None = None,
 ) -> Message:
     """Parse one DM body's tokens, as sent by ``sender``.
@@ -145,9 +145,9 @@ def parse_message(
         if tokens[0] == HUH_TOKEN:
             return Huh(tokens[2:-1])
     tree = to_tree(tokens, rep)
-    p = MessageParser(rep, level if sender is Role.CLIENT else None)
+    p = MessageParser(rep, level if sender is Sender.CLIENT else None)
     try:
-        return _message(p, tree, (), _CLIENT if sender is Role.CLIENT else _SERVER)
+        return _message(p, tree, (), _CLIENT if sender is Sender.CLIENT else _SERVER)
     except Fail:
         raise GrammarError(tokens, token_index(tree, p.far), p.reason) from None
 
@@ -352,7 +352,7 @@ def _wrapped(cls: Callable[[Message], Message], table: dict[str, _Rule]) -> _Rul
 def _map(p: Parser, seq: Seq, loc: Loc) -> Message:
     name = p.string(seq, 1, loc, "map name")
     p.end(seq, 2, loc)
-    return Map(name)
+    return MapMessage(name)
 
 
 def _mdf(p: Parser, seq: Seq, loc: Loc) -> Message:
@@ -496,7 +496,7 @@ _CLIENT_ACK: dict[str, _Rule] = {
     "SVE": _named(Sve, "game name"),
     "LOD": _named(Lod, "game name"),
 }
-_CLIENT["NOT"] = _wrapped(Not, _CLIENT_NOT)
+_CLIENT["NOT"] = _wrapped(NotMessage, _CLIENT_NOT)
 _CLIENT["YES"] = _wrapped(Yes, _CLIENT_ACK)
 _CLIENT["REJ"] = _wrapped(Rej, _CLIENT_ACK)
 
@@ -524,8 +524,8 @@ _SERVER: dict[str, _Rule] = {
     # The server acknowledges the client's complete message (7.1).
     "YES": _wrapped(Yes, _CLIENT),
     "REJ": _wrapped(Rej, _CLIENT),
-    "NOT": _wrapped(Not, {"CCD": _power_message(Ccd), "TME": _tme}),
+    "NOT": _wrapped(NotMessage, {"CCD": _power_message(Ccd), "TME": _tme}),
 }
 
 
-__all__ = ["PRESS_LEVEL", "Role", "error_reply", "parse_message"]
+__all__ = ["PRESS_LEVEL", "Sender", "error_reply", "parse_message"]

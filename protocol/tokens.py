@@ -112,7 +112,7 @@ def tokens_to_text(tokens: Iterable[int]) -> str:
 # --- provinces (docs/protocol.md §6.5) -------------------------------------------
 
 
-class ProvinceKind(enum.IntEnum):
+class ProvinceCategory(enum.IntEnum):
     """Province type, bits 1-2 of the province category."""
 
     INLAND = 0
@@ -126,16 +126,16 @@ def is_province(token: int) -> bool:
     return CAT_PROVINCE_FIRST <= token >> 8 <= CAT_PROVINCE_LAST
 
 
-def province_category(kind: ProvinceKind, supply_centre: bool) -> int:
+def province_category(kind: ProvinceCategory, supply_centre: bool) -> int:
     """The category byte of a province of this kind (bit 0 = supply centre)."""
     return CAT_PROVINCE_FIRST | (int(kind) << 1) | int(supply_centre)
 
 
-def province_kind(token: int) -> ProvinceKind:
+def province_kind(token: int) -> ProvinceCategory:
     """The kind of a province token."""
     if not is_province(token):
         raise ValueError(f"0x{token:04X} is not a province token")
-    return ProvinceKind((token >> 9) & 0b11)
+    return ProvinceCategory((token >> 9) & 0b11)
 
 
 def is_supply_centre(token: int) -> bool:
@@ -259,7 +259,7 @@ class Representation:
     def for_variant(
         cls,
         powers: Sequence[str],
-        provinces: Sequence[tuple[str, ProvinceKind, bool]],
+        provinces: Sequence[tuple[str, ProvinceCategory, bool]],
     ) -> Representation:
         """Assign token values to a variant's powers and provinces.
 

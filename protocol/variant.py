@@ -30,7 +30,7 @@ _OPTION_NAMES = frozenset(_OPTIONS)
 
 
 @dataclass(frozen=True, slots=True)
-class Variant:
+class VariantOptions:
     """The game's variant options as sent in HLO.
 
     Time limits are seconds (0..8191); None = no limit for that phase.
@@ -65,7 +65,7 @@ class Variant:
         return tuple(options)
 
 
-def parse_variant(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Variant:
+def parse_variant(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> VariantOptions:
     """Element ``i`` must be the variant group ``( (option) (option) ... )``."""
     g = p.group(seq, i, loc, "variant options")
     here = loc + (i,)
@@ -85,4 +85,4 @@ def parse_variant(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Variant
             p.end(opt, 1, at)
     if "level" not in values:
         p.fail(here + (len(g),), "LVL is always present")
-    return Variant(**values)  # type: ignore[arg-type]
+    return VariantOptions(**values)  # type: ignore[arg-type]

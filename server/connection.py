@@ -64,7 +64,7 @@ from protocol.frames import (
     build_frame,
 )
 from protocol.messages import Message, Nme, Now, Obs, Off, Sub
-from protocol.parse import Role as Sender
+from protocol.parse import Sender
 from protocol.press_tokens import mentions_disputed
 from server.durability import DurabilityLost
 from server.limits import FrameTracker, TokenBucket

@@ -20,14 +20,14 @@ import json
 from dataclasses import asdict
 from typing import Any
 
-from protocol.messages import Hlo, Map
+from protocol.messages import Hlo, MapMessage
 from protocol.text import render_text
 from server.store import GameRecord, PhaseRecord, PressRecord, Store
 
 
 def observer_header(record: GameRecord) -> list[str]:
     """``MAP`` and ``HLO (UNO) (0) (variant)``, as an observer receives them."""
-    return [render_text(Map(record.settings.variant.upper()).to_tokens()),
+    return [render_text(MapMessage(record.settings.variant.upper()).to_tokens()),
             render_text(Hlo("UNO", 0, record.settings.hlo_variant()).to_tokens())]
 
 

@@ -59,10 +59,10 @@ from engine.variants import Variant
 from protocol.messages import (
     Ccd,
     Hlo,
-    Map,
+    MapMessage,
     Message,
     Mis,
-    Not,
+    NotMessage,
     Now,
     Off,
     Ord,
@@ -76,8 +76,7 @@ from protocol.messages import (
 )
 from protocol.orders import Order as POrder
 from protocol.orders import Turn
-from protocol.parse import Role as Sender
-from protocol.parse import parse_message
+from protocol.parse import Sender, parse_message
 from protocol.text import parse_text, render_text, tree_from_text
 from protocol.tree import from_tree
 from server.deadline import PhaseClock, TimeRequests, whole_seconds
@@ -325,7 +324,7 @@ class Game:
         client.game, client.level = self.handle, self.settings.level
         self.joining.append(client)
         client.send(Yes(message))
-        client.send(Map(self.variant.name))
+        client.send(MapMessage(self.variant.name))
         self.log.info("joining", conn=client.id, client_name=client.name,
                       client_version=client.version)
 
@@ -337,7 +336,7 @@ class Game:
         client.version = getattr(message, "version", None) or ""
         self.observers.append(client)
         client.send(Yes(message))
-        client.send(Map(self.variant.name))
+        client.send(MapMessage(self.variant.name))
         self.log.info("observing", conn=client.id,
                       **({"client_name": client.name, "client_version": client.version}
                          if client.name else {}))
@@ -391,7 +390,7 @@ class Game:
         client.send(Yes(message))
         if old is None:
             # docs/protocol.md §13.2: NOT (CCD) to everybody, the returning client included.
-            self._broadcast(Not(Ccd(power)))
+            self._broadcast(NotMessage(Ccd(power)))
         self.log.info("reconnected", conn=client.id, power=power,
                       **({} if old is None else {"replaced_conn": old.id}))
         self._maybe_resume_clock()
@@ -531,7 +530,7 @@ class Game:
         if left is None:
             return
         tme = Tme(whole_seconds(left))
-        client.send(Not(tme) if self.clock.paused else tme)
+        client.send(NotMessage(tme) if self.clock.paused else tme)
 
     def _must_pause(self) -> bool:
         """The clock stands while nobody plays, or (DSD) while a power owing orders is away."""
@@ -564,7 +563,7 @@ class Game:
     def _maybe_pause_clock(self) -> None:
         if self.clock.running and self._must_pause():
             left = self.clock.pause()
-            self._broadcast(Not(Tme(whole_seconds(left))))
+            self._broadcast(NotMessage(Tme(whole_seconds(left))))
             self.log.info("clock_paused", seconds=whole_seconds(left))
         if not self._attended() and not self.suspended:
             self.suspended = True

@@ -37,11 +37,12 @@ from protocol.messages import (
     Hst,
     Huh,
     Iam,
+    MapMessage,
     MapRequest,
     MdfRequest,
     Message,
     Nme,
-    Not,
+    NotMessage,
     NowRequest,
     Obs,
     Off,
@@ -52,7 +53,6 @@ from protocol.messages import (
     Tme,
     Yes,
 )
-from protocol.messages import Map as MapMessage
 from server.durability import Durability
 from server.events import (
     INBOX_SIZE,
@@ -336,9 +336,9 @@ class Lobby:
             case Hst(None):
                 client.send(start.sco_message())
                 client.send(start.now_message())
-            case Not(Tme(None)):
+            case NotMessage(Tme(None)):
                 client.send(Yes(message))
-            case Hst() | HloRequest() | Tme() | Not(Tme()) | SmrRequest():
+            case Hst() | HloRequest() | Tme() | NotMessage(Tme()) | SmrRequest():
                 client.send(Rej(message))
             case Adm():
                 client.send(message)

@@ -57,8 +57,7 @@ import structlog
 from protocol.errors import BracketError, GrammarError
 from protocol.messages import Ccd, Frm, Huh, Message, Out, Rej, Snd, Yes
 from protocol.orders import Turn
-from protocol.parse import Role as Sender
-from protocol.parse import parse_message
+from protocol.parse import Sender, parse_message
 from protocol.press import ReceivedPress, SendPress, parse_send, powers_named
 from protocol.press_tokens import (
     DETECTABLE,

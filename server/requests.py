@@ -23,13 +23,14 @@ from protocol.messages import (
     Hst,
     Huh,
     Iam,
+    MapMessage,
     MapRequest,
     MdfRequest,
     Message,
     Mis,
     MisRequest,
     Nme,
-    Not,
+    NotMessage,
     NowRequest,
     Obs,
     OrdRequest,
@@ -43,7 +44,6 @@ from protocol.messages import (
     Tme,
     Yes,
 )
-from protocol.messages import Map as MapMessage
 from protocol.orders import Order
 from server.deadline import whole_seconds
 from server.session import Client, Role
@@ -95,13 +95,13 @@ def answer(game: Game, client: Client, message: Message, tokens: tuple[int, ...]
             _hst(game, client, message)
         case Sub():
             _sub(game, client, message)
-        case Not(Sub() as inner):
+        case NotMessage(Sub() as inner):
             _not_sub(game, client, message, inner)
         case MisRequest():
             _mis(game, client, message)
         case Gof():
             _gof(game, client, message)
-        case Not(Gof()):
+        case NotMessage(Gof()):
             _not_gof(game, client, message)
         case OrdRequest():
             # Also after the end, while the game lingers (`server.game.Game._linger`).
@@ -111,11 +111,11 @@ def answer(game: Game, client: Client, message: Message, tokens: tuple[int, ...]
                 client.send(Rej(message))
             for result in results:
                 client.send(result)
-        case Tme() | Not(Tme()):
+        case Tme() | NotMessage(Tme()):
             _tme(game, client, message)
         case Drw():
             _drw(game, client, message)
-        case Not(Drw() as inner):
+        case NotMessage(Drw() as inner):
             _not_drw(game, client, message, inner)
         case Adm():
             for member in game.audience(include=client):
@@ -133,7 +133,7 @@ def answer(game: Game, client: Client, message: Message, tokens: tuple[int, ...]
 
 
 def _player_not(message: Message) -> bool:
-    return isinstance(message, Not) and isinstance(message.message, (Sub, Gof, Drw))
+    return isinstance(message, NotMessage) and isinstance(message.message, (Sub, Gof, Drw))
 
 
 def _playing(game: Game, client: Client) -> str | None:
@@ -207,7 +207,7 @@ def _send_missing(game: Game, client: Client, power: str, *, bare: bool) -> None
         client.send(Mis())
 
 
-def _not_sub(game: Game, client: Client, message: Not, inner: Sub) -> None:
+def _not_sub(game: Game, client: Client, message: NotMessage, inner: Sub) -> None:
     power = _playing(game, client)
     if power is None:
         client.send(Rej(message))
@@ -239,7 +239,7 @@ def _gof(game: Game, client: Client, message: Gof) -> None:
     _send_missing(game, client, power, bare=False)
 
 
-def _not_gof(game: Game, client: Client, message: Not) -> None:
+def _not_gof(game: Game, client: Client, message: NotMessage) -> None:
     power = _playing(game, client)
     if power is None or power not in game.engine.survivors():
         client.send(Rej(message))
@@ -248,9 +248,9 @@ def _not_gof(game: Game, client: Client, message: Not) -> None:
     client.send(Yes(message))
 
 
-def _tme(game: Game, client: Client, message: Tme | Not) -> None:
+def _tme(game: Game, client: Client, message: Tme | NotMessage) -> None:
     """TME requests and queries (docs/protocol.md §15)."""
-    if isinstance(message, Not):
+    if isinstance(message, NotMessage):
         inner = message.message
         assert isinstance(inner, Tme)
         if inner.seconds is None:
@@ -294,7 +294,7 @@ def _drw(game: Game, client: Client, message: Drw) -> None:
         game.declare_draw(agreed)
 
 
-def _not_drw(game: Game, client: Client, message: Not, inner: Drw) -> None:
+def _not_drw(game: Game, client: Client, message: NotMessage, inner: Drw) -> None:
     power = _playing(game, client)
     if power is None or power not in game.engine.survivors():
         client.send(Rej(message))

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from protocol.variant import Variant
+from protocol.variant import VariantOptions
 
 #: Largest DAIDE integer (docs/protocol.md §6.3): years, passcodes and seconds
 #: must fit in 14-bit two's complement.
@@ -121,9 +121,9 @@ class GameSettings:
             return self.btl
         raise SettingsError(f"unknown season {season!r}")
 
-    def hlo_variant(self) -> Variant:
+    def hlo_variant(self) -> VariantOptions:
         """The HLO ``variant`` options (docs/protocol.md §10)."""
-        return Variant(level=self.level, move_limit=self.mtl, retreat_limit=self.rtl,
+        return VariantOptions(level=self.level, move_limit=self.mtl, retreat_limit=self.rtl,
                        build_limit=self.btl, dsd=self.dsd, aoa=self.aoa, pda=self.pda,
                        npr=self.npr, npb=self.npb, press_limit=self.ptl)
 

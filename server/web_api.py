@@ -40,7 +40,7 @@ from engine.convert import order_from_node
 from engine.position import Engine
 from protocol.errors import ProtocolError
 from protocol.messages import Message, Now, Sco
-from protocol.parse import Role, parse_message
+from protocol.parse import Sender, parse_message
 from protocol.text import parse_text, render_text, tree_from_text
 from protocol.tokens import Representation
 from protocol.tree import from_tree
@@ -214,7 +214,7 @@ class WebApi:
         return record, engine
 
     def _parse(self, text: str, kind: type[Message]) -> Any:
-        message = parse_message(parse_text(text, self.rep), self.rep, sender=Role.SERVER)
+        message = parse_message(parse_text(text, self.rep), self.rep, sender=Sender.SERVER)
         assert isinstance(message, kind)
         return message
 

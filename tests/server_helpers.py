@@ -29,7 +29,7 @@ from protocol.connection import (
 )
 from protocol.connection import Connection as Machine
 from protocol.frames import DiplomacyMessage, FinalMessage, InitialMessage, build_frame
-from protocol.parse import Role
+from protocol.parse import Sender
 from protocol.text import parse_text, render_text
 from server.app import Server
 from server.settings import GameSettings, ServerSettings
@@ -70,7 +70,7 @@ class ScriptClient:
 
     stream: trio.SocketStream
     name: str = "client"
-    machine: Machine = field(default_factory=lambda: Machine(Role.CLIENT))
+    machine: Machine = field(default_factory=lambda: Machine(Sender.CLIENT))
     log: list[str] = field(default_factory=list)
     closed_by_server: str | None = None
     power: str | None = None

@@ -10,8 +10,7 @@ import maps
 from engine.mapfiles import DATA_DIR, map_from_mdf, map_from_text
 from engine.variants import standard_map
 from maps import Map, MapError, ProvinceKind, build_map
-from protocol.tokens import ProvinceKind as TokenKind
-from protocol.tokens import Representation
+from protocol.tokens import ProvinceCategory, Representation
 
 # The reference server's standard MDF/NOW/SCO (provenance: tests/data/README.md).
 REFERENCE = Path(__file__).resolve().parent / "data" / "protocol" / "standard.mdf.txt"
@@ -194,9 +193,9 @@ def test_map_from_text_reads_lowercase_variant_style() -> None:
         rep=Representation.for_variant(
             ["AUS"],
             [
-                ("ONE", TokenKind.COASTAL, True),
-                ("TWO", TokenKind.COASTAL, True),
-                ("SEA", TokenKind.SEA, False),
+                ("ONE", ProvinceCategory.COASTAL, True),
+                ("TWO", ProvinceCategory.COASTAL, True),
+                ("SEA", ProvinceCategory.SEA, False),
             ],
         ),
     )

@@ -534,11 +534,11 @@ def test_ill_formed_values_are_legal_at_no_level() -> None:
 
 
 def test_variant_representation_decides_powers_and_provinces() -> None:
-    from protocol.tokens import ProvinceKind
+    from protocol.tokens import ProvinceCategory
 
     rep = Representation.for_variant(
         ["NOR", "SOU"],
-        [("ONE", ProvinceKind.COASTAL, True), ("TWO", ProvinceKind.SEA, False)],
+        [("ONE", ProvinceCategory.COASTAL, True), ("TWO", ProvinceCategory.SEA, False)],
     )
     tree = to_tree(parse_text("PRP ( DMZ ( NOR ) ( ONE TWO ) )", rep), rep)
     assert parse_press(tree, 20, rep) == Propose(Dmz(("NOR",), ("ONE", "TWO")))

@@ -30,7 +30,7 @@ from protocol.press_tokens import (
     trim_try_tokens,
 )
 from protocol.text import parse_text, render_text, tree_from_text
-from protocol.tokens import STANDARD, TOKEN_INFO, ProvinceKind, Representation
+from protocol.tokens import STANDARD, TOKEN_INFO, ProvinceCategory, Representation
 from protocol.tree import from_tree, to_tree
 
 # docs/protocol.md §16.5: the documented TRY words of level 10 (with Parlance's
@@ -166,7 +166,7 @@ def test_parlance_bot_press_decodes_to_the_same_typed_message() -> None:
 
 def test_variant_map_shadowing_a_press_word_keeps_its_province() -> None:
     """americas4 names a province NAR; MILA numbering moves CCL but not that NAR."""
-    base = Representation.for_variant(["AAA", "BBB"], [("NAR", ProvinceKind.COASTAL, True)])
+    base = Representation.for_variant(["AAA", "BBB"], [("NAR", ProvinceCategory.COASTAL, True)])
     rep = press_representation(base, PressNumbering.MILA)
     assert rep.values["NAR"] == base.values["NAR"]
     assert rep.values["CCL"] == 0x4A26

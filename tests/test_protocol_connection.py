@@ -30,11 +30,11 @@ from protocol.frames import (
     RepresentationMessage,
     build_frame,
 )
-from protocol.messages import Adm, Drw, Huh, Map, Message, Nme, Now, Off, Prn, Yes
+from protocol.messages import Adm, Drw, Huh, MapMessage, Message, Nme, Now, Off, Prn, Yes
 from protocol.orders import Turn, Unit, UnitPosition
-from protocol.parse import Role
+from protocol.parse import Sender
 from protocol.text import parse_text, render_text
-from protocol.tokens import ProvinceKind, Representation
+from protocol.tokens import ProvinceCategory, Representation
 
 IM = bytes.fromhex("00000004 0001 DA10")
 RM_EMPTY = bytes.fromhex("01000000")
@@ -65,13 +65,13 @@ def violation(conn: Connection, data: bytes) -> ErrorCode:
 
 
 def server_after_im() -> Connection:
-    conn = Connection(Role.SERVER)
+    conn = Connection(Sender.SERVER)
     assert events(conn, IM) == [InitialReceived(1)]
     return conn
 
 
 def client_after_rm() -> Connection:
-    conn = Connection(Role.CLIENT)
+    conn = Connection(Sender.CLIENT)
     conn.send(InitialMessage())
     assert events(conn, RM_EMPTY)[0] == RepresentationReceived(conn.representation, True)
     return conn
@@ -81,26 +81,26 @@ def client_after_rm() -> Connection:
 
 
 def test_fixed_frames() -> None:
-    client = Connection(Role.CLIENT)
+    client = Connection(Sender.CLIENT)
     assert client.send(InitialMessage()) == IM
     server = server_after_im()
     assert server.send(RepresentationMessage()) == RM_EMPTY
     assert server.send(FinalMessage()) == FM
-    assert Connection(Role.SERVER).im_timer_expired() == bytes.fromhex("04000002 0001")
+    assert Connection(Sender.SERVER).im_timer_expired() == bytes.fromhex("04000002 0001")
 
 
 def test_a_session_in_both_directions() -> None:
-    client, server = Connection(Role.CLIENT), Connection(Role.SERVER)
+    client, server = Connection(Sender.CLIENT), Connection(Sender.SERVER)
     # docs/protocol.md §19.2: NME right after the IM, before the RM arrived.
     to_server = client.send(InitialMessage()) + client.send(Nme("Bot", "1.0"))
     got = events(server, to_server)
     assert got[0] == InitialReceived(1)
     assert isinstance(got[1], MessageReceived) and got[1].message == Nme("Bot", "1.0")
     to_client = server.send(RepresentationMessage()) + server.send(Yes(Nme("Bot", "1.0")))
-    to_client += server.send(Map("STANDARD"))
+    to_client += server.send(MapMessage("STANDARD"))
     got = events(client, to_client)
     assert [type(e) for e in got] == [RepresentationReceived, MessageReceived, MessageReceived]
-    assert got[2] == MessageReceived(Map("STANDARD"), parse_text("MAP ( 'STANDARD' )"))
+    assert got[2] == MessageReceived(MapMessage("STANDARD"), parse_text("MAP ( 'STANDARD' )"))
     got = events(server, client.send(FinalMessage()))
     assert got == [ConnectionClosed("FM")]
     assert server.next_event() is CLOSED
@@ -123,7 +123,7 @@ def test_a_session_in_both_directions() -> None:
     ],
 )
 def test_server_em_codes_before_im(data: bytes, code: ErrorCode) -> None:
-    assert violation(Connection(Role.SERVER), data) == code
+    assert violation(Connection(Sender.SERVER), data) == code
 
 
 @pytest.mark.parametrize(
@@ -145,7 +145,7 @@ def test_server_em_codes_after_im(data: bytes, code: ErrorCode) -> None:
 
 
 def test_server_im_timer_is_the_callers() -> None:
-    conn = Connection(Role.SERVER)
+    conn = Connection(Sender.SERVER)
     assert conn.im_timer_expired() == bytes.fromhex("04000002 0001")
     assert conn.state is State.CLOSED
     with pytest.raises(LocalProtocolError):
@@ -165,7 +165,7 @@ def test_server_im_timer_is_the_callers() -> None:
     ],
 )
 def test_client_em_codes_before_rm(data: bytes, code: ErrorCode) -> None:
-    conn = Connection(Role.CLIENT)
+    conn = Connection(Sender.CLIENT)
     conn.send(InitialMessage())
     assert violation(conn, data) == code
 
@@ -231,7 +231,7 @@ def test_local_errors() -> None:
         server.send(RepresentationMessage())
     with pytest.raises(LocalProtocolError):
         server.send(InitialMessage())
-    client = Connection(Role.CLIENT)
+    client = Connection(Sender.CLIENT)
     with pytest.raises(LocalProtocolError):
         client.send(Nme("a", "b"))  # before the IM
     client.send(InitialMessage())
@@ -251,10 +251,10 @@ def test_oversized_dm_is_refused() -> None:
 
 def test_variant_rm_switches_the_representation() -> None:
     rep = Representation.for_variant(
-        ["NTH", "STH"], [("AAA", ProvinceKind.COASTAL, True), ("SEA", ProvinceKind.SEA, False)]
+        ["NTH", "STH"], [("AAA", ProvinceCategory.COASTAL, True), ("SEA", ProvinceCategory.SEA, False)]
     )
     server = server_after_im()
-    client = Connection(Role.CLIENT)
+    client = Connection(Sender.CLIENT)
     client.send(InitialMessage())
     now = Now(Turn("SPR", 1901), (UnitPosition(Unit("NTH", "FLT", "AAA")),))
     data = server.send(RepresentationMessage.for_representation(rep)) + server.send(now)
@@ -281,7 +281,7 @@ SERVER_STREAM = (
 
 
 def _client_events(chunks: list[bytes]) -> list[Event]:
-    conn = Connection(Role.CLIENT)
+    conn = Connection(Sender.CLIENT)
     conn.send(InitialMessage())
     out: list[Event] = []
     for chunk in chunks:
@@ -308,13 +308,13 @@ def test_any_split_gives_the_same_events(cuts: list[int]) -> None:
 
 
 @settings(max_examples=300)
-@given(st.binary(max_size=200), st.sampled_from(Role), st.booleans())
-def test_random_bytes_only_give_events(data: bytes, role: Role, handshake: bool) -> None:
+@given(st.binary(max_size=200), st.sampled_from(Sender), st.booleans())
+def test_random_bytes_only_give_events(data: bytes, role: Sender, handshake: bool) -> None:
     conn = Connection(role)
-    if role is Role.CLIENT:
+    if role is Sender.CLIENT:
         conn.send(InitialMessage())
     if handshake:
-        events(conn, IM if role is Role.SERVER else RM_EMPTY)
+        events(conn, IM if role is Sender.SERVER else RM_EMPTY)
     got = events(conn, data) + events(conn, b"")
     assert got and isinstance(got[-1], (ConnectionClosed, ProtocolViolation))
     for event in got:

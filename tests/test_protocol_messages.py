@@ -21,14 +21,14 @@ from protocol.messages import (
     Hst,
     Huh,
     Iam,
-    Map,
+    MapMessage,
     MapRequest,
     Mdf,
     MdfRequest,
     Message,
     Mis,
     Nme,
-    Not,
+    NotMessage,
     Now,
     Obs,
     Ord,
@@ -62,21 +62,21 @@ from protocol.orders import (
     UnitPosition,
     Waive,
 )
-from protocol.parse import Role, error_reply, parse_message
+from protocol.parse import Sender, error_reply, parse_message
 from protocol.text import parse_text, render_text
 from protocol.tokens import STANDARD, Representation
 from protocol.tree import bytes_to_tokens
-from protocol.variant import Variant
+from protocol.variant import VariantOptions
 
 DATA = Path(__file__).parent / "data" / "protocol"
-CLIENT, SERVER = Role.CLIENT, Role.SERVER
+CLIENT, SERVER = Sender.CLIENT, Sender.SERVER
 
 
-def parse(text: str, sender: Role, level: int | None = 0) -> Message:
+def parse(text: str, sender: Sender, level: int | None = 0) -> Message:
     return parse_message(parse_text(text), sender=sender, level=level)
 
 
-def reply_text(text: str, sender: Role = CLIENT, level: int | None = 0) -> str:
+def reply_text(text: str, sender: Sender = CLIENT, level: int | None = 0) -> str:
     """The PRN/HUH answer to a faulty message, in text form."""
     with pytest.raises((BracketError, GrammarError)) as info:
         parse(text, sender, level)
@@ -112,7 +112,7 @@ BYTE_EXAMPLES = [
 @pytest.mark.parametrize(
     "text,sender,hexframe", BYTE_EXAMPLES, ids=[e[0][:20] for e in BYTE_EXAMPLES]
 )
-def test_worked_byte_examples(text: str, sender: Role, hexframe: str) -> None:
+def test_worked_byte_examples(text: str, sender: Sender, hexframe: str) -> None:
     frame = bytes.fromhex(hexframe)
     message = parse(text, sender, level=None)
     assert build_frame(DiplomacyMessage(message.to_tokens())) == frame
@@ -127,13 +127,13 @@ def test_worked_byte_examples(text: str, sender: Role, hexframe: str) -> None:
 
 
 def test_typed_values_of_examples() -> None:
-    assert parse("HLO ( TUR ) ( 132 ) ( ( LVL 0 ) )", SERVER) == Hlo("TUR", 132, Variant(level=0))
+    assert parse("HLO ( TUR ) ( 132 ) ( ( LVL 0 ) )", SERVER) == Hlo("TUR", 132, VariantOptions(level=0))
     stp = Unit("RUS", "FLT", "STP", "SCS")
     assert parse("THX ( ( RUS FLT ( STP SCS ) ) HLD ) ( MBV )", SERVER) == Thx(Hold(stp), "MBV")
     assert parse("SUB ( SPR 1901 ) ( ( ENG FLT LON ) MTO NTH )", CLIENT) == Sub(
         (Move(Unit("ENG", "FLT", "LON"), Location("NTH")),), Turn("SPR", 1901)
     )
-    assert parse("NOT ( CCD ( TUR ) )", SERVER) == Not(Ccd("TUR"))
+    assert parse("NOT ( CCD ( TUR ) )", SERVER) == NotMessage(Ccd("TUR"))
     assert parse("TME ( -1 )", SERVER) == Tme(-1)
     assert parse("SND ( FRA ) ( PRP ( PCE ( ENG FRA ) ) )", CLIENT, level=10) == Snd(
         ("FRA",), ("PRP", ("PCE", ("ENG", "FRA")))
@@ -194,7 +194,7 @@ def test_full_hlo_options() -> None:
         "( DSD ) ( AOA ) ( PDA ) ( NPR ) ( NPB ) ( PTL 60 ) )"
     )
     assert parse(text, SERVER) == Hlo(
-        "FRA", 4321, Variant(10, 600, 120, 120, True, True, True, True, True, 60)
+        "FRA", 4321, VariantOptions(10, 600, 120, 120, True, True, True, True, True, 60)
     )
     # Any order is accepted on input; output is in the documented order.
     shuffled = parse("HLO ( ENG ) ( 1 ) ( ( AOA ) ( MTL 5 ) ( LVL 0 ) )", SERVER)
@@ -239,7 +239,7 @@ def test_huh_err_positions(received: str, answer: str) -> None:
 
 
 def test_direction_matters() -> None:
-    assert parse("MAP ( 'standard' )", SERVER) == Map("standard")
+    assert parse("MAP ( 'standard' )", SERVER) == MapMessage("standard")
     assert parse("MAP", CLIENT) == MapRequest()
     assert reply_text("MAP", SERVER) == "HUH ( MAP ERR )"
     assert reply_text("THX ( ( ENG AMY LVP ) HLD ) ( MBV )") == (
@@ -247,13 +247,13 @@ def test_direction_matters() -> None:
     )
     assert reply_text("NME ( 'a' ) ( 'b' )", SERVER) == "HUH ( ERR NME ( 'a' ) ( 'b' ) )"
     assert parse("YES ( NME ( 'a' ) ( 'b' ) )", SERVER) == Yes(Nme("a", "b"))
-    assert parse("REJ ( MAP ( 'x' ) )", CLIENT) == Rej(Map("x"))
+    assert parse("REJ ( MAP ( 'x' ) )", CLIENT) == Rej(MapMessage("x"))
     assert parse("MDF", CLIENT) == MdfRequest()
 
 
 def test_level_gates_client_press_only() -> None:
     assert parse("DRW ( FRA ENG )", CLIENT, level=10) == Drw(("FRA", "ENG"))
-    assert parse("NOT ( DRW ( FRA ENG ) )", CLIENT, level=10) == Not(Drw(("FRA", "ENG")))
+    assert parse("NOT ( DRW ( FRA ENG ) )", CLIENT, level=10) == NotMessage(Drw(("FRA", "ENG")))
     assert reply_text("NOT ( DRW ( FRA ENG ) )") == "HUH ( NOT ( DRW ERR ( FRA ENG ) ) )"
     assert parse("FRM ( ENG ) ( FRA ) ( 'hi' )", SERVER, level=0) == Frm("ENG", ("FRA",), ("hi",))
     assert parse("SND ( SPR 1901 ) ( FRA ) ( 'hi' )", CLIENT, level=8000) == Snd(
@@ -347,16 +347,16 @@ client_message = st.one_of(
     st.builds(Drw, st.lists(power, max_size=3).map(tuple)),
     st.builds(Adm, string, string),
     st.builds(Snd, st.lists(power, min_size=1, max_size=3).map(tuple), press, st.none() | turn),
-    st.builds(Not, st.builds(Sub, st.lists(order, max_size=1).map(tuple))),
-    st.builds(Not, st.just(Gof()) | st.builds(Tme, st.none() | st.integers(0, 8191))),
-    st.builds(Yes, st.builds(Map, string)),
+    st.builds(NotMessage, st.builds(Sub, st.lists(order, max_size=1).map(tuple))),
+    st.builds(NotMessage, st.just(Gof()) | st.builds(Tme, st.none() | st.integers(0, 8191))),
+    st.builds(Yes, st.builds(MapMessage, string)),
 )
 server_message = st.one_of(
     st.builds(Yes, client_message),
     st.builds(Rej, client_message),
-    st.builds(Map, string),
+    st.builds(MapMessage, string),
     st.builds(Hlo, power | st.just("UNO"), st.integers(0, 8191), st.builds(
-        Variant, st.integers(0, 8191), st.none() | st.integers(0, 8191),
+        VariantOptions, st.integers(0, 8191), st.none() | st.integers(0, 8191),
         st.none() | st.integers(0, 8191), st.none() | st.integers(0, 8191),
         st.booleans(), st.booleans(), st.booleans(), st.booleans(), st.booleans(),
         st.none() | st.integers(0, 8191))),
@@ -376,7 +376,7 @@ server_message = st.one_of(
         SmrEntry, power, string, string, st.integers(0, 8191),
         st.none() | st.integers(0, 8191)), min_size=1, max_size=3).map(tuple)),
     st.builds(Frm, power, st.lists(power, min_size=1, max_size=3).map(tuple), press),
-    st.builds(Not, st.builds(Ccd, power) | st.builds(Tme, st.integers(-8192, 8191))),
+    st.builds(NotMessage, st.builds(Ccd, power) | st.builds(Tme, st.integers(-8192, 8191))),
 )  # fmt: skip
 
 
@@ -394,8 +394,8 @@ def test_server_messages_round_trip(message: Message) -> None:
     assert parse_message(parse_text(str(message)), sender=SERVER) == message
 
 
-@given(st.lists(st.integers(0, 0xFFFF), max_size=30), st.sampled_from(Role))
-def test_any_tokens_parse_or_raise_protocol_errors(tokens: list[int], sender: Role) -> None:
+@given(st.lists(st.integers(0, 0xFFFF), max_size=30), st.sampled_from(Sender))
+def test_any_tokens_parse_or_raise_protocol_errors(tokens: list[int], sender: Sender) -> None:
     try:
         message = parse_message(tokens, sender=sender)
     except BracketError as exc:

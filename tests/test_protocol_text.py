@@ -14,7 +14,7 @@ from protocol.errors import BracketError, EncodeError, TextSyntaxError, UnknownT
 from protocol.text import parse_text, render_text, tree_from_text, tree_to_text
 from protocol.tokens import (
     STANDARD,
-    ProvinceKind,
+    ProvinceCategory,
     Representation,
     decode_int,
     encode_int,
@@ -118,10 +118,10 @@ def test_text_example() -> None:
 def test_province_categories() -> None:
     stp = STANDARD.value("STP")
     assert stp == 0x574A
-    assert province_kind(stp) is ProvinceKind.BICOASTAL and is_supply_centre(stp)
-    assert province_kind(STANDARD.value("NTH")) is ProvinceKind.SEA
+    assert province_kind(stp) is ProvinceCategory.BICOASTAL and is_supply_centre(stp)
+    assert province_kind(STANDARD.value("NTH")) is ProvinceCategory.SEA
     assert not is_supply_centre(STANDARD.value("BOH"))
-    assert province_kind(STANDARD.value("BOH")) is ProvinceKind.INLAND
+    assert province_kind(STANDARD.value("BOH")) is ProvinceCategory.INLAND
     assert len(STANDARD.provinces()) == 75
     assert STANDARD.powers() == ("AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR")
 
@@ -138,7 +138,7 @@ def test_variant_representation_from_standard_lists_reproduces_standard() -> Non
 def test_variant_representation_replaces_standard_tokens() -> None:
     rep = Representation.for_variant(
         ["BRA", "Arg"],
-        [("Ams", ProvinceKind.COASTAL, True), ("ATL", ProvinceKind.SEA, False)],
+        [("Ams", ProvinceCategory.COASTAL, True), ("ATL", ProvinceCategory.SEA, False)],
     )
     assert rep.entries == ((0x4100, "BRA"), (0x4101, "ARG"), (0x5200, "ATL"), (0x5501, "AMS"))
     # BRA names Brazil here; the standard powers are gone.

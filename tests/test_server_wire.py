@@ -6,7 +6,7 @@ import pytest
 
 from protocol.frames import DiplomacyMessage, build_frame, parse_frames
 from protocol.messages import Frm, Message, Now, Sco
-from protocol.parse import Role, parse_message
+from protocol.parse import Sender, parse_message
 from protocol.text import parse_text, render_text
 from protocol.tokens import STANDARD, Representation
 from server.press import wire_representation
@@ -17,7 +17,7 @@ FRM_TEXT = "FRM ( FRA ) ( ENG ) ( FCT ( PCE ( FRA ENG ) ) )"
 
 
 def message(text: str, rep: Representation = STANDARD) -> Message:
-    return parse_message(parse_text(text, rep), rep, sender=Role.SERVER)
+    return parse_message(parse_text(text, rep), rep, sender=Sender.SERVER)
 
 
 def test_encode_gives_the_frame_and_text_of_the_same_tokens() -> None:
