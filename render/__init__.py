@@ -45,6 +45,8 @@ def map_geometry(map_: Any) -> dict[str, Any]:
                 "sc": None if s.sc is None else [round(v, 1) for v in s.sc],
                 "coasts": {c: [round(v, 1) for v in xy] for c, xy in s.coasts.items()}}
             for m, s in sorted(layout.provinces.items())},
+        # adjacent provinces whose shapes do not touch (drawn as dashed links)
+        "links": [list(pair) for pair in layout.links],
     }
 
 

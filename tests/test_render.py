@@ -304,6 +304,7 @@ def test_map_geometry_is_json_for_a_page() -> None:
     assert again["provinces"]["LON"]["path"].startswith("M")
     assert set(again["colours"]) == set(variant_map("hundred3").powers)
     assert again["width"] > 0 and again["height"] > 0
+    assert again["links"] == [list(pair) for pair in layout_for(variant_map("hundred3")).links]
 
 
 def test_crowded_labels_are_moved_apart() -> None:
