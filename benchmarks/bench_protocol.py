@@ -25,15 +25,15 @@ from protocol.connection import NEED_DATA, Connection, MessageReceived
 from protocol.frames import InitialMessage, RepresentationMessage
 from protocol.messages import Message, Ord, Sub
 from protocol.orders import (
-    Hold,
-    Location,
-    Move,
-    Order,
-    OrderResult,
-    SupportMove,
+    DaideHold,
+    DaideLocation,
+    DaideMove,
+    DaideOrder,
+    DaideOrderResult,
+    DaideSupportMove,
+    DaideUnit,
+    DaideWaive,
     Turn,
-    Unit,
-    Waive,
 )
 from protocol.parse import Sender, parse_message
 from protocol.text import parse_text
@@ -69,21 +69,21 @@ _OPENINGS = [
 ]
 
 
-def spring_orders() -> list[tuple[Order, OrderResult]]:
+def spring_orders() -> list[tuple[DaideOrder, DaideOrderResult]]:
     """The 22 orders of the SPR 1901 batch with their results."""
-    out: list[tuple[Order, OrderResult]] = []
+    out: list[tuple[DaideOrder, DaideOrderResult]] = []
     for power, kind, province, coast, verb, dest, result in _OPENINGS:
-        unit = Unit(power, kind, province, coast)
-        order: Order
+        unit = DaideUnit(power, kind, province, coast)
+        order: DaideOrder
         if verb == "HLD":
-            order = Hold(unit)
+            order = DaideHold(unit)
         elif verb == "SUP":
             assert dest is not None
-            order = SupportMove(unit, Unit("FRA", "AMY", "PAR"), dest)
+            order = DaideSupportMove(unit, DaideUnit("FRA", "AMY", "PAR"), dest)
         else:
             assert dest is not None
-            order = Move(unit, Location(dest))
-        out.append((order, OrderResult(result)))
+            order = DaideMove(unit, DaideLocation(dest))
+        out.append((order, DaideOrderResult(result)))
     return out
 
 
@@ -92,9 +92,9 @@ def ord_batch() -> list[Message]:
 
 
 def sub_batch() -> list[Message]:
-    by_power: dict[str, list[Order]] = {}
+    by_power: dict[str, list[DaideOrder]] = {}
     for order, _ in spring_orders():
-        power = order.power if isinstance(order, Waive) else order.unit.power
+        power = order.power if isinstance(order, DaideWaive) else order.unit.power
         by_power.setdefault(power, []).append(order)
     return [Sub(tuple(orders)) for orders in by_power.values()]
 

@@ -96,9 +96,9 @@ def submit(game_map: Map, state: GameState, power: str, trees: Sequence[tuple[An
 
 
 def _accepted(engine: Engine, power: str, trees: Sequence[tuple[Any, ...]],
-              rejections: list[Rejection] | None, rep: Representation) -> list[po.Order]:
+              rejections: list[Rejection] | None, rep: Representation) -> list[po.DaideOrder]:
     """The orders the server would accept, each checked against the ones before (9.3)."""
-    accepted: list[po.Order] = []
+    accepted: list[po.DaideOrder] = []
     for tree in trees:
         order = order_from_node(tree, rep)
         note = engine.check(power, order, accepted)
@@ -132,7 +132,7 @@ def play_game(
         state = engine.state
         if on_phase is not None:
             on_phase(state)
-        orders: dict[str, list[po.Order]] = {}
+        orders: dict[str, list[po.DaideOrder]] = {}
         for power in game_map.powers:
             if power in players and owes_orders(state, power):
                 view = view_of(game_map, state, power)

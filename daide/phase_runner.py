@@ -29,8 +29,7 @@ from maps import Map, MapError
 from protocol.errors import ProtocolError
 from protocol.mapdef import CentreGroup
 from protocol.messages import Message, Now, Ord, Sco, Slo, Sub, Thx
-from protocol.orders import Order as DaideOrder
-from protocol.orders import Waive
+from protocol.orders import DaideOrder, DaideWaive
 from protocol.parse import Sender, parse_message
 from protocol.text import parse_text, render_text
 from protocol.tokens import STANDARD, Representation
@@ -262,8 +261,8 @@ def run_phase(s: Setting, state: GameState, submissions: Sequence[Orders]) -> Ph
             if note != MBV:
                 thx.append(convert.thx_message(submitted, note))
                 continue
-            if replaces and not isinstance(submitted, Waive):
-                mine[:] = [o for o in mine if isinstance(o, Waive) or o.unit != submitted.unit]
+            if replaces and not isinstance(submitted, DaideWaive):
+                mine[:] = [o for o in mine if isinstance(o, DaideWaive) or o.unit != submitted.unit]
             mine.append(submitted)
     outcome = engine.advance(accepted)
     new = outcome.engine
@@ -279,7 +278,7 @@ def run_phase(s: Setting, state: GameState, submissions: Sequence[Orders]) -> Ph
 
 def _power_of(order: DaideOrder) -> str:
     """Whose order it is: the unit's owner, or the waiving power."""
-    return order.power if isinstance(order, Waive) else order.unit.power
+    return order.power if isinstance(order, DaideWaive) else order.unit.power
 
 
 def sco_of(s: Setting, state: GameState) -> Sco:

@@ -34,8 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from adjudicator import values as adj
-from adjudicator.results import OrderResult as AdjResult
-from adjudicator.results import PhaseResult
+from adjudicator.results import OrderResult, PhaseResult
 from protocol import orders as po
 from protocol.errors import GrammarError
 from protocol.grammar import Fail, Parser, token_index
@@ -50,22 +49,22 @@ UNO = "UNO"
 # --- locations, units, turns -----------------------------------------------------
 
 
-def location_to_adj(loc: po.Location) -> adj.Location:
+def location_to_adj(loc: po.DaideLocation) -> adj.Location:
     """``province`` / ``( province coast )`` as an adjudicator location."""
     return adj.Location(loc.province, loc.coast)
 
 
-def location_from_adj(loc: adj.Location) -> po.Location:
-    return po.Location(loc.province, loc.coast)
+def location_from_adj(loc: adj.Location) -> po.DaideLocation:
+    return po.DaideLocation(loc.province, loc.coast)
 
 
-def unit_to_adj(unit: po.Unit) -> adj.Unit:
+def unit_to_adj(unit: po.DaideUnit) -> adj.Unit:
     """``( power type place )`` as an adjudicator unit (the coast kept)."""
     return adj.Unit(unit.power, unit.unit_type, adj.Location(unit.province, unit.coast))
 
 
-def unit_from_adj(unit: adj.Unit) -> po.Unit:
-    return po.Unit(unit.power, unit.kind, unit.location.province, unit.location.coast)
+def unit_from_adj(unit: adj.Unit) -> po.DaideUnit:
+    return po.DaideUnit(unit.power, unit.kind, unit.location.province, unit.location.coast)
 
 
 def turn_of(phase: adj.Phase) -> po.Turn:
@@ -81,63 +80,63 @@ def phase_of(turn: po.Turn) -> adj.Phase:
 # --- orders ------------------------------------------------------------------------
 
 
-def order_to_adj(order: po.Order) -> adj.Order:
+def order_to_adj(order: po.DaideOrder) -> adj.Order:
     """A DAIDE order as the adjudicator's value (docs/protocol.md §9.1)."""
     match order:
-        case po.Hold(unit):
+        case po.DaideHold(unit):
             return adj.Hold(unit_to_adj(unit))
-        case po.Move(unit, dest):
+        case po.DaideMove(unit, dest):
             return adj.Move(unit_to_adj(unit), location_to_adj(dest))
-        case po.SupportHold(unit, supported):
+        case po.DaideSupportHold(unit, supported):
             return adj.SupportHold(unit_to_adj(unit), unit_to_adj(supported))
-        case po.SupportMove(unit, supported, dest):
+        case po.DaideSupportMove(unit, supported, dest):
             return adj.SupportMove(unit_to_adj(unit), unit_to_adj(supported), dest)
-        case po.Convoy(unit, army, dest):
+        case po.DaideConvoy(unit, army, dest):
             return adj.Convoy(unit_to_adj(unit), unit_to_adj(army), dest)
-        case po.ConvoyMove(unit, dest, via):
+        case po.DaideConvoyMove(unit, dest, via):
             return adj.ConvoyMove(unit_to_adj(unit), dest, tuple(via))
-        case po.Retreat(unit, dest):
+        case po.DaideRetreat(unit, dest):
             return adj.Retreat(unit_to_adj(unit), location_to_adj(dest))
-        case po.Disband(unit):
+        case po.DaideDisband(unit):
             return adj.Disband(unit_to_adj(unit))
-        case po.Build(unit):
+        case po.DaideBuild(unit):
             return adj.Build(unit_to_adj(unit))
-        case po.Remove(unit):
+        case po.DaideRemove(unit):
             return adj.Remove(unit_to_adj(unit))
-        case po.Waive(power):
+        case po.DaideWaive(power):
             return adj.Waive(power)
     raise TypeError(f"not a DAIDE order: {order!r}")
 
 
-def order_from_adj(order: adj.Order) -> po.Order:
+def order_from_adj(order: adj.Order) -> po.DaideOrder:
     """An adjudicator order as the DAIDE order value."""
     match order:
         case adj.Hold(unit):
-            return po.Hold(unit_from_adj(unit))
+            return po.DaideHold(unit_from_adj(unit))
         case adj.Move(unit, dest):
-            return po.Move(unit_from_adj(unit), location_from_adj(dest))
+            return po.DaideMove(unit_from_adj(unit), location_from_adj(dest))
         case adj.SupportHold(unit, supported):
-            return po.SupportHold(unit_from_adj(unit), unit_from_adj(supported))
+            return po.DaideSupportHold(unit_from_adj(unit), unit_from_adj(supported))
         case adj.SupportMove(unit, supported, dest):
-            return po.SupportMove(unit_from_adj(unit), unit_from_adj(supported), dest)
+            return po.DaideSupportMove(unit_from_adj(unit), unit_from_adj(supported), dest)
         case adj.Convoy(unit, army, dest):
-            return po.Convoy(unit_from_adj(unit), unit_from_adj(army), dest)
+            return po.DaideConvoy(unit_from_adj(unit), unit_from_adj(army), dest)
         case adj.ConvoyMove(unit, dest, via):
-            return po.ConvoyMove(unit_from_adj(unit), dest, tuple(via))
+            return po.DaideConvoyMove(unit_from_adj(unit), dest, tuple(via))
         case adj.Retreat(unit, dest):
-            return po.Retreat(unit_from_adj(unit), location_from_adj(dest))
+            return po.DaideRetreat(unit_from_adj(unit), location_from_adj(dest))
         case adj.Disband(unit):
-            return po.Disband(unit_from_adj(unit))
+            return po.DaideDisband(unit_from_adj(unit))
         case adj.Build(unit):
-            return po.Build(unit_from_adj(unit))
+            return po.DaideBuild(unit_from_adj(unit))
         case adj.Remove(unit):
-            return po.Remove(unit_from_adj(unit))
+            return po.DaideRemove(unit_from_adj(unit))
         case adj.Waive(power):
-            return po.Waive(power)
+            return po.DaideWaive(power)
     raise TypeError(f"not an adjudicator order: {order!r}")
 
 
-def order_from_node(node: Node, rep: Representation = STANDARD) -> po.Order:
+def order_from_node(node: Node, rep: Representation = STANDARD) -> po.DaideOrder:
     """One bracketed order node of a SUB, e.g. ``(('ENG', 'FLT', 'NTH'), 'MTO', 'PIC')``.
 
     Raises :class:`GrammarError` (with the token position of the fault
@@ -157,7 +156,7 @@ def order_node(order: adj.Order) -> Node:
     return order_from_adj(order).to_node()
 
 
-def thx_message(submitted: po.Order, note: str) -> Thx:
+def thx_message(submitted: po.DaideOrder, note: str) -> Thx:
     """``THX (order) (note)``; ``submitted`` is echoed exactly (docs/protocol.md §8.3)."""
     return Thx(submitted, note)
 
@@ -165,7 +164,7 @@ def thx_message(submitted: po.Order, note: str) -> Thx:
 # --- results -----------------------------------------------------------------------
 
 
-def result_to_ord(phase: adj.Phase, result: AdjResult) -> Ord:
+def result_to_ord(phase: adj.Phase, result: OrderResult) -> Ord:
     """``ORD (turn) (order) (result)`` for one adjudicated order (docs/protocol.md §8.4, 9.4).
 
     ``result.outcome`` None is a dislodged holder / convoyer: ``( RET )``.
@@ -173,7 +172,7 @@ def result_to_ord(phase: adj.Phase, result: AdjResult) -> Ord:
     return Ord(
         turn_of(phase),
         order_from_adj(result.order),
-        po.OrderResult(result.outcome, result.dislodged),
+        po.DaideOrderResult(result.outcome, result.dislodged),
     )
 
 

@@ -115,10 +115,10 @@ class Engine:
         return convert.centre_counts(self.state, self.map.powers)
 
     @cached_property
-    def _converted(self) -> dict[int, tuple[po.Order, adj.Order]]:
+    def _converted(self) -> dict[int, tuple[po.DaideOrder, adj.Order]]:
         return {}
 
-    def _adj(self, orders: Sequence[po.Order]) -> list[adj.Order]:
+    def _adj(self, orders: Sequence[po.DaideOrder]) -> list[adj.Order]:
         """The adjudicator's form of orders, each converted once per position.
 
         Every THX check and MIS of a phase looks at the power's accepted
@@ -135,18 +135,18 @@ class Engine:
             out.append(found[1])
         return out
 
-    def check(self, power: str, order: po.Order, accepted: Sequence[po.Order]) -> str:
+    def check(self, power: str, order: po.DaideOrder, accepted: Sequence[po.DaideOrder]) -> str:
         """The THX note of ``order`` from ``power`` given its accepted orders (9.3)."""
         return validate(self.map, self.state, power, self._adj((order,))[0],
                         self._adj(accepted), self.rulebook)
 
-    def missing(self, power: str, accepted: Sequence[po.Order]) -> Mis | None:
+    def missing(self, power: str, accepted: Sequence[po.DaideOrder]) -> Mis | None:
         """The MIS for ``power``, or None when its orders are complete."""
         if power not in self._owing:
             return None
         return convert.missing_message(self.state, power, self._adj(accepted))
 
-    def advance(self, orders: Mapping[str, Sequence[po.Order]]) -> Outcome:
+    def advance(self, orders: Mapping[str, Sequence[po.DaideOrder]]) -> Outcome:
         """Adjudicate the phase; missing orders get the civil-disorder defaults."""
         given = {p: self._adj(held) for p, held in orders.items()}
         result = adjudicate(self.map, self.state, given, self.rulebook)

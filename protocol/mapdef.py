@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from protocol.grammar import Loc, Parser
-from protocol.orders import Location, location, parse_location
+from protocol.orders import DaideLocation, location, parse_location
 from protocol.tree import Node
 
 
@@ -45,7 +45,7 @@ class UnitAdjacency:
 
     unit_type: str
     coast: str | None
-    dests: tuple[Location, ...]
+    dests: tuple[DaideLocation, ...]
 
     def to_node(self) -> tuple[Node, ...]:
         head: Node = self.unit_type if self.coast is None else (self.unit_type, self.coast)

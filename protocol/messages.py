@@ -30,7 +30,7 @@ from typing import ClassVar
 
 from protocol.errors import EncodeError, GrammarError, ProtocolError
 from protocol.mapdef import CentreGroup, MapDefinition
-from protocol.orders import Order, OrderResult, Turn, UnitPosition
+from protocol.orders import DaideOrder, DaideOrderResult, Turn, UnitPosition
 from protocol.press import Message as PressBody
 from protocol.press import ReceivedPress, SendPress
 from protocol.text import format_tree, render_text
@@ -231,7 +231,7 @@ class Sub(Message):
     """
 
     COMMAND: ClassVar[str] = "SUB"
-    orders: tuple[Order, ...]
+    orders: tuple[DaideOrder, ...]
     turn: Turn | None = None
 
     def to_tree(self) -> Tree:
@@ -244,7 +244,7 @@ class Thx(Message):
     """``THX (order) (note)`` - the server's note on one submitted order."""
 
     COMMAND: ClassVar[str] = "THX"
-    order: Order
+    order: DaideOrder
     note: str
 
     def to_tree(self) -> Tree:
@@ -292,8 +292,8 @@ class Ord(Message):
 
     COMMAND: ClassVar[str] = "ORD"
     turn: Turn
-    order: Order
-    result: OrderResult
+    order: DaideOrder
+    result: DaideOrderResult
 
     def to_tree(self) -> Tree:
         return ("ORD", self.turn.to_node(), self.order.to_node(), self.result.to_node())

@@ -37,7 +37,7 @@ class Turn:
 
 
 @dataclass(frozen=True, slots=True)
-class Location:
+class DaideLocation:
     """``province`` or ``( province coast )``."""
 
     province: str
@@ -48,7 +48,7 @@ class Location:
 
 
 @dataclass(frozen=True, slots=True)
-class Unit:
+class DaideUnit:
     """``power AMY province``, ``power FLT province`` or ``power FLT ( province coast )``."""
 
     power: str
@@ -57,8 +57,8 @@ class Unit:
     coast: str | None = None
 
     @property
-    def location(self) -> Location:
-        return Location(self.province, self.coast)
+    def location(self) -> DaideLocation:
+        return DaideLocation(self.province, self.coast)
 
     def to_node(self) -> tuple[Node, ...]:
         where: Node = self.province if self.coast is None else (self.province, self.coast)
@@ -73,8 +73,8 @@ class UnitPosition:
     ``MRT ( )`` (no retreat possible) -> ``retreats=()``; no MRT -> None.
     """
 
-    unit: Unit
-    retreats: tuple[Location, ...] | None = None
+    unit: DaideUnit
+    retreats: tuple[DaideLocation, ...] | None = None
 
     def to_node(self) -> tuple[Node, ...]:
         if self.retreats is None:
@@ -86,43 +86,43 @@ class UnitPosition:
 
 
 @dataclass(frozen=True, slots=True)
-class Hold:
+class DaideHold:
     """``(unit) HLD``"""
 
-    unit: Unit
+    unit: DaideUnit
 
     def to_node(self) -> tuple[Node, ...]:
         return (self.unit.to_node(), "HLD")
 
 
 @dataclass(frozen=True, slots=True)
-class Move:
+class DaideMove:
     """``(unit) MTO location``"""
 
-    unit: Unit
-    dest: Location
+    unit: DaideUnit
+    dest: DaideLocation
 
     def to_node(self) -> tuple[Node, ...]:
         return (self.unit.to_node(), "MTO", self.dest.to_node())
 
 
 @dataclass(frozen=True, slots=True)
-class SupportHold:
+class DaideSupportHold:
     """``(unit) SUP (unit)``"""
 
-    unit: Unit
-    supported: Unit
+    unit: DaideUnit
+    supported: DaideUnit
 
     def to_node(self) -> tuple[Node, ...]:
         return (self.unit.to_node(), "SUP", self.supported.to_node())
 
 
 @dataclass(frozen=True, slots=True)
-class SupportMove:
+class DaideSupportMove:
     """``(unit) SUP (unit) MTO province`` (the destination never has a coast)."""
 
-    unit: Unit
-    supported: Unit
+    unit: DaideUnit
+    supported: DaideUnit
     dest: str
 
     def to_node(self) -> tuple[Node, ...]:
@@ -130,11 +130,11 @@ class SupportMove:
 
 
 @dataclass(frozen=True, slots=True)
-class Convoy:
+class DaideConvoy:
     """``(unit) CVY (unit) CTO province``"""
 
-    unit: Unit
-    army: Unit
+    unit: DaideUnit
+    army: DaideUnit
     dest: str
 
     def to_node(self) -> tuple[Node, ...]:
@@ -142,10 +142,10 @@ class Convoy:
 
 
 @dataclass(frozen=True, slots=True)
-class ConvoyMove:
+class DaideConvoyMove:
     """``(unit) CTO province VIA ( province province ... )``"""
 
-    unit: Unit
+    unit: DaideUnit
     dest: str
     via: tuple[str, ...]
 
@@ -154,48 +154,48 @@ class ConvoyMove:
 
 
 @dataclass(frozen=True, slots=True)
-class Retreat:
+class DaideRetreat:
     """``(unit) RTO location``"""
 
-    unit: Unit
-    dest: Location
+    unit: DaideUnit
+    dest: DaideLocation
 
     def to_node(self) -> tuple[Node, ...]:
         return (self.unit.to_node(), "RTO", self.dest.to_node())
 
 
 @dataclass(frozen=True, slots=True)
-class Disband:
+class DaideDisband:
     """``(unit) DSB``"""
 
-    unit: Unit
+    unit: DaideUnit
 
     def to_node(self) -> tuple[Node, ...]:
         return (self.unit.to_node(), "DSB")
 
 
 @dataclass(frozen=True, slots=True)
-class Build:
+class DaideBuild:
     """``(unit) BLD``"""
 
-    unit: Unit
+    unit: DaideUnit
 
     def to_node(self) -> tuple[Node, ...]:
         return (self.unit.to_node(), "BLD")
 
 
 @dataclass(frozen=True, slots=True)
-class Remove:
+class DaideRemove:
     """``(unit) REM``"""
 
-    unit: Unit
+    unit: DaideUnit
 
     def to_node(self) -> tuple[Node, ...]:
         return (self.unit.to_node(), "REM")
 
 
 @dataclass(frozen=True, slots=True)
-class Waive:
+class DaideWaive:
     """``power WVE`` (no brackets around the power)."""
 
     power: str
@@ -204,23 +204,23 @@ class Waive:
         return (self.power, "WVE")
 
 
-Order = (
-    Hold
-    | Move
-    | SupportHold
-    | SupportMove
-    | Convoy
-    | ConvoyMove
-    | Retreat
-    | Disband
-    | Build
-    | Remove
-    | Waive
+DaideOrder = (
+    DaideHold
+    | DaideMove
+    | DaideSupportHold
+    | DaideSupportMove
+    | DaideConvoy
+    | DaideConvoyMove
+    | DaideRetreat
+    | DaideDisband
+    | DaideBuild
+    | DaideRemove
+    | DaideWaive
 )
 
 
 @dataclass(frozen=True, slots=True)
-class OrderResult:
+class DaideOrderResult:
     """An ORD result (docs/protocol.md §9.4): ``SUC``, ``BNC RET``, ``RET``...
 
     ``outcome`` is SUC/BNC/CUT/DSR/NSO (or, in AOA games, a THX note), None
@@ -239,11 +239,11 @@ class OrderResult:
 # --- parsing ------------------------------------------------------------------
 
 _UNIT_ORDERS = frozenset(("HLD", "MTO", "SUP", "CVY", "CTO", "RTO", "DSB", "BLD", "REM"))
-_SIMPLE: dict[str, Callable[[Unit], Order]] = {
-    "HLD": Hold,
-    "DSB": Disband,
-    "BLD": Build,
-    "REM": Remove,
+_SIMPLE: dict[str, Callable[[DaideUnit], DaideOrder]] = {
+    "HLD": DaideHold,
+    "DSB": DaideDisband,
+    "BLD": DaideBuild,
+    "REM": DaideRemove,
 }
 
 
@@ -259,28 +259,28 @@ def parse_turn(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Turn:
 
 # Values are immutable, so the parser shares one instance per distinct value
 # (their number is bounded by the map); this halves the cost of a big MDF.
-_LOCATIONS: dict[tuple[str, str | None], Location] = {}
-_UNITS: dict[tuple[str, str, str, str | None], Unit] = {}
+_LOCATIONS: dict[tuple[str, str | None], DaideLocation] = {}
+_UNITS: dict[tuple[str, str, str, str | None], DaideUnit] = {}
 
 
-def location(province: str, coast: str | None = None) -> Location:
+def location(province: str, coast: str | None = None) -> DaideLocation:
     """The shared :class:`Location` for this province and coast."""
     key = (province, coast)
     found = _LOCATIONS.get(key)
     if found is None:
-        found = _LOCATIONS[key] = Location(province, coast)
+        found = _LOCATIONS[key] = DaideLocation(province, coast)
     return found
 
 
-def _unit(power: str, unit_type: str, province: str, coast: str | None = None) -> Unit:
+def _unit(power: str, unit_type: str, province: str, coast: str | None = None) -> DaideUnit:
     key = (power, unit_type, province, coast)
     found = _UNITS.get(key)
     if found is None:
-        found = _UNITS[key] = Unit(power, unit_type, province, coast)
+        found = _UNITS[key] = DaideUnit(power, unit_type, province, coast)
     return found
 
 
-def parse_location(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Location:
+def parse_location(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> DaideLocation:
     """Element ``i``: ``province`` or ``( province coast )``."""
     if i < len(seq):
         node = seq[i]
@@ -295,7 +295,7 @@ def parse_location(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Locati
     return location(p.province(seq, i, loc))
 
 
-def _unit_fields(p: Parser, seq: tuple[Node, ...], loc: Loc) -> Unit:
+def _unit_fields(p: Parser, seq: tuple[Node, ...], loc: Loc) -> DaideUnit:
     """``power unit_type where`` at the start of ``seq``."""
     power = p.power(seq, 0, loc)
     unit_type = p.unit_type(seq, 1, loc)
@@ -305,7 +305,7 @@ def _unit_fields(p: Parser, seq: tuple[Node, ...], loc: Loc) -> Unit:
     return _unit(power, unit_type, p.province(seq, 2, loc))
 
 
-def parse_unit(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Unit:
+def parse_unit(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> DaideUnit:
     """Element ``i`` must be ``( unit )``."""
     g = p.group(seq, i, loc, "unit")
     here = loc + (i,)
@@ -328,7 +328,7 @@ def parse_unit_position(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> U
     return UnitPosition(unit, retreats)
 
 
-def parse_order(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Order:
+def parse_order(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> DaideOrder:
     """Element ``i`` must be ``( order )`` (docs/protocol.md §9.1)."""
     g = p.group(seq, i, loc, "order")
     here = loc + (i,)
@@ -336,35 +336,35 @@ def parse_order(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Order:
         power = p.power(g, 0, here)
         p.keyword(g, 1, here, "WVE")
         p.end(g, 2, here)
-        return Waive(power)
+        return DaideWaive(power)
     unit = parse_unit(p, g, 0, here)
     kind = p.one_of(g, 1, here, _UNIT_ORDERS)
-    order: Order
+    order: DaideOrder
     simple = _SIMPLE.get(kind)
     if simple is not None:
         order = simple(unit)
         end = 2
     elif kind == "MTO":
-        order, end = Move(unit, parse_location(p, g, 2, here)), 3
+        order, end = DaideMove(unit, parse_location(p, g, 2, here)), 3
     elif kind == "RTO":
-        order, end = Retreat(unit, parse_location(p, g, 2, here)), 3
+        order, end = DaideRetreat(unit, parse_location(p, g, 2, here)), 3
     elif kind == "SUP":
         supported = parse_unit(p, g, 2, here)
         if len(g) == 3:
-            order, end = SupportHold(unit, supported), 3
+            order, end = DaideSupportHold(unit, supported), 3
         else:
             p.keyword(g, 3, here, "MTO")
-            order, end = SupportMove(unit, supported, p.province(g, 4, here)), 5
+            order, end = DaideSupportMove(unit, supported, p.province(g, 4, here)), 5
     elif kind == "CVY":
         army = parse_unit(p, g, 2, here)
         p.keyword(g, 3, here, "CTO")
-        order, end = Convoy(unit, army, p.province(g, 4, here)), 5
+        order, end = DaideConvoy(unit, army, p.province(g, 4, here)), 5
     else:  # CTO
         dest = p.province(g, 2, here)
         p.keyword(g, 3, here, "VIA")
         seas = p.group(g, 4, here, "VIA provinces")
         via = p.many(seas, 0, here + (4,), p.province)
-        order, end = ConvoyMove(unit, dest, via), 5
+        order, end = DaideConvoyMove(unit, dest, via), 5
     p.end(g, end, here)
     return order
 
@@ -377,12 +377,12 @@ def parse_note(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> str:
     return note
 
 
-def parse_result(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> OrderResult:
+def parse_result(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> DaideOrderResult:
     """Element ``i``: ``( result )``, an ORD result (docs/protocol.md §9.4)."""
     g = p.group(seq, i, loc, "order result")
     here = loc + (i,)
     if len(g) == 1 and g[0] == "RET" and type(g[0]) is str:
-        return OrderResult(None, True)
+        return DaideOrderResult(None, True)
     if g and type(g[0]) is str and p.cats.get(g[0]) == CAT_ORDER_NOTE:  # AOA games
         outcome = g[0]
     else:
@@ -390,7 +390,7 @@ def parse_result(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> OrderRes
         if outcome == "RET":
             p.fail(here + (1,), "nothing may follow a bare RET")
     if len(g) == 1:
-        return OrderResult(outcome)
+        return DaideOrderResult(outcome)
     p.keyword(g, 1, here, "RET")
     p.end(g, 2, here)
-    return OrderResult(outcome, True)
+    return DaideOrderResult(outcome, True)

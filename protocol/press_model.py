@@ -31,7 +31,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from protocol.orders import Order, Turn, Unit
+from protocol.orders import DaideOrder, DaideUnit, Turn
 from protocol.tree import Text, Tree
 
 # --- common values -----------------------------------------------------------
@@ -159,7 +159,7 @@ class DoOrder(Arrangement):
     (docs/protocol.md §9.1).
     """
 
-    order: Order
+    order: DaideOrder
 
     def nodes(self) -> Tree:
         return ("XDO", self.order.to_node())
@@ -210,7 +210,7 @@ class CentreDistribution(Arrangement):
 class Occupy(Arrangement):
     """``OCC (unit) (unit) ...`` - unit placement; type may be UNT (level 40)."""
 
-    units: tuple[Unit, ...]
+    units: tuple[DaideUnit, ...]
 
     def nodes(self) -> Tree:
         return ("OCC", *(u.to_node() for u in self.units))
@@ -262,7 +262,7 @@ class GiveControl(Arrangement):
     """``YDO (power) (unit) (unit) ...`` - the power decides these units' orders (level 110)."""
 
     power: str
-    units: tuple[Unit, ...]
+    units: tuple[DaideUnit, ...]
 
     def nodes(self) -> Tree:
         return ("YDO", (self.power,), *(u.to_node() for u in self.units))
@@ -393,7 +393,7 @@ class Think(PressMessage):
 class WhatShould(PressMessage):
     """``WHT (unit)`` - what should this unit do? (level 70)."""
 
-    unit: Unit
+    unit: DaideUnit
 
     def nodes(self) -> Tree:
         return ("WHT", self.unit.to_node())
@@ -641,7 +641,7 @@ __all__ = [
     "ThinkQuery",
     "Try",
     "Turn",
-    "Unit",
+    "DaideUnit",
     "Unknowable",
     "WhatShould",
     "Why",

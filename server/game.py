@@ -74,8 +74,7 @@ from protocol.messages import (
     Tme,
     Yes,
 )
-from protocol.orders import Order as POrder
-from protocol.orders import Turn
+from protocol.orders import DaideOrder, Turn
 from protocol.parse import Sender, parse_message
 from protocol.text import parse_text, render_text, tree_from_text
 from protocol.tree import from_tree
@@ -130,7 +129,7 @@ class Game:
         self.rep = wire_representation(variant.rep, settings.press_numbering)
         self.mdf = packet(variant.mdf, self.rep)           # every client asks for it once
         self._missing_memo: dict[str, tuple[TurnState, int, Mis | None]] = {}
-        self._order_texts: dict[int, tuple[POrder, str]] = {}
+        self._order_texts: dict[int, tuple[DaideOrder, str]] = {}
         self.turn = TurnState(self.engine.season)
         self.players: dict[str, Client | None] = {}      # power -> client (None = CD)
         self.joining: list[Client] = []                   # NME'd, map not yet accepted
@@ -506,7 +505,7 @@ class Game:
         return parse_message(parse_text(text, self.variant.rep), self.variant.rep,
                              sender=Sender.SERVER)
 
-    def parse_order(self, text: str) -> POrder:
+    def parse_order(self, text: str) -> DaideOrder:
         """A stored order (the text of its node, as `_order_text` wrote it)."""
         return order_from_node(tree_from_text(text, self.variant.rep), self.variant.rep)
 
@@ -698,7 +697,7 @@ class Game:
     def _text(self, message: Message) -> str:
         return render_text(message.to_tokens(self.variant.rep), self.variant.rep)
 
-    def _order_text(self, order: POrder) -> str:
+    def _order_text(self, order: DaideOrder) -> str:
         """An accepted order's stored text, rendered once per phase (each SUB saves them all).
 
         Keyed by identity (hashing an order costs more than looking it up):

@@ -44,7 +44,7 @@ from protocol.messages import (
     Tme,
     Yes,
 )
-from protocol.orders import Order
+from protocol.orders import DaideOrder
 from server.deadline import whole_seconds
 from server.session import Client, Role
 from server.wire import join, packet
@@ -179,7 +179,7 @@ def _sub(game: Game, client: Client, message: Sub) -> None:
         # whole message is rejected (docs/protocol.md §8.3).
         client.send(Rej(message))
         return
-    notes: list[tuple[Order, str]] = []
+    notes: list[tuple[DaideOrder, str]] = []
     for order in message.orders:
         # AOA (docs/protocol.md §9.2): every grammatical order is accepted; the
         # adjudicator shows the note it would have had as its ORD result.

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from protocol.orders import Order, Unit, Waive
+from protocol.orders import DaideOrder, DaideUnit, DaideWaive
 
 #: Seasons whose orders are one per unit (movement, retreat).
 PER_UNIT_SEASONS = frozenset({"SPR", "SUM", "FAL", "AUT"})
 
 
-def unit_of(order: Order) -> Unit | None:
+def unit_of(order: DaideOrder) -> DaideUnit | None:
     """The unit an order is for - None for a waive."""
-    return None if isinstance(order, Waive) else order.unit
+    return None if isinstance(order, DaideWaive) else order.unit
 
 
 @dataclass
@@ -28,7 +28,7 @@ class TurnState:
     """Orders, readiness and draw votes of the phase being played."""
 
     season: str
-    orders: dict[str, list[Order]] = field(default_factory=dict)
+    orders: dict[str, list[DaideOrder]] = field(default_factory=dict)
     waiting: set[str] = field(default_factory=set)          # sent NOT (GOF)
     draw_all: set[str] = field(default_factory=set)         # bare DRW votes
     draw_sets: dict[str, set[frozenset[str]]] = field(default_factory=dict)  # DRW (powers)
@@ -41,11 +41,11 @@ class TurnState:
     def _changed(self, power: str) -> None:
         self.revisions[power] = self.revisions.get(power, 0) + 1
 
-    def of(self, power: str) -> list[Order]:
+    def of(self, power: str) -> list[DaideOrder]:
         """The power's accepted orders (a copy)."""
         return list(self.orders.get(power, ()))
 
-    def accept(self, power: str, order: Order) -> None:
+    def accept(self, power: str, order: DaideOrder) -> None:
         """Store an accepted order, replacing the unit's earlier one where that applies."""
         held = self.orders.setdefault(power, [])
         unit = unit_of(order)
@@ -54,7 +54,7 @@ class TurnState:
         held.append(order)
         self._changed(power)
 
-    def cancel(self, power: str, order: Order) -> bool:
+    def cancel(self, power: str, order: DaideOrder) -> bool:
         """Remove one accepted order equal to ``order``; False if there is none."""
         held = self.orders.get(power, [])
         if order in held:

@@ -150,4 +150,4 @@ def test_missing_orders() -> None:
     mis = convert.missing_message(retreat, "AUS", [])
     assert mis is not None and tree_to_text(mis.to_tree()) == "MIS ( AUS FLT TRI MRT ( ALB ) )"
     assert convert.centre_counts(winter, ["AUS", "ENG"]) == {"AUS": 3, "ENG": 0}
-    assert isinstance(convert.order_from_adj(adj.Hold(tri)), po.Hold)
+    assert isinstance(convert.order_from_adj(adj.Hold(tri)), po.DaideHold)

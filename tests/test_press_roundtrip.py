@@ -21,19 +21,19 @@ from hypothesis import strategies as st
 
 from protocol.grammar import token_index
 from protocol.orders import (
-    Build,
-    Convoy,
-    ConvoyMove,
-    Disband,
-    Hold,
-    Location,
-    Move,
-    Order,
-    Remove,
-    Retreat,
-    SupportHold,
-    SupportMove,
-    Waive,
+    DaideBuild,
+    DaideConvoy,
+    DaideConvoyMove,
+    DaideDisband,
+    DaideHold,
+    DaideLocation,
+    DaideMove,
+    DaideOrder,
+    DaideRemove,
+    DaideRetreat,
+    DaideSupportHold,
+    DaideSupportMove,
+    DaideWaive,
 )
 from protocol.press import (
     Accept,
@@ -46,6 +46,7 @@ from protocol.press import (
     Choose,
     Conditional,
     ConditionalReply,
+    DaideUnit,
     Dmz,
     DontKnow,
     DoOrder,
@@ -87,7 +88,6 @@ from protocol.press import (
     ThinkQuery,
     Try,
     Turn,
-    Unit,
     WhatShould,
     Why,
     check_level,
@@ -113,17 +113,17 @@ turn = st.builds(Turn, st.sampled_from(SEASONS), st.integers(1901, 2100))
 
 
 @st.composite
-def units(draw: st.DrawFn, any_type: bool = False) -> Unit:
+def units(draw: st.DrawFn, any_type: bool = False) -> DaideUnit:
     """Units as in NOW: armies never have a coast; fleets (and UNT in OCC) may."""
     kind = draw(st.sampled_from(("AMY", "FLT", "UNT") if any_type else ("AMY", "FLT")))
     if kind != "AMY" and draw(st.booleans()):
         prov, coast = draw(st.sampled_from(COASTED))
-        return Unit(draw(power), kind, prov, coast)
-    return Unit(draw(power), kind, draw(province))
+        return DaideUnit(draw(power), kind, prov, coast)
+    return DaideUnit(draw(power), kind, draw(province))
 
 
 locations = st.one_of(
-    st.builds(Location, province), st.sampled_from(COASTED).map(lambda pc: Location(*pc))
+    st.builds(DaideLocation, province), st.sampled_from(COASTED).map(lambda pc: DaideLocation(*pc))
 )
 
 
@@ -139,37 +139,37 @@ def _newest_first(
     return kinds + extra * 3
 
 
-SIMPLE_ORDERS: dict[str, Callable[[Unit], Order]] = {
-    "HLD": Hold,
-    "DSB": Disband,
-    "BLD": Build,
-    "REM": Remove,
+SIMPLE_ORDERS: dict[str, Callable[[DaideUnit], DaideOrder]] = {
+    "HLD": DaideHold,
+    "DSB": DaideDisband,
+    "BLD": DaideBuild,
+    "REM": DaideRemove,
 }
 ORDER_FORMS = (*SIMPLE_ORDERS, "MTO", "RTO", "SUP", "SUPM", "CVY", "CTO", "WVE")
 
 
 @st.composite
-def orders(draw: st.DrawFn) -> Order:
+def orders(draw: st.DrawFn) -> DaideOrder:
     """Orders of docs/protocol.md §9.1 (typed, as in SUB)."""
     unit = draw(units())
     form = draw(st.sampled_from(ORDER_FORMS))
     if form in SIMPLE_ORDERS:
         return SIMPLE_ORDERS[form](unit)
     if form == "MTO":
-        return Move(unit, draw(locations))
+        return DaideMove(unit, draw(locations))
     if form == "RTO":
-        return Retreat(unit, draw(locations))
+        return DaideRetreat(unit, draw(locations))
     if form == "SUP":
-        return SupportHold(unit, draw(units()))
+        return DaideSupportHold(unit, draw(units()))
     if form == "SUPM":
-        return SupportMove(unit, draw(units()), draw(province))
+        return DaideSupportMove(unit, draw(units()), draw(province))
     if form == "CVY":
-        return Convoy(unit, draw(units()), draw(province))
+        return DaideConvoy(unit, draw(units()), draw(province))
     if form == "CTO":
-        return ConvoyMove(
+        return DaideConvoyMove(
             unit, draw(province), tuple(draw(st.lists(province, min_size=1, max_size=3)))
         )
-    return Waive(draw(power))
+    return DaideWaive(draw(power))
 
 
 # Arrangement kinds: the level that introduces each, and whether it has sub-arrangements.

@@ -45,22 +45,22 @@ from protocol.messages import (
     Yes,
 )
 from protocol.orders import (
-    Build,
-    Convoy,
-    ConvoyMove,
-    Disband,
-    Hold,
-    Location,
-    Move,
-    OrderResult,
-    Remove,
-    Retreat,
-    SupportHold,
-    SupportMove,
+    DaideBuild,
+    DaideConvoy,
+    DaideConvoyMove,
+    DaideDisband,
+    DaideHold,
+    DaideLocation,
+    DaideMove,
+    DaideOrderResult,
+    DaideRemove,
+    DaideRetreat,
+    DaideSupportHold,
+    DaideSupportMove,
+    DaideUnit,
+    DaideWaive,
     Turn,
-    Unit,
     UnitPosition,
-    Waive,
 )
 from protocol.parse import Sender, error_reply, parse_message
 from protocol.text import parse_text, render_text
@@ -128,10 +128,10 @@ def test_worked_byte_examples(text: str, sender: Sender, hexframe: str) -> None:
 
 def test_typed_values_of_examples() -> None:
     assert parse("HLO ( TUR ) ( 132 ) ( ( LVL 0 ) )", SERVER) == Hlo("TUR", 132, VariantOptions(level=0))
-    stp = Unit("RUS", "FLT", "STP", "SCS")
-    assert parse("THX ( ( RUS FLT ( STP SCS ) ) HLD ) ( MBV )", SERVER) == Thx(Hold(stp), "MBV")
+    stp = DaideUnit("RUS", "FLT", "STP", "SCS")
+    assert parse("THX ( ( RUS FLT ( STP SCS ) ) HLD ) ( MBV )", SERVER) == Thx(DaideHold(stp), "MBV")
     assert parse("SUB ( SPR 1901 ) ( ( ENG FLT LON ) MTO NTH )", CLIENT) == Sub(
-        (Move(Unit("ENG", "FLT", "LON"), Location("NTH")),), Turn("SPR", 1901)
+        (DaideMove(DaideUnit("ENG", "FLT", "LON"), DaideLocation("NTH")),), Turn("SPR", 1901)
     )
     assert parse("NOT ( CCD ( TUR ) )", SERVER) == NotMessage(Ccd("TUR"))
     assert parse("TME ( -1 )", SERVER) == Tme(-1)
@@ -172,9 +172,9 @@ def test_standard_mdf_typed_content() -> None:
         ("AMY", None),
         ("FLT", "SCS"),
     ]
-    assert bul.lists[0].dests == (Location("CON"), Location("BLA"), Location("RUM"))
+    assert bul.lists[0].dests == (DaideLocation("CON"), DaideLocation("BLA"), DaideLocation("RUM"))
     con = next(a for a in d.adjacencies if a.province == "CON")
-    assert con.lists[1].dests[:2] == (Location("BUL", "SCS"), Location("BUL", "ECS"))
+    assert con.lists[1].dests[:2] == (DaideLocation("BUL", "SCS"), DaideLocation("BUL", "ECS"))
 
 
 def test_standard_now_and_sco() -> None:
@@ -182,7 +182,7 @@ def test_standard_now_and_sco() -> None:
     now = parse(next(ln for ln in lines if ln.startswith("NOW")), SERVER)
     assert isinstance(now, Now)
     assert now.turn == Turn("SPR", 1901) and len(now.units) == 22
-    assert UnitPosition(Unit("RUS", "FLT", "STP", "SCS")) in now.units
+    assert UnitPosition(DaideUnit("RUS", "FLT", "STP", "SCS")) in now.units
     sco = parse(next(ln for ln in lines if ln.startswith("SCO")), SERVER)
     assert isinstance(sco, Sco)
     assert sco.ownership[5] == CentreGroup("RUS", ("MOS", "WAR", "SEV", "STP"))
@@ -311,23 +311,23 @@ COASTS = ("NCS", "NEC", "ECS", "SEC", "SCS", "SWC", "WCS", "NWC")
 
 power = st.sampled_from(POWERS)
 province = st.sampled_from(PROVINCES)
-location = st.builds(Location, province, st.none() | st.sampled_from(COASTS))
-army = st.builds(Unit, power, st.just("AMY"), province)
-fleet = st.builds(Unit, power, st.just("FLT"), province, st.none() | st.sampled_from(COASTS))
+location = st.builds(DaideLocation, province, st.none() | st.sampled_from(COASTS))
+army = st.builds(DaideUnit, power, st.just("AMY"), province)
+fleet = st.builds(DaideUnit, power, st.just("FLT"), province, st.none() | st.sampled_from(COASTS))
 unit = army | fleet
 turn = st.builds(Turn, st.sampled_from(("SPR", "SUM", "FAL", "AUT", "WIN")), st.integers(0, 8191))
 order = st.one_of(
-    st.builds(Hold, unit),
-    st.builds(Move, unit, location),
-    st.builds(SupportHold, unit, unit),
-    st.builds(SupportMove, unit, unit, province),
-    st.builds(Convoy, unit, unit, province),
-    st.builds(ConvoyMove, unit, province, st.lists(province, min_size=1, max_size=4).map(tuple)),
-    st.builds(Retreat, unit, location),
-    st.builds(Disband, unit),
-    st.builds(Build, unit),
-    st.builds(Remove, unit),
-    st.builds(Waive, power),
+    st.builds(DaideHold, unit),
+    st.builds(DaideMove, unit, location),
+    st.builds(DaideSupportHold, unit, unit),
+    st.builds(DaideSupportMove, unit, unit, province),
+    st.builds(DaideConvoy, unit, unit, province),
+    st.builds(DaideConvoyMove, unit, province, st.lists(province, min_size=1, max_size=4).map(tuple)),
+    st.builds(DaideRetreat, unit, location),
+    st.builds(DaideDisband, unit),
+    st.builds(DaideBuild, unit),
+    st.builds(DaideRemove, unit),
+    st.builds(DaideWaive, power),
 )
 string = st.text(min_size=1, max_size=12)
 positions = st.builds(UnitPosition, unit, st.none() | st.lists(location, max_size=4).map(tuple))
@@ -369,7 +369,7 @@ server_message = st.one_of(
     st.builds(Mis, st.just(()), st.integers(-8192, 8191)),
     st.just(Mis()),
     st.builds(Ord, turn, order, st.builds(
-        OrderResult, st.none() | st.sampled_from(("SUC", "BNC", "CUT", "DSR", "NSO")),
+        DaideOrderResult, st.none() | st.sampled_from(("SUC", "BNC", "CUT", "DSR", "NSO")),
         st.booleans()).filter(lambda r: r.outcome is not None or r.retreat)),
     st.builds(Slo, power),
     st.builds(Smr, turn, st.lists(st.builds(
