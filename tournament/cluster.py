@@ -144,7 +144,7 @@ class ProgressBoard:
 
     A task says `started`, then `update` at every turn, never waiting for an
     answer (a task blocked in `ray.get` lends its CPU to the next task); the
-    driver reads `snapshot` a few times a second and, per result, `tries`.
+    driver reads `snapshot` a few times a second and, per result, `finished`.
     Only the progress and the retry count depend on it: a lost board (its
     node died) leaves the results and the store untouched.
     """
@@ -157,9 +157,10 @@ class ProgressBoard:
         self._starts[number] = self._starts.get(number, 0) + 1
         self._games[number] = (node, pid, "joining")
 
-    def tries(self, number: int) -> int:
-        """How many times a task began game ``number``."""
-        return self._starts.get(number, 0)
+    def finished(self, number: int) -> int:
+        """Forget game ``number`` (its result is in); how many times a task began it."""
+        self._games.pop(number, None)
+        return self._starts.pop(number, 0)
 
     def update(self, number: int, node: str, pid: int, turn: str) -> None:
         self._games[number] = (node, pid, turn)
@@ -174,7 +175,8 @@ def play_on_node(config: TournamentConfig, plan: GamePlan, attempt: int, tag: st
     """The Ray task of one game (see the module docstring); runs on a worker."""
     import ray
 
-    node = node_label(ray.util.get_node_ip_address(), ray.get_runtime_context().get_node_id())
+    ip = ray.util.get_node_ip_address()  # type: ignore[no-untyped-call]
+    node = node_label(ip, ray.get_runtime_context().get_node_id())
     pid = os.getpid()
     began = time.monotonic()
     started_at = _utc_now()
@@ -495,7 +497,7 @@ class _Driver:
         if self.board is None:
             return 1
         try:
-            return max(1, int(self.ray.get(self.board.tries.remote(number), timeout=2.0)))
+            return max(1, int(self.ray.get(self.board.finished.remote(number), timeout=2.0)))
         except Exception:  # noqa: BLE001 - the count is for the log only
             return 1
 
