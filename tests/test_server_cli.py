@@ -35,6 +35,7 @@ def _restore_logging() -> Iterator[None]:
     (["--max-frame-body", "10"], "max_frame_body must be 64..65535 bytes, not 10"),
     (["--message-rate", "0"], "message_rate must be positive"),
     (["--connections-per-address", "0"], "connections_per_address must be at least 1"),
+    (["--linger", "-1"], "linger must be 0..3600 seconds, not -1.0"),
 ])
 def test_serve_refuses_bad_settings(args: list[str], message: str, tmp_path: Path,
                                     capsys: pytest.CaptureFixture[str]) -> None:
