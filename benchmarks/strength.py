@@ -66,7 +66,7 @@ SOS = SYSTEMS["sos"]
 
 
 @dataclass(frozen=True)
-class GameRecord:
+class StrengthGame:
     """One game: who sat where, the end, centres by year, the hero's search times."""
 
     field: str
@@ -111,7 +111,7 @@ def lineup_of(field: str, game: int, powers: Sequence[str], hero: str = HERO
     return tuple(sorted(seats.items()))
 
 
-def play_one(task: tuple[str, int, bool, int, str]) -> GameRecord:
+def play_one(task: tuple[str, int, bool, int, str]) -> StrengthGame:
     """Play one game (a picklable task for the worker pool)."""
     field, game, lookahead, last_year, budget_text = task
     m = standard_map()
@@ -137,16 +137,16 @@ def play_one(task: tuple[str, int, bool, int, str]) -> GameRecord:
     units = {p: len(result.state.units_of(p)) for p in m.powers}
     hero = next((s for s in players.values() if isinstance(s, LookaheadBot)), None)
     reports = hero.reports if hero is not None else []
-    return GameRecord(field, game, lookahead, lineup, final, tuple(sorted(units.items())),
+    return StrengthGame(field, game, lookahead, lineup, final, tuple(sorted(units.items())),
                       result.winner, tuple(by_year),
                       tuple(r.seconds for r in reports), tuple(r.iterations for r in reports),
                       played[0])
 
 
 def play_all(tasks: Sequence[tuple[str, int, bool, int, str]], jobs: int,
-             progress: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
+             progress: Callable[[StrengthGame], None] | None = None) -> list[StrengthGame]:
     """Every task, on `jobs` worker processes; results in task order."""
-    out: list[GameRecord] = []
+    out: list[StrengthGame] = []
     if jobs <= 1:
         for task in tasks:
             record = play_one(task)
@@ -183,7 +183,7 @@ class FieldSummary:
     reference_centres: float
 
 
-def summarise(field: str, records: Sequence[GameRecord], references: Sequence[GameRecord],
+def summarise(field: str, records: Sequence[StrengthGame], references: Sequence[StrengthGame],
               resamples: int = 2000) -> FieldSummary:
     rng = random.Random(f"strength/{field}/bootstrap")
     games = [r.scored() for r in records]
@@ -223,7 +223,7 @@ def _solos(count: int, games: int, year: float | None) -> str:
     return f"solos {count}/{games}" + (f" (mean year {year:.1f})" if year is not None else "")
 
 
-def centres_by_year(records: Sequence[GameRecord], who: Callable[[GameRecord, str], bool]
+def centres_by_year(records: Sequence[StrengthGame], who: Callable[[StrengthGame, str], bool]
                     ) -> list[tuple[int, float]]:
     """Mean centres per seat at the end of each year, over the seats `who` picks."""
     sums: dict[int, list[int]] = {}
@@ -235,7 +235,7 @@ def centres_by_year(records: Sequence[GameRecord], who: Callable[[GameRecord, st
     return [(year, sum(v) / len(v)) for year, v in sorted(sums.items())]
 
 
-def year_table(records: Sequence[GameRecord], references: Sequence[GameRecord]
+def year_table(records: Sequence[StrengthGame], references: Sequence[StrengthGame]
                ) -> list[tuple[int, float, float, float]]:
     """(year, LookaheadBot, its DumbBot rivals, DumbBot in its seat): mean centres."""
     columns = (centres_by_year(records, lambda r, p: p == r.seat),
@@ -259,7 +259,7 @@ def centre_plot(table: Sequence[tuple[int, float, float, float]], games: int) ->
     return svg.replace("phase (years marked at spring)", "year (centres at its end)")
 
 
-def phase_times(records: Sequence[GameRecord]) -> dict[str, float]:
+def phase_times(records: Sequence[StrengthGame]) -> dict[str, float]:
     seconds = sorted(s for r in records for s in r.phase_seconds)
     iterations = [i for r in records for i in r.phase_iterations]
     if not seconds:
@@ -297,7 +297,7 @@ def run(fields: Sequence[str], games: int, last_year: int, budget: str, jobs: in
     out: dict[str, FieldSummary] = {}
     count = {"done": 0}
 
-    def tick(record: GameRecord) -> None:
+    def tick(record: StrengthGame) -> None:
         count["done"] += 1
         if progress:
             echo(f"  [{count['done']}/{2 * games}] {record.field} game {record.game} "

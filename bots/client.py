@@ -56,9 +56,9 @@ from bots.press import (
     not_understood,
 )
 from bots.strategy import Strategy, phase_rng
-from bots.tracking import GameTracker, Turn
+from bots.tracking import GameTracker
 from engine.mapfiles import map_from_mdf
-from protocol import orders as po
+from protocol.orders import Turn
 from protocol.press import (
     PressFault,
     ReceivedPress,
@@ -400,7 +400,7 @@ class BotClient:
             await send(("NOT", ("SUB",)))
         self._submitted = turn
         if orders:
-            await send(("SUB", turn.tree(), *(_node(order) for order in orders)))
+            await send(("SUB", turn.to_node(), *(_node(order) for order in orders)))
         if self.settings.gof:
             await send(("GOF",))
 
@@ -408,7 +408,7 @@ class BotClient:
 
     def _context(self) -> PressContext:
         position = self.tracker.position
-        turn = po.Turn(position.turn.season, position.turn.year) if position else None
+        turn = position.turn if position else None
         view = self.tracker.view() if position and self.tracker.geography else None
         return PressContext(str(self.tracker.power), self.tracker.level, turn, view,
                             tuple(self.press_log))

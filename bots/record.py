@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bots.tracking import Position, Turn, ownership_of
+from bots.tracking import TrackedPosition, ownership_of
+from protocol.orders import Turn
 from protocol.text import format_tree
 
 Tree = tuple[Any, ...]
@@ -45,7 +46,7 @@ class GameWatcher:
     """Where progress lines go (None: nowhere)."""
     lines: list[str] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
-    position: Position | None = None
+    position: TrackedPosition | None = None
     counts: dict[str, int] = field(default_factory=dict)
     eliminated: dict[str, int] = field(default_factory=dict)
     winner: str | None = None
@@ -65,7 +66,7 @@ class GameWatcher:
                     counts[owner] = counts.get(owner, 0) + 1
             self.counts = counts
         elif head == "NOW":
-            self.position = Position.from_now(message)
+            self.position = TrackedPosition.from_now(message)
             year = self.position.turn.year
             for power in self.powers:
                 if (self.counts.get(power, 0) == 0 and power not in self.eliminated

@@ -17,6 +17,7 @@ from typing import Any
 from bots.board import ADJUSTMENT, MOVEMENT, RETREAT, BoardUnit, BoardView
 from bots.geography import Geography, Node
 from maps.model import Map
+from protocol.orders import Turn  # ``season year``; str() is "SPR 1901"
 
 Tree = tuple[Any, ...]
 
@@ -38,21 +39,7 @@ def unit_of(tree: tuple[Any, ...]) -> BoardUnit:
 
 
 @dataclass(frozen=True)
-class Turn:
-    """A phase: season and year, e.g. SPR 1901."""
-
-    season: str
-    year: int
-
-    def tree(self) -> tuple[str, int]:
-        return (self.season, self.year)
-
-    def __str__(self) -> str:
-        return f"{self.season} {self.year}"
-
-
-@dataclass(frozen=True)
-class Position:
+class TrackedPosition:
     """One NOW: the turn and every unit, dislodged ones apart."""
 
     turn: Turn
@@ -60,7 +47,7 @@ class Position:
     dislodged: tuple[BoardUnit, ...]
 
     @classmethod
-    def from_now(cls, message: Tree) -> Position:
+    def from_now(cls, message: Tree) -> TrackedPosition:
         season, year = message[1]
         units: list[BoardUnit] = []
         dislodged: list[BoardUnit] = []
@@ -103,7 +90,7 @@ class GameTracker:
     passcode: int | None = None
     variant: tuple[Any, ...] = ()
     ownership: Mapping[str, str | None] = field(default_factory=dict)
-    position: Position | None = None
+    position: TrackedPosition | None = None
     results: list[Tree] = field(default_factory=list)
     """ORD messages of the last processed phase."""
     deadline: int | None = None
@@ -135,7 +122,7 @@ class GameTracker:
         elif head == "SCO":
             self.ownership = ownership_of(message)
         elif head == "NOW":
-            self.position = Position.from_now(message)
+            self.position = TrackedPosition.from_now(message)
         elif head == "ORD":
             season, year = message[1]
             turn = Turn(str(season), int(year))

@@ -50,7 +50,7 @@ class SourceLine:
 
 
 @dataclass(frozen=True)
-class Submission:
+class SubLine:
     """A ``SUB`` line; ``submitter`` is the power after ``AS``, or ``None``
     when each order is submitted by the power that owns its unit."""
 
@@ -62,7 +62,7 @@ class Submission:
 class PhaseSpec:
     """One phase of a case: the orders given and the expected RESULT lines."""
 
-    submissions: tuple[Submission, ...]
+    submissions: tuple[SubLine, ...]
     result_line: int
     expected: tuple[SourceLine, ...]
 
@@ -168,7 +168,7 @@ class _CaseBuilder:
         self.now: SourceLine | None = None
         self.seen_header: set[str] = set()
         self.phases: list[PhaseSpec] = []
-        self.subs: list[Submission] = []
+        self.subs: list[SubLine] = []
         self.result_line: int | None = None  # set while reading a RESULT
         self.expected: list[SourceLine] = []
 
@@ -225,13 +225,13 @@ class _CaseBuilder:
             raise _LayoutError(line.number, f"{word} cannot appear in a RESULT")
 
     @staticmethod
-    def _submission(line: SourceLine, word: str, rest: str) -> Submission:
+    def _submission(line: SourceLine, word: str, rest: str) -> SubLine:
         if word == "SUB":
-            return Submission(line, None)
+            return SubLine(line, None)
         power, _, sub = rest.partition(" ")
         if not power or not sub.strip().startswith("SUB"):
             raise _LayoutError(line.number, "AS needs a power and a SUB: AS GER SUB ( ... )")
-        return Submission(SourceLine(line.number, sub.strip()), power.upper())
+        return SubLine(SourceLine(line.number, sub.strip()), power.upper())
 
     def _close_result(self) -> None:
         if self.result_line is None:

@@ -4,7 +4,7 @@ Sits above maps/ (it reads :class:`maps.Map`) and below server/ and daide/,
 which call it.  The public API (docs/render.md):
 
 * :func:`render_svg` - a board drawn as a standalone ``<svg>`` string;
-* :class:`Board`, :class:`Unit`, :class:`Order` - what is drawn, plain data;
+* :class:`Board`, :class:`DrawnUnit`, :class:`Order` - what is drawn, plain data;
   :func:`board_from_daide` builds one from NOW/SCO/ORD text,
   :func:`starting_board` from the map;
 * :func:`layout_for` / :func:`map_geometry` - where things are drawn;
@@ -17,9 +17,9 @@ from typing import Any
 
 from render.board import (
     Board,
+    DrawnUnit,
     Order,
     RenderError,
-    Unit,
     board_from_daide,
     parse_now,
     parse_order,
@@ -56,6 +56,6 @@ def replay_html(*args: Any, **kwargs: Any) -> str:
     return _replay(*args, **kwargs)
 
 
-__all__ = ["Board", "Order", "RenderError", "Unit", "board_from_daide", "layout_for",
+__all__ = ["Board", "Order", "RenderError", "DrawnUnit", "board_from_daide", "layout_for",
            "map_geometry", "parse_now", "parse_order", "parse_sco", "power_colours",
            "render_svg", "replay_html", "starting_board"]

@@ -22,7 +22,7 @@ class RenderError(ValueError):
 
 
 @dataclass(frozen=True)
-class Unit:
+class DrawnUnit:
     """A unit on the board; ``retreats`` is not None when it is dislodged (its MRT list)."""
 
     power: str
@@ -45,11 +45,11 @@ class Unit:
 class Order:
     """One order and, once adjudicated, its result tokens (``("BNC",)``, ``("SUC", "RET")``)."""
 
-    unit: Unit
+    unit: DrawnUnit
     action: str  # HLD MTO SUP CVY CTO RTO DSB BLD REM WVE
     target: str | None = None
     target_coast: str | None = None
-    other: Unit | None = None
+    other: DrawnUnit | None = None
     via: tuple[str, ...] = ()
     results: tuple[str, ...] = ()
 
@@ -79,7 +79,7 @@ class Board:
     """A position to draw: ``turn`` as DAIDE prints it (``SPR 1901``)."""
 
     turn: str
-    units: tuple[Unit, ...]
+    units: tuple[DrawnUnit, ...]
     owners: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     orders: tuple[Order, ...] = ()
 
@@ -137,7 +137,7 @@ def _where(node: Node) -> tuple[str, str | None]:
     raise RenderError(f"not a province: {node!r}")
 
 
-def _unit(node: Node) -> Unit:
+def _unit(node: Node) -> DrawnUnit:
     if not isinstance(node, list) or len(node) < 3 or not isinstance(node[0], str) \
             or not isinstance(node[1], str):
         raise RenderError(f"not a unit: {node!r}")
@@ -145,16 +145,16 @@ def _unit(node: Node) -> Unit:
     retreats: tuple[str, ...] | None = None
     if len(node) >= 5 and node[3] == "MRT" and isinstance(node[4], list):
         retreats = tuple(_where(x)[0] if isinstance(x, list) else x for x in node[4])
-    return Unit(node[0], node[1], prov, coast, retreats)
+    return DrawnUnit(node[0], node[1], prov, coast, retreats)
 
 
-def _check_units(map_: Map, units: Iterable[Unit]) -> None:
+def _check_units(map_: Map, units: Iterable[DrawnUnit]) -> None:
     for u in units:
         if u.province not in map_.ids:
             raise RenderError(f"unit {u.text()}: no province {u.province} on {map_.name}")
 
 
-def parse_now(text: str) -> tuple[str, tuple[Unit, ...]]:
+def parse_now(text: str) -> tuple[str, tuple[DrawnUnit, ...]]:
     """``(turn, units)`` of a NOW message's text."""
     tree = _parse(text)
     if not tree or tree[0] != "NOW" or len(tree) < 2:
@@ -198,7 +198,7 @@ def parse_order(text: str) -> tuple[str | None, Order]:
 
 def _order(body: list[Node], results: tuple[str, ...], text: str) -> Order:
     if len(body) >= 2 and body[1] == "WVE" and isinstance(body[0], str):
-        return Order(Unit(body[0], "", ""), "WVE", results=results)
+        return Order(DrawnUnit(body[0], "", ""), "WVE", results=results)
     if len(body) < 2 or not isinstance(body[1], str):
         raise RenderError(f"not an order: {text[:80]!r}")
     unit = _unit(body[0])
@@ -226,7 +226,7 @@ def _order(body: list[Node], results: tuple[str, ...], text: str) -> Order:
 def starting_board(map_: Map) -> Board:
     """The map's starting position (NOW and SCO of the MDF's variant)."""
     season, year = map_.start_phase
-    units = tuple(Unit(u.power, u.kind, u.province, u.coast) for u in map_.start_units)
+    units = tuple(DrawnUnit(u.power, u.kind, u.province, u.coast) for u in map_.start_units)
     return Board(f"{season} {year}", units, MappingProxyType(dict(map_.start_ownership)))
 
 
@@ -242,5 +242,5 @@ def board_from_daide(map_: Map, now: str | None = None, sco: str | None = None,
     return Board(turn, units, MappingProxyType(owners), tuple(parsed))
 
 
-__all__ = ["Board", "Order", "RenderError", "Unit", "board_from_daide", "parse_now",
+__all__ = ["Board", "Order", "RenderError", "DrawnUnit", "board_from_daide", "parse_now",
            "parse_order", "parse_sco", "starting_board"]

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from html import escape
 
 from maps.model import Map
-from render.board import Board, Order, Unit, starting_board
+from render.board import Board, DrawnUnit, Order, starting_board
 from render.geometry import Point
 from render.layout import MapLayout
 from render.maps import layout_for
@@ -212,7 +212,7 @@ def _unit_shape(kind: str, x: float, y: float, r: float, fill: str, extra: str =
             f'L{_f(x + r * 0.25)},{_f(y + r * 0.1)}" stroke="#111" stroke-width="1.1" fill="none"/>')
 
 
-def _unit(layout: MapLayout, colours: dict[str, str], unit: Unit) -> str:
+def _unit(layout: MapLayout, colours: dict[str, str], unit: DrawnUnit) -> str:
     if unit.province not in layout.provinces:
         return ""
     x, y = _spot(layout, unit.province, unit.coast)
@@ -277,7 +277,7 @@ def _bar(a: Point, b: Point, r: float, cls: str) -> str:
             f'" stroke="#d00" stroke-width="{_f(r * 0.45)}" fill="none"/>')
 
 
-def _find_move(board: Board, other: Unit) -> Order | None:
+def _find_move(board: Board, other: DrawnUnit) -> Order | None:
     for o in board.orders:
         if o.unit.province == other.province and o.unit.power == other.power \
                 and o.action in ("MTO", "CTO"):

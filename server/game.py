@@ -90,7 +90,7 @@ from server.events import (
     Rejoin,
     Request,
 )
-from server.history import History, Phase
+from server.history import History, PlayedPhase
 from server.press import PressRelay, wire_representation
 from server.requests import answer
 from server.session import Client, Role
@@ -442,7 +442,7 @@ class Game:
                               sco_e.text, now_e.text)
         self.handle.status = "running"
         self.handle.passcodes = {p: s.passcode for p, s in self.seats.items()}
-        self.history = History([Phase("", None, sco_e.packet, now_e.packet)])
+        self.history = History([PlayedPhase("", None, sco_e.packet, now_e.packet)])
         self.year_tables = [(self.engine.turn.year - 1, owners(sco))]
         self.log.info("game_started", powers={p: s.client_name for p, s in self.seats.items()},
                       observers=self.observer_names())
@@ -485,7 +485,7 @@ class Game:
             last = sco, now
             messages = [self.parse(m) for m in stored.messages]
             results = join((self.encode(m).packet for m in messages if isinstance(m, Ord)), "ORD")
-            self.history.append(Phase(stored.turn, results if stored.seq else None,
+            self.history.append(PlayedPhase(stored.turn, results if stored.seq else None,
                                       self.encode(sco).packet, self.encode(now).packet))
             if stored.seq == 0:
                 self.year_tables.append((now.turn.year - 1, owners(sco)))
@@ -637,7 +637,7 @@ class Game:
             str(new.turn), [self._text(m) for m in end_messages],
         )
         ords = join((e.packet for e in results), "ORD")
-        self.history.append(Phase(str(processed), ords, sco_e.packet, now_e.packet))
+        self.history.append(PlayedPhase(str(processed), ords, sco_e.packet, now_e.packet))
         self.engine = new
         self.turn = TurnState(new.season)
         self._order_texts.clear()

@@ -13,7 +13,7 @@ from server.wire import Packet
 
 
 @dataclass(frozen=True, slots=True)
-class Phase:
+class PlayedPhase:
     """A processed phase as clients may ask for it again (HST, ORD)."""
 
     turn: str
@@ -22,7 +22,7 @@ class Phase:
     now: Packet                 # the phase after it
 
 
-class History(list[Phase]):
+class History(list[PlayedPhase]):
     """Every phase of a game in order; entry 0 is the start (turn ``""``)."""
 
     def last_results(self) -> list[Packet]:

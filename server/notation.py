@@ -123,7 +123,7 @@ def _words(text: str, names: Mapping[str, str]) -> list[str]:
     return _TOKEN.findall(lowered)
 
 
-class _Reader:
+class _NotationReader:
     def __init__(self, text: str, ctx: Context) -> None:
         self.ctx = ctx
         self.names = province_names(ctx.map)
@@ -212,7 +212,7 @@ def _unit(unit: tuple[str, str, str, str | None]) -> str:
 
 def parse_order(text: str, ctx: Context) -> str:
     """The DAIDE text of one order written in English notation (NotationError if it is not one)."""
-    r = _Reader(text, ctx)
+    r = _NotationReader(text, ctx)
     if not r.words:
         raise NotationError("an empty order")
     first = r.peek()
@@ -277,7 +277,7 @@ def parse_order(text: str, ctx: Context) -> str:
     return order
 
 
-def _build_unit(r: _Reader, ctx: Context) -> tuple[str, str, str, str | None]:
+def _build_unit(r: _NotationReader, ctx: Context) -> tuple[str, str, str, str | None]:
     kind = UNIT_WORDS.get(r.peek() or "")
     if kind is None:
         raise NotationError(f"{r.text!r}: build A or F, e.g. 'build A Par'")
@@ -286,7 +286,7 @@ def _build_unit(r: _Reader, ctx: Context) -> tuple[str, str, str, str | None]:
     return ctx.power, kind, province, coast
 
 
-def _end(r: _Reader) -> None:
+def _end(r: _NotationReader) -> None:
     if not r.done():
         raise NotationError(f"{r.text!r}: unexpected {' '.join(r.words[r.pos:])!r} at the end")
 

@@ -9,7 +9,7 @@ from daide.datc_cases import (
     MalformedCase,
     RuleSpec,
     SourceLine,
-    Submission,
+    SubLine,
     parse_cases,
     read_case_file,
     strip_comment,
@@ -49,8 +49,8 @@ def test_a_case_with_several_phases() -> None:
     assert case.now.number == 6
     assert [len(p.submissions) for p in case.phases] == [2, 0, 1]
     assert case.phases[0].submissions == (
-        Submission(SourceLine(7, "SUB ( ( AUS FLT TRI ) HLD )"), None),
-        Submission(SourceLine(8, "SUB ( ( AUS AMY SER ) HLD )"), "GER"),
+        SubLine(SourceLine(7, "SUB ( ( AUS FLT TRI ) HLD )"), None),
+        SubLine(SourceLine(8, "SUB ( ( AUS AMY SER ) HLD )"), "GER"),
     )
     assert case.phases[0].result_line == 10
     assert [e.number for e in case.phases[0].expected] == [11, 12]

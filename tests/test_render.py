@@ -12,9 +12,9 @@ from engine.variants import variant_map, variant_names
 from maps import MapError
 from render import (
     Board,
+    DrawnUnit,
     Order,
     RenderError,
-    Unit,
     board_from_daide,
     layout_for,
     map_geometry,
@@ -208,12 +208,12 @@ def test_board_from_daide_reads_now_sco_and_orders() -> None:
                 "ORD ( FAL 1901 ) ( ( RUS FLT ( STP SCS ) ) MTO BOT ) ( SUC )",
                 "( ENG FLT LON ) SUP ( ENG AMY YOR ) MTO NTH"])
     assert board.turn == "FAL 1901"
-    assert board.units[0] == Unit("RUS", "FLT", "STP", "SCS")
+    assert board.units[0] == DrawnUnit("RUS", "FLT", "STP", "SCS")
     assert board.units[2].retreats == ("BOH", "TYR")
     assert dict(board.owners) == {"PAR": "FRA", "BRE": "FRA", "MUN": "UNO"}
     assert board.orders[0].results == ("BNC",)
     assert board.orders[1].unit.coast == "SCS"
-    assert board.orders[2].other == Unit("ENG", "AMY", "YOR")
+    assert board.orders[2].other == DrawnUnit("ENG", "AMY", "YOR")
     assert board.orders[2].target == "NTH" and board.orders[2].results == ()
 
 
@@ -242,10 +242,10 @@ def test_unknown_province_is_refused() -> None:
 
 def test_orders_are_drawn_with_their_results() -> None:
     map_ = variant_map("standard")
-    par, mar = Unit("FRA", "AMY", "PAR"), Unit("FRA", "AMY", "MAR")
-    mun, ber = Unit("GER", "AMY", "MUN"), Unit("GER", "AMY", "BER")
-    lon, nth = Unit("ENG", "AMY", "LON"), Unit("ENG", "FLT", "NTH")
-    kie = Unit("GER", "FLT", "KIE", retreats=("BAL",))
+    par, mar = DrawnUnit("FRA", "AMY", "PAR"), DrawnUnit("FRA", "AMY", "MAR")
+    mun, ber = DrawnUnit("GER", "AMY", "MUN"), DrawnUnit("GER", "AMY", "BER")
+    lon, nth = DrawnUnit("ENG", "AMY", "LON"), DrawnUnit("ENG", "FLT", "NTH")
+    kie = DrawnUnit("GER", "FLT", "KIE", retreats=("BAL",))
     orders = (
         Order(par, "MTO", "BUR", results=("BNC",)),
         Order(mar, "SUP", "BUR", other=par, results=("CUT",)),
@@ -253,7 +253,7 @@ def test_orders_are_drawn_with_their_results() -> None:
         Order(ber, "HLD", results=("SUC", "RET")),
         Order(lon, "CTO", "NWY", via=("NTH",), results=("SUC",)),
         Order(nth, "CVY", "NWY", other=lon, results=("SUC",)),
-        Order(Unit("RUS", "AMY", "WAR"), "SUP", other=ber, results=("NSO",)),
+        Order(DrawnUnit("RUS", "AMY", "WAR"), "SUP", other=ber, results=("NSO",)),
     )
     board = Board("SPR 1901", (par, mar, mun, ber, lon, nth, kie),
                   {"PAR": "FRA", "MUN": "GER"}, orders)
