@@ -162,6 +162,19 @@ def test_the_scanner_sees_lazy_imports() -> None:
     assert found == {"maps", "server"}
 
 
+def test_no_class_name_is_defined_twice() -> None:
+    """One name per concept: a class name names one class in the product code, so no
+    module has to import one as another name (``Order as POrder``)."""
+    where: dict[str, list[str]] = {}
+    for package in _packages():
+        for path in _modules(package):
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ClassDef):
+                    where.setdefault(node.name, []).append(path.relative_to(ROOT).as_posix())
+    assert {name: paths for name, paths in where.items() if len(paths) > 1} == {}
+
+
 def test_construct_lives_in_one_module() -> None:
     users = []
     for package in _packages():
