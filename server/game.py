@@ -74,7 +74,7 @@ from protocol.messages import (
     Tme,
     Yes,
 )
-from protocol.orders import DaideOrder, Turn
+from protocol.orders import DaideOrder
 from protocol.parse import Sender, parse_message
 from protocol.text import parse_text, render_text, tree_from_text
 from protocol.tree import from_tree
