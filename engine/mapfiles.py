@@ -9,7 +9,7 @@ in text form (docs/protocol.md §6.8).
 
 Two layouts:
 
-* ``maps/data/<name>/`` (:func:`load_files`, :func:`load_map`): ``<name>.mdf``, ``<name>.now``,
+* ``maps/data/<name>/`` (:func:`load_files`): ``<name>.mdf``, ``<name>.now``,
   ``<name>.sco``, ``<name>.rem`` (the representation, docs/protocol.md §4.2: ``0``
   for the standard tokens, else a count and ``HEX:Name`` lines) and the full
   names, ``names.tsv`` (``MNEMONIC<TAB>Full name``) or ``names.nam``
@@ -142,7 +142,7 @@ def _tokens_of_tree(tree: Tree, rep: Representation, part: str) -> Sequence[int]
         raise MapError(f"not a {part} message: {exc}", part) from None
 
 
-def messages_from_trees(
+def _messages_from_trees(
     mdf: Tree, now: Tree | None = None, sco: Tree | None = None, rep: Representation = STANDARD,
 ) -> tuple[Mdf, Now | None, Sco | None]:
     """The MDF, NOW and SCO message trees as typed messages; :class:`MapError` if not."""
@@ -166,7 +166,7 @@ def map_from_mdf(
     tokens).  Raises :class:`MapError` for a tree that is not such a message
     or data that is not a consistent map.
     """
-    mdf_msg, now_msg, sco_msg = messages_from_trees(mdf, now, sco, rep or STANDARD)
+    mdf_msg, now_msg, sco_msg = _messages_from_trees(mdf, now, sco, rep or STANDARD)
     return map_from_definition(mdf_msg.definition, now_msg, sco_msg, name=name, names=names)
 
 
@@ -299,11 +299,6 @@ def load_files(name: str, directory: Path | None = None) -> MapFiles:
     return files.build(name, names, check=True)
 
 
-def load_map(name: str, directory: Path | None = None) -> Map:
-    """:func:`load_files`' map."""
-    return load_files(name, directory).map
-
-
 @functools.cache
 def bundled_corrections() -> Mapping[str, Patch]:
     """The corrections of ``maps/data/CORRECTIONS.diff``, by lower-case file name."""
@@ -325,7 +320,7 @@ def load_archive(
     files are read as they are, unless ``corrections`` (e.g.
     :func:`bundled_corrections`) are given: a patch named like a file is
     applied to it first.  With ``strict`` the representation must agree with
-    the map, as :func:`load_map` requires.
+    the map, as :func:`load_files` requires.
     """
     paths: dict[str, Path] = {}
     for ext in (".mdf", ".now", ".sco", ".rem"):
@@ -351,10 +346,8 @@ __all__ = [
     "files_from_text",
     "load_archive",
     "load_files",
-    "load_map",
     "map_from_definition",
     "map_from_mdf",
     "map_from_text",
-    "messages_from_trees",
     "read_names",
 ]

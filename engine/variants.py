@@ -66,11 +66,6 @@ def variant_names() -> tuple[str, ...]:
                         if p.is_dir() and (p / f"{p.name}.mdf").exists()))
 
 
-def available_variants() -> tuple[str, ...]:
-    """Variant names that have map data (``daide variants``)."""
-    return variant_names()
-
-
 def canonical_name(name: str) -> str:
     """The registry's name for ``name`` (case-insensitive); :class:`UnknownVariant` if none."""
     key = name.strip().lower()
@@ -103,11 +98,6 @@ def standard_map() -> Map:
     return _files("standard").map
 
 
-def variant_of(files: MapFiles) -> Variant:
-    """A map read with its wire data as a playable variant (MAP name in upper case)."""
-    return Variant(files.map.name.upper(), files.map, files.rep, files.mdf)
-
-
 @cache
 def load_variant(name: str) -> Variant:
     """The variant of that name (case-insensitive, as ``daide variants`` lists them), loaded once.
@@ -120,11 +110,11 @@ def load_variant(name: str) -> Variant:
     data that cannot be played, naming the file).
     """
     try:
-        return variant_of(_files(canonical_name(name)))
+        files = _files(canonical_name(name))
     except MapError as exc:
         raise VariantError(str(exc)) from None
+    return Variant(files.map.name.upper(), files.map, files.rep, files.mdf)
 
 
-__all__ = ["UnknownVariant", "Variant", "VariantError", "available_variants", "canonical_name",
-           "load_variant", "standard_map", "variant_files", "variant_map", "variant_names",
-           "variant_of"]
+__all__ = ["UnknownVariant", "Variant", "VariantError", "canonical_name", "load_variant",
+           "standard_map", "variant_files", "variant_map", "variant_names"]
