@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from functools import cache
 
 from adjudicator import GameState, PhaseResult, Rulebook
-from adjudicator.values import MOVEMENT, RETREAT
+from adjudicator.values import RETREAT
 from engine import convert
-from engine.position import Engine
+from engine.position import Engine, keep_order
 from engine.variants import UnknownVariant, variant_files, variant_names
 from maps import Map, MapError
 from protocol.errors import ProtocolError
@@ -252,7 +252,6 @@ def run_phase(s: Setting, state: GameState, submissions: Sequence[Orders]) -> Ph
     engine = Engine(s.map, state, s.rules)
     accepted: dict[str, list[DaideOrder]] = {}
     thx: list[Thx] = []
-    replaces = state.phase.kind in (MOVEMENT, RETREAT)
     for sub in submissions:
         for submitted in sub.orders:
             power = sub.submitter or _power_of(submitted)
@@ -261,9 +260,7 @@ def run_phase(s: Setting, state: GameState, submissions: Sequence[Orders]) -> Ph
             if note != MBV:
                 thx.append(convert.thx_message(submitted, note))
                 continue
-            if replaces and not isinstance(submitted, DaideWaive):
-                mine[:] = [o for o in mine if isinstance(o, DaideWaive) or o.unit != submitted.unit]
-            mine.append(submitted)
+            keep_order(mine, submitted, state.phase.season)
     outcome = engine.advance(accepted)
     new = outcome.engine
     return PhaseOutput(

@@ -153,6 +153,22 @@ class Engine:
         return Outcome(result, Engine(self.map, result.state, self.rulebook))
 
 
+#: Seasons whose orders are one per unit (movement, retreat).
+PER_UNIT_SEASONS = frozenset({"SPR", "SUM", "FAL", "AUT"})
+
+
+def keep_order(held: list[po.DaideOrder], order: po.DaideOrder, season: str) -> None:
+    """Add an accepted order to a power's orders of the phase.
+
+    In movement and retreat phases a later order for a unit replaces the
+    earlier one (docs/protocol.md §8.3); adjustment orders accumulate (each
+    build, removal or waive is an order of its own).
+    """
+    if season in PER_UNIT_SEASONS and not isinstance(order, po.DaideWaive):
+        held[:] = [o for o in held if isinstance(o, po.DaideWaive) or o.unit != order.unit]
+    held.append(order)
+
+
 def owing(state: GameState, powers: Sequence[str]) -> frozenset[str]:
     """The powers that must order in this phase (docs/protocol.md §8.3)."""
     kind = state.phase.kind

@@ -12,15 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from protocol.orders import DaideOrder, DaideUnit, DaideWaive
-
-#: Seasons whose orders are one per unit (movement, retreat).
-PER_UNIT_SEASONS = frozenset({"SPR", "SUM", "FAL", "AUT"})
-
-
-def unit_of(order: DaideOrder) -> DaideUnit | None:
-    """The unit an order is for - None for a waive."""
-    return None if isinstance(order, DaideWaive) else order.unit
+from engine.position import keep_order
+from protocol.orders import DaideOrder
 
 
 @dataclass
@@ -47,11 +40,7 @@ class TurnState:
 
     def accept(self, power: str, order: DaideOrder) -> None:
         """Store an accepted order, replacing the unit's earlier one where that applies."""
-        held = self.orders.setdefault(power, [])
-        unit = unit_of(order)
-        if self.season in PER_UNIT_SEASONS and unit is not None:
-            held[:] = [o for o in held if unit_of(o) != unit]
-        held.append(order)
+        keep_order(self.orders.setdefault(power, []), order, self.season)
         self._changed(power)
 
     def cancel(self, power: str, order: DaideOrder) -> bool:
