@@ -218,31 +218,34 @@ class _Search:
     # -- the others ----------------------------------------------------------
 
     def _predict(self, samples: int) -> None:
-        """Sample the other powers' orders from the DumbBot model."""
+        """Sample the other powers' orders from the DumbBot model.
+
+        DumbBot's valuation has no randomness, so it is computed once per
+        power and only its noisy planning runs per sample (DumbBot's own
+        phase steps, `bots.dumbbot`).
+        """
         model = DumbBot()
-        views = {p: replace(self.view, power=p) for p in self.geo.powers if p != self.me}
-        movement = self.view.phase_kind == MOVEMENT
-        values = {}
-        for power, view in views.items():
-            if movement and view.my_units:
-                values[power] = valuation(view)
+        kind = self.view.phase_kind
+        views = {}
+        for power in self.geo.powers:
+            view = replace(self.view, power=power)
+            if power == self.me:
+                continue
+            if ((kind == MOVEMENT and view.my_units) or (kind == RETREAT and view.my_dislodged)
+                    or (kind == ADJUSTMENT and view.adjustment != 0)):
+                views[power] = view
+        values = {power: valuation(view) for power, view in views.items()}
         for _ in range(samples):
             seed = self.rng.random()
             future: dict[str, list[adj.Order]] = {}
             for power, view in views.items():
                 rng = random.Random(f"{seed}/{power}")
-                if movement:
-                    if power not in values:
-                        continue
+                if kind == MOVEMENT:
                     trees = _Movement(view, values[power], rng).plan()
-                elif self.view.phase_kind == RETREAT:
-                    if not view.my_dislodged:
-                        continue
-                    trees = model.orders(view, rng)
+                elif kind == RETREAT:
+                    trees = model._retreats(view, values[power], rng)
                 else:
-                    if view.adjustment == 0:
-                        continue
-                    trees = model.orders(view, rng)
+                    trees = model._adjustments(view, values[power], rng)
                 future[power] = [adj_order(t) for t in trees]
             self.futures.append(future)
 

@@ -35,7 +35,7 @@ from bots.strategy import Strategy
 from daide.cmd_demo import start_embedded_server
 from engine.variants import standard_map, variant_files, variant_map
 from protocol.text import format_tree
-from tests.test_bots_legal import random_state
+from tests.test_bots_legal import PLAYABLE, random_state
 
 MAP = standard_map()
 SMALL = Budget(iterations=80, seconds=None)
@@ -279,6 +279,28 @@ def test_a_variant_game_is_played_legally() -> None:
         game = play_game(sa, players, seed=i, max_year=sa.start_phase[1] + 3, rep=rep)
         assert game.rejections == []
         assert {r.kind for r in bot.reports} >= {"movement", "adjustment"}
+
+
+@pytest.mark.parametrize("stem", PLAYABLE)
+def test_every_playable_variant_gets_legal_first_orders(stem: str) -> None:
+    """The first phase of every variant, for three of its powers: the map
+    rebuilt from the bot's view adjudicates, and every order is legal."""
+    variant = variant_map(stem)
+    rep = variant_files(stem).rep
+    start = GameState(Phase(*variant.start_phase), tuple(
+        Unit(s.power, s.kind, Location(s.province, s.coast)) for s in variant.start_units),
+        dict(variant.start_ownership))
+    bot = LookaheadBot(Budget(iterations=16, seconds=None))
+    for power in variant.powers[:3]:
+        if not owes_orders(start, power):
+            continue
+        trees = bot.orders(view_of(variant, start, power), random.Random(power))
+        rejected: list = []
+        submit(variant, start, power, trees, rejected, rep)
+        owed = (len(start.units_of(power)) if start.phase.kind == "movement"
+                else abs(start.adjustment(power)))     # some variants start with builds
+        assert rejected == [] and len(trees) == owed, (stem, power)
+    assert bot.reports and all(r.iterations > 0 for r in bot.reports)
 
 
 # -- the real server -----------------------------------------------------------------
