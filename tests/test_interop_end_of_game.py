@@ -13,11 +13,14 @@
 
 from __future__ import annotations
 
+import json
+import signal
 from pathlib import Path
 
 import structlog.testing
 import trio
 
+from tests.cli_helpers import serving, wait_for_line
 from tests.server_helpers import POWERS, ScriptClient, holds, start_game, start_server
 
 #: Short enough to keep the test quick, long enough for a loaded machine's requests.
@@ -163,3 +166,27 @@ async def test_the_smr_names_the_turn_the_game_reached(
     assert seen[-2:-1] == ["DRW"] and seen[-1].startswith("SMR ( SPR 1902 ) ( AUS ")
     for client in clients.values():
         await client.close()
+
+
+async def test_daide_serve_lingers_30_seconds_by_default_and_a_shutdown_ends_it(
+        tmp_path: Path) -> None:
+    # The real program: its default linger, and SIGTERM during the linger -
+    # OFF, FM and an orderly close for everyone, exit status 0, no traceback.
+    with serving(tmp_path / "g.db") as (server, port):
+        clients = await start_game(port)
+        await agree_draw(clients)
+        assert server.stderr is not None
+        line, _ = wait_for_line(server, server.stderr, '"event": "game_over"')
+        assert json.loads(line)["linger"] == 30.0
+        await clients["ITA"].send("NOW")                 # still answered
+        assert (await clients["ITA"].receive()).startswith("NOW ( SPR 1901 )")
+        server.send_signal(signal.SIGTERM)
+        for client in clients.values():
+            await client.expect("OFF")
+            assert await client.expect_closed() == "FM"
+            assert await client.stream.receive_some(10) == b""
+            await client.stream.aclose()
+        _out, err = server.communicate(timeout=30)
+    assert server.returncode == 0 and "Traceback" not in err
+    closed = [json.loads(x) for x in err.splitlines() if '"connection_closed"' in x]
+    assert len(closed) == 7 and {e["reason"] for e in closed} == {"server shutdown"}
