@@ -15,6 +15,9 @@ played
 * on the cluster with the driver killed (SIGKILL) mid-run, then the same
   command again: only the games not yet stored are played.
 
+A game with external bots that crash and hang is recorded on the cluster
+exactly as locally, their output shipped back to the driver's ``logs/``.
+
 Every run is a real ``python -m daide tournament`` subprocess.
 """
 
@@ -161,6 +164,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_twenty_games_on_two_nodes(cluster: TwoNodes, reference: Path, tmp_path: Path) -> None:
     done = run(command(tmp_path, "--ray", cluster.address))
     assert done.returncode == 0, done.stderr[-3000:]
@@ -346,3 +350,46 @@ def test_pace_counts_only_the_time_games_were_played() -> None:
              game(3, "a#1", "30:00.000", "30:20.000")]
     assert pace_line(games) == ("- pace: 2.2 games per minute (3 games in 1.3 min of play); "
                                 "games per node: a#1 2, b#2 1")
+
+
+@pytest.mark.slow
+def test_failing_external_bots_on_a_worker_are_recorded_as_locally(
+        cluster: TwoNodes, tmp_path: Path) -> None:
+    faulty = ROOT / "tests" / "tournament_faulty_bot.py"
+    py = sys.executable
+    args = ["--bots", "extdumb,crash,hang,dumbbot,randbot,holdbot",
+            "--external", f"extdumb={py} -m daide bot dumbbot --host {{host}} --port {{port}}"
+                          " --seed {seed}",
+            "--external", f"crash={py} {faulty} crash {{host}} {{port}}",
+            "--external", f"hang={py} {faulty} hang {{host}} {{port}}",
+            "--games", "1", "--seed", "7", "--year-limit", "3", "--move-timeout", "1",
+            "--join-timeout", "10", "--disorder-grace", "0.5", "--time-limit", "60",
+            "--no-progress"]
+    base = [sys.executable, "-m", "daide", "tournament", *args]
+    local = run([*base, "--out", str(tmp_path / "local")])
+    on_ray = run([*base, "--out", str(tmp_path / "ray"), "--ray", cluster.address])
+    assert local.returncode == 0 and on_ray.returncode == 0, on_ray.stderr[-3000:]
+    assert "played 1 game(s)" in on_ray.stdout
+
+    def failures(out: Path) -> list[tuple[object, ...]]:
+        db = sqlite3.connect(out / "tournament.db")
+        try:
+            return db.execute("SELECT number, attempt, power, bot, kind, detail"
+                              " FROM tournament_failures ORDER BY number, power").fetchall()
+        finally:
+            db.close()
+
+    found = failures(tmp_path / "ray")
+    assert {(f[3], f[4]) for f in found} == {("crash", "crash"), ("hang", "hang")}
+    assert found == failures(tmp_path / "local")
+    assert ((tmp_path / "ray" / "games.csv").read_text()
+            == (tmp_path / "local" / "games.csv").read_text())
+    ray_report = (tmp_path / "ray" / "report.md").read_text()
+    local_report = (tmp_path / "local" / "report.md").read_text()
+    assert (ray_report.split("## Bot failures", 1)[1].split("\n## ", 1)[0]
+            == local_report.split("## Bot failures", 1)[1].split("\n## ", 1)[0])
+    # The external programs ran on a worker; their output came back to the driver.
+    crash_logs = sorted((tmp_path / "ray" / "logs").glob("game*-crash.log"))
+    assert [p.name for p in crash_logs] == sorted(
+        p.name for p in (tmp_path / "local" / "logs").glob("game*-crash.log"))
+    assert all(p.read_text().startswith(f"$ {py} {faulty} crash") for p in crash_logs)
