@@ -9,6 +9,8 @@ with numbers and pictures, which bot is better.  Modules, outside in:
   which game (a seeded cyclic design, balanced per power);
 * `tournament.runner` - runs the plan on an embedded or an existing server,
   ``K`` games at a time, resumable (`run_tournament`);
+* `tournament.cluster` - the same on a Ray cluster (``--ray``): each game a
+  task with its own embedded server on a worker, results streamed back;
 * `tournament.play` - one game: seats joined in a fixed order, an observer
   keeping the record, year and time limits, failures as civil disorder;
 * `tournament.proxy` - the relay in front of each external bot (seating by
