@@ -12,7 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
-import time
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -49,18 +49,22 @@ def start(*args: str, cwd: Path | None = None) -> subprocess.Popen[str]:
                             stderr=subprocess.PIPE, text=True, bufsize=1)
 
 
-def wait_for_line(stream: IO[str], pattern: str, timeout: float = 30) -> tuple[str, list[str]]:
-    """Read ``stream`` until a line matches ``pattern``; (that line, every line read)."""
+def wait_for_line(process: subprocess.Popen[str], stream: IO[str], pattern: str,
+                  timeout: float = 60) -> tuple[str, list[str]]:
+    """Read ``stream`` of ``process`` until a line matches ``pattern``; (that line,
+    every line read).  A process still silent after ``timeout`` seconds is killed,
+    so a test never hangs on it."""
     seen: list[str] = []
-    deadline = time.monotonic() + timeout
     regex = re.compile(pattern)
-    while time.monotonic() < deadline:
-        line = stream.readline()
-        if not line:
-            break
-        seen.append(line)
-        if regex.search(line):
-            return line, seen
+    watchdog = threading.Timer(timeout, process.kill)
+    watchdog.start()
+    try:
+        while line := stream.readline():
+            seen.append(line)
+            if regex.search(line):
+                return line, seen
+    finally:
+        watchdog.cancel()
     raise AssertionError(f"no line matching {pattern!r} in:\n{''.join(seen)}")
 
 
@@ -70,7 +74,7 @@ def serving(db: Path, *extra: str) -> Iterator[tuple[subprocess.Popen[str], int]
     server = start("serve", "--port", "0", "--db", str(db), "--log-json", *extra)
     try:
         assert server.stderr is not None
-        line, _ = wait_for_line(server.stderr, '"event": "listening"')
+        line, _ = wait_for_line(server, server.stderr, '"event": "listening"')
         yield server, int(json.loads(line)["port"])
     finally:
         if server.poll() is None:

@@ -161,7 +161,7 @@ def test_ctrl_c_stops_the_demo_and_keeps_the_record_of_what_was_played(tmp_path:
     demo = start("demo", "--seed", "5", "--bots", "holdbot", "--max-years", "100",
                  "--out", str(out))
     assert demo.stdout is not None
-    wait_for_line(demo.stdout, r"^\s+1901\s+SPR")
+    wait_for_line(demo, demo.stdout, r"^\s+1901\s+SPR")
     demo.send_signal(signal.SIGINT)
     stdout, stderr = demo.communicate(timeout=30)
     assert demo.returncode == 130, stderr
@@ -181,7 +181,7 @@ def test_ctrl_c_stops_daide_bot(tmp_path: Path) -> None:
     with serving(tmp_path / "x.db") as (server, port):
         bots = start("bot", "holdbot", "--count", "7", "--port", str(port))
         assert server.stderr is not None
-        wait_for_line(server.stderr, '"event": "phase_processed"')
+        wait_for_line(server, server.stderr, '"event": "phase_processed"')
         bots.send_signal(signal.SIGINT)
         stdout, stderr = bots.communicate(timeout=30)
     assert bots.returncode == 130, stderr
