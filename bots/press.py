@@ -37,9 +37,9 @@ from protocol.orders import Turn
 from protocol.press import (
     Accept,
     Arrangement,
-    Message,
     NotUnderstood,
     Peace,
+    PressBody,
     PressFault,
     PressMessage,
     Propose,
@@ -79,7 +79,7 @@ def no_press_replies(frm: Tree) -> list[Tree]:
     ]
 
 
-def never_answered(message: Message | Tree) -> bool:
+def never_answered(message: PressBody | Tree) -> bool:
     """HUH and TRY are never answered with HUH (docs/protocol.md §16.5)."""
     if isinstance(message, NotUnderstood | Try):
         return True

@@ -31,8 +31,7 @@ from typing import ClassVar
 from protocol.errors import EncodeError, GrammarError, ProtocolError
 from protocol.mapdef import CentreGroup, MapDefinition
 from protocol.orders import DaideOrder, DaideOrderResult, Turn, UnitPosition
-from protocol.press import Message as PressBody
-from protocol.press import ReceivedPress, SendPress
+from protocol.press import PressBody, ReceivedPress, SendPress
 from protocol.text import format_tree, render_text
 from protocol.tokens import BRA, ERR, KET, STANDARD, Representation
 from protocol.tree import Node, Text, Tree, from_tree, to_tree, tokens_to_bytes

@@ -92,8 +92,7 @@ from protocol.orders import (
     parse_turn,
     parse_unit_position,
 )
-from protocol.press import Message as PressBody
-from protocol.press import PressFault, try_parse_press
+from protocol.press import PressBody, PressFault, try_parse_press
 from protocol.press_tokens import FREE_TEXT_LEVEL
 from protocol.tokens import BRA, KET, STANDARD, Representation
 from protocol.tree import Node, to_tree

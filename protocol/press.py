@@ -73,7 +73,6 @@ from protocol.press_model import (
     GiveControl,
     HowToAttack,
     Insist,
-    Message,
     NoArrangement,
     NoneOfYourBusiness,
     Not,
@@ -83,6 +82,7 @@ from protocol.press_model import (
     OwesFavour,
     Peace,
     PositionOnBoard,
+    PressBody,
     PressMessage,
     PressValue,
     Propose,
@@ -118,7 +118,7 @@ class SendPress:
     """``SND [(turn)] (power power ...) (message)`` - client -> server (docs/protocol.md §16.1)."""
 
     recipients: tuple[str, ...]
-    message: Message
+    message: PressBody
     turn: Turn | None = None
 
     def nodes(self) -> Tree:
@@ -137,7 +137,7 @@ class ReceivedPress:
 
     sender: str
     recipients: tuple[str, ...]
-    message: Message
+    message: PressBody
 
     def nodes(self) -> Tree:
         return ("FRM", (self.sender,), tuple(self.recipients), self.message.nodes())
@@ -152,7 +152,7 @@ def _grammar_error(tree: Tree, rep: Representation, fault: PressFault) -> Gramma
 
 def try_parse_press(
     nodes: Tree, level: int = FREE_TEXT_LEVEL, rep: Representation = STANDARD
-) -> Message | PressFault:
+) -> PressBody | PressFault:
     """The press message in ``nodes``, or the :class:`PressFault` that stops it.
 
     The hook for a caller that parses the enclosing SND/FRM itself (e.g.
@@ -169,7 +169,7 @@ def try_parse_press(
 
 def parse_press(
     tree: Tree, level: int = FREE_TEXT_LEVEL, rep: Representation = STANDARD
-) -> Message:
+) -> PressBody:
     """A press message or reply from its nodes, checked at press ``level``.
 
     ``tree`` is the contents of the message's group, e.g.
@@ -253,7 +253,7 @@ def parse_received(
 
 
 def check_level(
-    value: Message | SendPress | ReceivedPress, level: int, rep: Representation = STANDARD
+    value: PressBody | SendPress | ReceivedPress, level: int, rep: Representation = STANDARD
 ) -> PressFault | None:
     """None if ``value`` is legal at press ``level``, else the first fault.
 
@@ -276,14 +276,14 @@ def check_level(
 
 
 def legal_at(
-    value: Message | SendPress | ReceivedPress, level: int, rep: Representation = STANDARD
+    value: PressBody | SendPress | ReceivedPress, level: int, rep: Representation = STANDARD
 ) -> bool:
     """Whether ``value`` is a legal press message at press ``level``."""
     return check_level(value, level, rep) is None
 
 
 def minimum_level(
-    value: Message | SendPress | ReceivedPress, rep: Representation = STANDARD
+    value: PressBody | SendPress | ReceivedPress, rep: Representation = STANDARD
 ) -> int | None:
     """The lowest official press level (docs/protocol.md §16.3) at which ``value`` is legal.
 
@@ -394,7 +394,7 @@ __all__ = [
     "HowToAttack",
     "Insist",
     "PressFault",
-    "Message",
+    "PressBody",
     "NoArrangement",
     "NoneOfYourBusiness",
     "Not",

@@ -76,7 +76,7 @@ class Reply(PressValue):
     __slots__ = ()
 
 
-Message: TypeAlias = PressMessage | Reply
+PressBody: TypeAlias = PressMessage | Reply
 """What SND carries: a press message or a reply."""
 
 
@@ -274,7 +274,7 @@ class SendRequest(Arrangement):
 
     sender: str
     recipients: tuple[str, ...]
-    message: Message
+    message: PressBody
 
     def nodes(self) -> Tree:
         return ("SND", (self.sender,), _powers(self.recipients), self.message.nodes())
@@ -323,7 +323,7 @@ class Propose(PressMessage):
 class Cancel(PressMessage):
     """``CCL (press_message)`` - cancel an own proposal or own YES (level 10)."""
 
-    message: Message
+    message: PressBody
 
     def nodes(self) -> Tree:
         return ("CCL", self.message.nodes())
@@ -414,7 +414,7 @@ class Explain(PressMessage):
     """``EXP (turn) (message)`` - explain your moves given what you said (level 80)."""
 
     turn: Turn
-    message: Message
+    message: PressBody
 
     def nodes(self) -> Tree:
         return ("EXP", self.turn.to_node(), self.message.nodes())
@@ -439,7 +439,7 @@ class Forwarded(PressMessage):
 
     sender: str
     recipients: tuple[str, ...]
-    message: Message
+    message: PressBody
 
     def nodes(self) -> Tree:
         return ("FRM", (self.sender,), _powers(self.recipients), self.message.nodes())
@@ -617,7 +617,7 @@ __all__ = [
     "GiveControl",
     "HowToAttack",
     "Insist",
-    "Message",
+    "PressBody",
     "NoArrangement",
     "NoneOfYourBusiness",
     "Not",

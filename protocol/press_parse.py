@@ -71,7 +71,6 @@ from protocol.press_model import (
     GiveControl,
     HowToAttack,
     Insist,
-    Message,
     NoArrangement,
     NoneOfYourBusiness,
     Not,
@@ -81,6 +80,7 @@ from protocol.press_model import (
     OwesFavour,
     Peace,
     PositionOnBoard,
+    PressBody,
     PressMessage,
     Propose,
     Query,
@@ -235,7 +235,7 @@ class PressParser:
 
     # --- messages -----------------------------------------------------------
 
-    def message(self, seq: Seq, mode: Mode = Mode.ANY) -> Message:
+    def message(self, seq: Seq, mode: Mode = Mode.ANY) -> PressBody:
         """A press message or reply filling ``seq`` (the contents of its group)."""
         first = seq.peek()
         if isinstance(first, Text):
@@ -258,7 +258,7 @@ class PressParser:
         seq.finish()
         return msg
 
-    def message_group(self, seq: Seq, mode: Mode) -> Message:
+    def message_group(self, seq: Seq, mode: Mode) -> PressBody:
         return self.message(seq.group(mode.value), mode)
 
     def press_group(self, seq: Seq) -> PressMessage:
@@ -301,35 +301,35 @@ class PressParser:
         g.finish()
         return arr, negated
 
-    def _prp(self, seq: Seq, mode: Mode) -> Message:
+    def _prp(self, seq: Seq, mode: Mode) -> PressBody:
         return Propose(self.arrangement_group(seq))
 
-    def _ins(self, seq: Seq, mode: Mode) -> Message:
+    def _ins(self, seq: Seq, mode: Mode) -> PressBody:
         return Insist(self.arrangement_group(seq))
 
-    def _qry(self, seq: Seq, mode: Mode) -> Message:
+    def _qry(self, seq: Seq, mode: Mode) -> PressBody:
         return Query(self.arrangement_group(seq))
 
-    def _sug(self, seq: Seq, mode: Mode) -> Message:
+    def _sug(self, seq: Seq, mode: Mode) -> PressBody:
         return Suggest(self.arrangement_group(seq))
 
-    def _fct(self, seq: Seq, mode: Mode) -> Message:
+    def _fct(self, seq: Seq, mode: Mode) -> PressBody:
         if self._query_form(seq, mode):
             arr, negated = self._query_reply(seq)
             return FactQuery(arr, negated)
         return Fact(self.arrangement_group(seq))
 
-    def _thk(self, seq: Seq, mode: Mode) -> Message:
+    def _thk(self, seq: Seq, mode: Mode) -> PressBody:
         if self._query_form(seq, mode):
             arr, negated = self._query_reply(seq)
             return ThinkQuery(arr, negated)
         return Think(self.arrangement_group(seq))
 
-    def _ccl(self, seq: Seq, mode: Mode) -> Message:
+    def _ccl(self, seq: Seq, mode: Mode) -> PressBody:
         # DN doc: CCL also cancels one's own YES, so it takes a reply too.
         return Cancel(self.message_group(seq, Mode.ANY))
 
-    def _try(self, seq: Seq, mode: Mode) -> Message:
+    def _try(self, seq: Seq, mode: Mode) -> PressBody:
         g = seq.group("token list")
         words = []
         while not g.done():
@@ -339,10 +339,10 @@ class PressParser:
             words.append(word)
         return Try(tuple(words))
 
-    def _wht(self, seq: Seq, mode: Mode) -> Message:
+    def _wht(self, seq: Seq, mode: Mode) -> PressBody:
         return WhatShould(self.unit(seq))
 
-    def _how(self, seq: Seq, mode: Mode) -> Message:
+    def _how(self, seq: Seq, mode: Mode) -> PressBody:
         g = seq.group("province or power")
         target, at = g.word("province or power")
         value = self.values.get(target, -1)
@@ -351,11 +351,11 @@ class PressParser:
         g.finish()
         return HowToAttack(target)
 
-    def _exp(self, seq: Seq, mode: Mode) -> Message:
+    def _exp(self, seq: Seq, mode: Mode) -> PressBody:
         turn = self.turn(seq.group("turn"))
         return Explain(turn, self.message_group(seq, Mode.ANY))
 
-    def _iff(self, seq: Seq, mode: Mode) -> Message:
+    def _iff(self, seq: Seq, mode: Mode) -> PressBody:
         # The THN branch decides: press branches make a press message, reply
         # branches a reply (Parlance: "statement = IFF (condition) THN
         # (statement) [ELS (statement)]", "reply = IFF ... THN (reply) ...").
@@ -363,7 +363,7 @@ class PressParser:
         seq.keyword("THN")
         then = self.message_group(seq, mode)
         branch = Mode.REPLY if isinstance(then, Reply) else Mode.PRESS
-        otherwise: Message | None = None
+        otherwise: PressBody | None = None
         if not seq.done():
             seq.keyword("ELS")
             otherwise = self.message_group(seq, branch)
@@ -373,21 +373,21 @@ class PressParser:
         assert otherwise is None or isinstance(otherwise, PressMessage)
         return Conditional(condition, then, otherwise)
 
-    def _frm(self, seq: Seq, mode: Mode) -> Message:
+    def _frm(self, seq: Seq, mode: Mode) -> PressBody:
         sender = self.power_group(seq)
         recipients = self.powers(seq)
         return Forwarded(sender, recipients, self.message_group(seq, Mode.ANY))
 
-    def _yes(self, seq: Seq, mode: Mode) -> Message:
+    def _yes(self, seq: Seq, mode: Mode) -> PressBody:
         return Accept(self.press_group(seq))
 
-    def _rej(self, seq: Seq, mode: Mode) -> Message:
+    def _rej(self, seq: Seq, mode: Mode) -> PressBody:
         return Reject(self.press_group(seq))
 
-    def _bwx(self, seq: Seq, mode: Mode) -> Message:
+    def _bwx(self, seq: Seq, mode: Mode) -> PressBody:
         return NoneOfYourBusiness(self.press_group(seq))
 
-    def _huh(self, seq: Seq, mode: Mode) -> Message:
+    def _huh(self, seq: Seq, mode: Mode) -> PressBody:
         g = seq.group("press message")
         if g.done():
             raise abort(g.closing(), "press message missing")
@@ -395,7 +395,7 @@ class PressParser:
 
     def _restricted(
         self, seq: Seq, allowed: Mapping[str, int], what: str, mode: Mode = Mode.PRESS
-    ) -> Message:
+    ) -> PressBody:
         """The group of IDK/SRY/WHY/POB: a message whose first word is in ``allowed``.
 
         ``allowed`` maps each word to the level it needs *in this position*
@@ -408,25 +408,25 @@ class PressParser:
         self.need(allowed[word], g.here(), f"{word} in this reply")
         return self.message(g, mode)
 
-    def _idk(self, seq: Seq, mode: Mode) -> Message:
+    def _idk(self, seq: Seq, mode: Mode) -> PressBody:
         msg = self._restricted(seq, _IDK_LEVELS, "QRY, WHT, HOW, EXP, PRP, INS or SUG")
         assert isinstance(
             msg, Query | WhatShould | HowToAttack | Explain | Propose | Insist | Suggest
         )
         return DontKnow(msg)
 
-    def _sry(self, seq: Seq, mode: Mode) -> Message:
+    def _sry(self, seq: Seq, mode: Mode) -> PressBody:
         msg = self._restricted(seq, {"EXP": TOKEN_LEVELS["EXP"]}, "EXP")
         assert isinstance(msg, Explain)
         return Sorry(msg)
 
-    def _why(self, seq: Seq, mode: Mode) -> Message:
+    def _why(self, seq: Seq, mode: Mode) -> PressBody:
         # WHY (THK (arrangement)) etc.: press messages, never the THK (QRY) reply.
         msg = self._restricted(seq, _WHY_LEVELS, "THK, FCT, SUG, PRP or INS")
         assert isinstance(msg, Think | Fact | Suggest | Propose | Insist)
         return Why(msg)
 
-    def _pob(self, seq: Seq, mode: Mode) -> Message:
+    def _pob(self, seq: Seq, mode: Mode) -> PressBody:
         msg = self._restricted(seq, {"WHY": TOKEN_LEVELS["WHY"]}, "WHY", Mode.REPLY)
         assert isinstance(msg, Why)
         return PositionOnBoard(msg)
@@ -572,7 +572,7 @@ class PressParser:
         return ForwardSent(sender, recipients, self.power_group(seq))
 
 
-_MessageHandler = Callable[[PressParser, Seq, Mode], Message]
+_MessageHandler = Callable[[PressParser, Seq, Mode], PressBody]
 _ArrangementHandler = Callable[[PressParser, Seq, Mark, bool], Arrangement]
 
 _MESSAGE_HEADS: Mapping[str, _MessageHandler] = {
@@ -624,7 +624,7 @@ _ARRANGEMENT_HEADS: Mapping[str, _ArrangementHandler] = {
 
 def parse_message_nodes(
     nodes: Tree, level: int, rep: Representation, start: int = 0, mode: Mode = Mode.ANY
-) -> Message:
+) -> PressBody:
     """Parse the nodes of one press message at ``level``.
 
     Raises :class:`~protocol.press_cursor.Abort` (holding the

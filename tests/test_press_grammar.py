@@ -52,7 +52,6 @@ from protocol.press import (
     GiveControl,
     HowToAttack,
     Insist,
-    Message,
     NoArrangement,
     NoneOfYourBusiness,
     Not,
@@ -62,6 +61,7 @@ from protocol.press import (
     OwesFavour,
     Peace,
     PositionOnBoard,
+    PressBody,
     PressFault,
     PressMessage,
     Propose,
@@ -108,7 +108,7 @@ LON_NTH = DoOrder(DaideMove(F("ENG", "LON"), DaideLocation("NTH")))
 PCE_EF = Peace(("ENG", "FRA"))
 
 # (level, text, value): the construct is introduced at ``level``.
-CONSTRUCTS: list[tuple[int, str, Message]] = [
+CONSTRUCTS: list[tuple[int, str, PressBody]] = [
     # Level 10: peace and alliances
     (10, "PRP ( PCE ( ENG FRA ) )", Propose(PCE_EF)),
     (10, "PRP ( ALY ( ENG FRA ) VSS ( GER AUS ) )", Propose(Alliance(("ENG", "FRA"), ("GER", "AUS")))),
@@ -251,7 +251,7 @@ CONSTRUCTS: list[tuple[int, str, Message]] = [
 ]  # fmt: skip
 
 
-def _ids(cases: list[tuple[int, str, Message]]) -> list[str]:
+def _ids(cases: list[tuple[int, str, PressBody]]) -> list[str]:
     return [f"{lv}:{text[:40]}" for lv, text, _ in cases]
 
 
@@ -274,7 +274,7 @@ def _huh(text: str, level: int) -> str:
 
 
 @pytest.mark.parametrize("level,text,value", CONSTRUCTS, ids=_ids(CONSTRUCTS))
-def test_construct_parses_and_renders_at_its_level(level: int, text: str, value: Message) -> None:
+def test_construct_parses_and_renders_at_its_level(level: int, text: str, value: PressBody) -> None:
     tokens = parse_text(text)
     tree = to_tree(tokens)
     assert parse_press(tree, level) == value
@@ -285,7 +285,7 @@ def test_construct_parses_and_renders_at_its_level(level: int, text: str, value:
 
 
 @pytest.mark.parametrize("level,text,value", CONSTRUCTS, ids=_ids(CONSTRUCTS))
-def test_construct_is_rejected_one_level_lower(level: int, text: str, value: Message) -> None:
+def test_construct_is_rejected_one_level_lower(level: int, text: str, value: PressBody) -> None:
     lower = _previous(level)
     violation = check_level(value, lower)
     assert violation is not None

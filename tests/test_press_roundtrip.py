@@ -62,7 +62,6 @@ from protocol.press import (
     GiveControl,
     HowToAttack,
     Insist,
-    Message,
     NoArrangement,
     NoneOfYourBusiness,
     Not,
@@ -72,6 +71,7 @@ from protocol.press import (
     OwesFavour,
     Peace,
     PositionOnBoard,
+    PressBody,
     PressMessage,
     PressValue,
     Propose,
@@ -273,7 +273,7 @@ HUH_CONTENTS: tuple[Tree, ...] = (
 
 
 @st.composite
-def press_messages(draw: st.DrawFn, level: int, depth: int = 3, family: str = "PR") -> Message:
+def press_messages(draw: st.DrawFn, level: int, depth: int = 3, family: str = "PR") -> PressBody:
     """A random press message ("P"), reply ("R") or either ("PR") legal at ``level``."""
     kinds = [k for k, (lv, f) in MESSAGE_KINDS.items() if lv <= level and f in family]
     if depth <= 0:
@@ -282,13 +282,13 @@ def press_messages(draw: st.DrawFn, level: int, depth: int = 3, family: str = "P
     kind = draw(st.sampled_from(_newest_first(kinds, message_levels)))
     arrangement = arrangements(level, depth - 1)
 
-    def sub(fam: str = "PR") -> st.SearchStrategy[Message]:
+    def sub(fam: str = "PR") -> st.SearchStrategy[PressBody]:
         return press_messages(level, depth - 1, fam)
 
     def press() -> st.SearchStrategy[PressMessage]:
         return sub("P")  # type: ignore[return-value]
 
-    simple: dict[str, Callable[[Arrangement], Message]] = {
+    simple: dict[str, Callable[[Arrangement], PressBody]] = {
         "PRP": Propose, "FCT": Fact, "INS": Insist, "QRY": Query, "SUG": Suggest, "THK": Think,
         "THKQ": ThinkQuery, "FCTQ": FactQuery,
     }  # fmt: skip
@@ -373,7 +373,7 @@ def _values(value: object) -> list[PressValue]:
     return out
 
 
-def required_level(msg: Message) -> int:
+def required_level(msg: PressBody) -> int:
     """The lowest level at which ``msg`` is legal, from the construct table alone."""
     values = _values(msg)
     level = max(CLASS_LEVELS[type(v)] for v in values)
@@ -432,7 +432,7 @@ def first_offence(tree: Tree, level: int) -> int:
     return found
 
 
-def _check(msg: Message, level: int) -> None:
+def _check(msg: PressBody, level: int) -> None:
     tree = msg.nodes()
     assert parse_press(tree, level) == msg
     tokens = from_tree(tree)
@@ -457,7 +457,7 @@ LEVELS = PRESS_LEVELS[1:]
 def _make_test(level: int) -> Callable[[], None]:
     @settings(max_examples=60, deadline=None)
     @given(press_messages(level))
-    def test(msg: Message) -> None:
+    def test(msg: PressBody) -> None:
         _check(msg, level)
 
     test.__name__ = f"test_random_press_round_trips_at_level_{level}"
@@ -471,7 +471,7 @@ for _level in LEVELS:
 
 @settings(max_examples=80, deadline=None)
 @given(press_messages(130), st.sampled_from(LEVELS))
-def test_trimmed_try_lists_hold_only_words_of_the_level(msg: Message, level: int) -> None:
+def test_trimmed_try_lists_hold_only_words_of_the_level(msg: PressBody, level: int) -> None:
     trimmed = trim_try(msg, level)
     for value in _values(trimmed):
         if isinstance(value, Try):
@@ -485,7 +485,7 @@ def test_trimmed_try_lists_hold_only_words_of_the_level(msg: Message, level: int
 @settings(max_examples=80, deadline=None)
 @given(press_messages(130, depth=2), powers, st.one_of(st.none(), turn), st.sampled_from(LEVELS))
 def test_snd_round_trip_and_positions_offset_by_the_header(
-    msg: Message, recipients: tuple[str, ...], when: Turn | None, level: int
+    msg: PressBody, recipients: tuple[str, ...], when: Turn | None, level: int
 ) -> None:
     snd = SendPress(recipients, msg, when)
     assert parse_send(snd.nodes(), 130) == snd
