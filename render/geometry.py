@@ -1,9 +1,9 @@
 """Plane geometry in pure Python: polygons, clipping and Voronoi cells.
 
-Province shapes are Voronoi cells: each site's cell is a bounding polygon cut
-by the perpendicular bisector half-plane towards every other site (O(n^2),
-well under a second for the 200 provinces of the largest variant), then
-clipped to the land or the sea outline.  Polygons are lists of (x, y) with no
+The standard map's province shapes are Voronoi cells: each site's cell is a
+bounding polygon cut by the perpendicular bisector half-plane towards every
+other site (O(n^2), fine for its 120 sites), then clipped to the land
+outline.  Polygons are lists of (x, y) with no
 repeated closing point; clipping keeps convexity of the clip polygon in mind
 (Sutherland-Hodgman: the clip polygon must be convex, the subject need not).
 """
@@ -168,28 +168,6 @@ def clip_polygon(subject: Sequence[Point], clip: Sequence[Point]) -> Polygon:
     return out
 
 
-def convex_hull(points: Sequence[Point]) -> Polygon:
-    """Counter-clockwise hull (monotone chain)."""
-    pts = sorted(set(points))
-    if len(pts) <= 2:
-        return list(pts)
-
-    def cross(o: Point, a: Point, b: Point) -> float:
-        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-
-    lower: Polygon = []
-    for p in pts:
-        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
-            lower.pop()
-        lower.append(p)
-    upper: Polygon = []
-    for p in reversed(pts):
-        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
-            upper.pop()
-        upper.append(p)
-    return lower[:-1] + upper[:-1]
-
-
 def point_in_polygon(p: Point, poly: Sequence[Point]) -> bool:
     x, y = p
     inside = False
@@ -241,13 +219,3 @@ def edge_distance(p: Point, poly: Sequence[Point]) -> float:
         qx, qy = x1 + t * dx, y1 + t * dy
         best = min(best, math.hypot(px - qx, py - qy))
     return best
-
-
-def path_d(poly: Sequence[Point]) -> str:
-    """SVG path data of a closed polygon, one decimal."""
-    if not poly:
-        return ""
-    parts = [f"M{poly[0][0]:.1f},{poly[0][1]:.1f}"]
-    parts.extend(f"L{x:.1f},{y:.1f}" for x, y in poly[1:])
-    parts.append("Z")
-    return "".join(parts)

@@ -7,9 +7,9 @@ by :func:`build_layout`:
   provinces are the Voronoi cells of the land sites clipped to the outline's
   polygons, seas are the Voronoi cells of the sea sites (drawn under the
   land, so the coast is the outline);
-* without one (every other variant, :mod:`render.autolayout`): one Voronoi
-  diagram of all sites plus a ring of empty "void" sites that bounds it, so
-  the coast is simply where a land cell meets a sea cell or the void.
+* with the shapes already drawn (every other variant: :mod:`render.autolayout`
+  draws them as the dual of the adjacency graph, :mod:`render.dual`), only
+  the spots are placed.
 
 Labels sit at the site, nudged apart until no two label boxes overlap; the
 unit stands just below its label, the centre marker to the right of it.
@@ -28,7 +28,7 @@ from render.geometry import Point, Polygon
 
 #: Label box estimate: width = chars x CHAR_WIDTH x font size, height = font size.
 CHAR_WIDTH = 0.62
-#: Void site mark in site lists.
+#: The owner of a frame edge in a Voronoi diagram (no province).
 VOID = ""
 
 
@@ -173,10 +173,8 @@ def _merge_segments(cells: list[tuple[Polygon, list[int]]], owner: Sequence[str]
 def build_layout(variant: str, kinds: Mapping[str, str], centres: set[str],
                  coasts: Mapping[str, Sequence[str]], sites: Mapping[str, Sequence[Point]],
                  *, width: float, height: float, font: float,
-                 land: Sequence[Polygon] | None = None,
-                 void: Sequence[Point] = (),
+                 land: Sequence[Polygon] = (),
                  coast_spots: Mapping[tuple[str, str], Point] | None = None,
-                 label_spots: Mapping[str, Point] | None = None,
                  islands: Sequence[Polygon] = (),
                  shapes: Mapping[str, list[Polygon]] | None = None) -> MapLayout:
     """Cells, borders and spots from the sites of every province (see the module doc)."""
@@ -202,7 +200,7 @@ def build_layout(variant: str, kinds: Mapping[str, str], centres: set[str],
     if shapes is not None:
         # the caller drew the shapes (render.dual): only the spots are placed here
         polys = {m: list(shapes[m]) for m in kinds}
-    elif land is not None:
+    else:
         # Seas: one diagram of the sea sites, drawn under the land.
         owner = [m for m in sorted(sites) if kinds[m] == "sea" for _ in sites[m]]
         pts = [p for m in sorted(sites) if kinds[m] == "sea" for p in sites[m]]
@@ -256,32 +254,12 @@ def build_layout(variant: str, kinds: Mapping[str, str], centres: set[str],
                     near_land = owner[_nearest(group_pts, mid)]
                     near_sea = sea_owner[_nearest(sea_pts, mid)]
                     touch(near_land, near_sea, [(u, v)])
-    else:
-        owner = [m for m in sorted(sites) for _ in sites[m]] + [VOID] * len(void)
-        pts = [p for m in sorted(sites) for p in sites[m]] + list(void)
-        cells = geo.voronoi_cells(pts, frame)
-        for m, (cell, _labels) in zip(owner, cells, strict=True):
-            if m != VOID and len(cell) >= 3:
-                polys[m].append(cell)
-        for p, q, a, b in _merge_segments(cells, owner):
-            touch(a, b, [(p, q)])
-            sea_a = a == VOID or kinds[a] == "sea"
-            sea_b = b == VOID or kinds[b] == "sea"
-            if sea_a != sea_b:
-                coast_edges.append((p, q))
-            elif not sea_a:
-                land_borders.append((p, q))
-            elif a != VOID and b != VOID:
-                sea_borders.append((p, q))
-    # Spots: the label where given (or at the first site), unit under it, centre right of it.
+    # Spots: the label over the first site, the unit under it, the centre right of it.
     unit_size = font * 0.62
     labels_at: dict[str, Point] = {}
     for m in kinds:
-        if label_spots and m in label_spots:
-            labels_at[m] = label_spots[m]
-        else:
-            x, y = sites[m][0]
-            labels_at[m] = (x, y - font * 0.9)
+        x, y = sites[m][0]
+        labels_at[m] = (x, y - font * 0.9)
     labels_at = separate_labels(labels_at, font)
     provinces: dict[str, ProvinceShape] = {}
     for m in sorted(kinds):
