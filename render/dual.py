@@ -194,12 +194,3 @@ def _wedge_points(v: Point, u: Point, w: Point, r: float) -> list[Point]:
     parts = 3 if span > math.pi else 2
     return [(v[0] + r * math.cos(a1 + span * i / parts), v[1] + r * math.sin(a1 + span * i / parts))
             for i in range(1, parts)]
-
-
-def _wedge_point(v: Point, u: Point, w: Point, r: float) -> Point:
-    """A point ``r`` from v in the middle of the (counter-clockwise) wedge from u to w."""
-    a1 = math.atan2(u[1] - v[1], u[0] - v[0])
-    a2 = math.atan2(w[1] - v[1], w[0] - v[0])
-    span = (a2 - a1) % (2 * math.pi) or 2 * math.pi
-    a = a1 + span / 2
-    return v[0] + r * math.cos(a), v[1] + r * math.sin(a)
