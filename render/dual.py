@@ -38,8 +38,7 @@ def _segments_cross(p1: Point, p2: Point, q1: Point, q2: Point) -> bool:
 
 def plane_edges(pos: Sequence[Point], edges: Sequence[tuple[int, int]]
                 ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """(kept, dropped): shortest edges first, an edge is kept unless it crosses a kept one
-    or passes too close to a third province."""
+    """(kept, dropped): shortest edges first, an edge is kept unless it crosses a kept one."""
     def length(e: tuple[int, int]) -> float:
         (x1, y1), (x2, y2) = pos[e[0]], pos[e[1]]
         return math.hypot(x2 - x1, y2 - y1)
