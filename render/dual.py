@@ -7,11 +7,13 @@ kept edge (a plane drawing), and give each province the region of the
 midpoint of every kept edge and a point inside every face between two
 consecutive edges.  Two regions then share a border exactly when their
 provinces are joined by a kept edge; provinces that only share a face meet
-at most in its point.  The outer face gets one point per edge, pushed out
-from the edge, and one per province, so the map ends in a margin.
+at most in its point.  The outer face - and any face too large or too
+skinny for one shared point - gets instead a point beside each edge and one
+or two per province corner, so the map ends in a margin and such a face
+stays a hole.
 
 Adjacencies left out because their edge crossed another are returned, to be
-drawn as connectors.
+drawn as links.
 """
 
 from __future__ import annotations
