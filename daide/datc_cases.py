@@ -112,6 +112,8 @@ def strip_comment(line: str) -> str:
     whitespace and outside a single-quoted DAIDE string (``''`` inside a
     string is an escaped apostrophe, which toggles twice and so is harmless).
     """
+    if "#" not in line:  # most lines: nothing to look for
+        return line.strip()
     in_string = False
     for index, char in enumerate(line):
         if char == "'":

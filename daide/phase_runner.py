@@ -31,9 +31,9 @@ from protocol.mapdef import CentreGroup
 from protocol.messages import Message, Now, Ord, Sco, Slo, Sub, Thx
 from protocol.orders import DaideOrder, DaideWaive
 from protocol.parse import Sender, parse_message
-from protocol.text import parse_text, render_text
+from protocol.text import parse_text, tree_to_text
 from protocol.tokens import STANDARD, Representation
-from protocol.tree import Tree, from_tree
+from protocol.tree import Tree
 
 MBV = "MBV"
 RULE_PRESETS = ("datc-2.4", "datc-3.0")
@@ -216,7 +216,7 @@ class PhaseOutput:
 
     def lines(self, rep: Representation = STANDARD) -> tuple[str, ...]:
         """The messages in DAIDE text form."""
-        return tuple(render_text(from_tree(t, rep), rep) for t in self.trees())
+        return tuple(tree_to_text(t, rep) for t in self.trees())
 
 
 def read_orders(s: Setting, state: GameState, sub: Submission) -> Orders:

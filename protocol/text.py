@@ -19,14 +19,17 @@ value, so every token sequence has a text form (``daide decode``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
-from protocol.errors import TextSyntaxError
+from protocol.errors import EncodeError, TextSyntaxError
 from protocol.tokens import BRA, KET, STANDARD, TEXT_BASE, Representation, tokens_to_text
 from protocol.tree import Node, Text, Tree, from_tree, to_tree
 
 _SEPARATORS = frozenset(" \t\r\n\f\v")
 _WORD_END = frozenset(" \t\r\n\f\v()'")
+#: A bracket or a word, for text without strings (the separators of _SEPARATORS).
+_WORDS = re.compile(r"[()]|[^ \t\r\n\f\v()]+")
 
 
 def parse_text(s: str, rep: Representation = STANDARD) -> tuple[int, ...]:
@@ -34,6 +37,19 @@ def parse_text(s: str, rep: Representation = STANDARD) -> tuple[int, ...]:
 
     Brackets need not balance (PRN messages are unbalanced by nature).
     """
+    if "'" not in s:
+        # The common case - orders, positions, results: brackets, upper-case
+        # mnemonics and plain numbers, split by one regular expression.
+        # Anything else (lower case, signs, raw tokens, faults) takes the
+        # general reader below.
+        table = rep.word_table
+        found = [table.get(word) for word in _WORDS.findall(s)]
+        if None not in found:
+            return tuple(found)  # type: ignore[arg-type]
+    return _parse_text(s, rep)
+
+
+def _parse_text(s: str, rep: Representation) -> tuple[int, ...]:
     out: list[int] = []
     values = rep.values
     n = len(s)
@@ -137,8 +153,39 @@ def tree_from_text(s: str, rep: Representation = STANDARD) -> Tree:
 
 
 def tree_to_text(tree: Tree, rep: Representation = STANDARD) -> str:
-    """Render a tree in the text form."""
+    """Render a tree in the text form: ``render_text(from_tree(tree, rep), rep)``.
+
+    A tree of mnemonics, integers and groups (every ORD, NOW, SCO, THX) is
+    written straight from its nodes, as the mnemonics of a representation
+    are its names; a tree with strings or other node types goes through the
+    tokens (adjacent strings merge, node subclasses convert).  Raises
+    :class:`EncodeError` as :func:`from_tree` does.
+    """
+    parts: list[str] = []
+    if _plain_parts(tree, rep.encode_table, parts):
+        return " ".join(parts)
     return render_text(from_tree(tree, rep), rep)
+
+
+def _plain_parts(nodes: tuple[Node, ...], values: Mapping[str, int], parts: list[str]) -> bool:
+    """Append the text of a tree's plain nodes; False at the first other node."""
+    append = parts.append
+    for node in nodes:
+        cls = type(node)
+        if cls is str:
+            if node not in values:
+                raise EncodeError(f"unknown mnemonic {node!r}")
+            append(node)  # type: ignore[arg-type]
+        elif cls is tuple:
+            append("(")
+            if not _plain_parts(node, values, parts):  # type: ignore[arg-type]
+                return False
+            append(")")
+        elif cls is int and -8192 <= node <= 8191:  # type: ignore[operator]
+            append(str(node))
+        else:
+            return False
+    return True
 
 
 def format_tree(tree: Tree) -> str:

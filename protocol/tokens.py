@@ -321,6 +321,18 @@ class Representation:
         return dict(self.values)
 
     @cached_property
+    def word_table(self) -> dict[str, int]:
+        """Private: word -> token for the common case of the text form
+        (:func:`protocol.text.parse_text`): the mnemonics, both brackets and
+        the integers 0..8191 in plain decimal (a number wins over a mnemonic
+        made of digits, as in the general reader).  Do not mutate."""
+        table = dict(self.values)
+        table.update((str(n), n) for n in range(8192))
+        table["("] = BRA
+        table[")"] = KET
+        return table
+
+    @cached_property
     def categories(self) -> Mapping[str, int]:
         """Mnemonic -> category byte (0x41 power, 0x50-0x57 province, ...).
 
