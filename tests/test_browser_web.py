@@ -83,7 +83,14 @@ def state(page: Any) -> str:
 def play_phase(page: Any) -> str:
     """Complete France's orders of the current phase if it owes any; returns the turn."""
     turn = page.get_attribute("#map svg", "data-turn")
-    page.wait_for_selector(f"#missing[data-turn='{turn}']")
+    # The server's MIS for this phase - unless the phase went by without France, or the
+    # game ended with it.
+    page.wait_for_function(
+        f"document.querySelector('#missing').dataset.turn === '{turn}'"
+        f" || document.querySelector('#map svg').dataset.turn !== '{turn}'"
+        " || document.querySelector('#status').textContent.includes('game over')")
+    if page.get_attribute("#missing", "data-turn") != turn:
+        return turn
     missing = page.get_attribute("#missing", "data-missing")
     if missing.startswith("MIS ( ") and missing.split()[2].isdigit():
         # MIS ( n ), n > 0: removals, the player's choice (the page has no rule for it).
@@ -93,6 +100,24 @@ def play_phase(page: Any) -> str:
             kind, where = unit.split()[1], unit.split()[2].strip("(")
             page.fill("#order-text", f"remove {'A' if kind == 'AMY' else 'F'} {where}")
             page.press("#order-text", "Enter")
+    elif missing.startswith("MIS ( -"):
+        # Builds: a click on a free home centre builds an army there; waive the rest.
+        taken = {u.split()[2].strip("(") for u in units(page)}
+        free = [c for c in ("PAR", "MAR", "BRE") if owners(page)[c] == "FRA" and c not in taken]
+        if free:
+            page.locator(f"#map [data-province='{free[0]}']").dispatch_event("click")
+            # The server's MIS after the build, or (the last build owed) the next phase.
+            page.wait_for_function(
+                f"document.querySelector('#missing').dataset.missing !== '{missing}'"
+                f" || document.querySelector('#map svg').dataset.turn !== '{turn}'")
+            if page.get_attribute("#missing", "data-turn") != turn \
+                    or page.get_attribute("#map svg", "data-turn") != turn:
+                page.wait_for_selector(f"#map [data-unit='FRA AMY {free[0]}']")
+                return turn
+            page.wait_for_selector(f"#order-list li[data-order='( FRA AMY {free[0]} ) BLD']"
+                                   "[data-note=MBV]")
+        if page.get_attribute("#missing", "data-missing") != "MIS":
+            page.click("#defaults")
     elif missing != "MIS":
         page.click("#defaults")
     return turn
@@ -104,7 +129,13 @@ def watch_back(page: Any, url: str) -> None:
     watcher = page.context.browser.new_page()
     try:
         watcher.goto(url + "watch/1")
-        watcher.wait_for_selector("#map svg[data-turn='SPR 1902']")
+        try:
+            watcher.wait_for_selector("#map svg[data-turn='SPR 1902']")
+        except Exception as exc:
+            shown = {part: watcher.inner_text(part) for part in ("#status", "#phase", "#events")}
+            raise AssertionError(f"the watcher shows {watcher.get_attribute('#map svg', 'data-turn')}"
+                                 f" ({watcher.get_attribute('#map', 'data-error')}): {shown}"
+                                 ) from exc
         watcher.wait_for_selector("#status:has-text('watching')")
         watcher.fill("#slider", "0")
         watcher.wait_for_selector("#map svg[data-turn='SPR 1901']")

@@ -224,9 +224,21 @@ async function submitTyped(text) {
   }
 }
 
+// MIS ( n ) of an adjustment phase: n < 0 builds owed, n > 0 removals (docs/protocol.md §8).
+function adjustmentsOwed() {
+  const m = /^MIS \( (-?\d+) \)$/.exec($("missing").dataset.missing || "");
+  return m ? Number(m[1]) : 0;
+}
+
 // A click on a unit selects it; a click on a province then orders it there.
+// In winter a click builds an army (shift-click: a fleet) or removes the unit clicked.
 board.onUnit = (unit, event) => {
   const [power, kind, ...where] = unit.split(" ");
+  if (season === "WIN") {
+    const place = where.join(" ").replace(/[()]/g, "").split(" ")[0];
+    if (power === me.power && adjustmentsOwed() > 0) submitTyped(`remove ${kind === "AMY" ? "A" : "F"} ${place}`);
+    return;
+  }
   if (selected && selected !== unit && power !== me.power) {
     // Clicking another power's unit while one of ours is selected: a province click.
     board.onProvince(where.join(" ").replace(/[()]/g, "").split(" ")[0], event);
@@ -239,7 +251,11 @@ board.onUnit = (unit, event) => {
   board.select(selected);
 };
 
-board.onProvince = (province) => {
+board.onProvince = (province, event) => {
+  if (season === "WIN") {
+    if (adjustmentsOwed() < 0) submitTyped(`build ${event && event.shiftKey ? "F" : "A"} ${province}`);
+    return;
+  }
   if (!selected) return;
   const [, kind, ...where] = selected.split(" ");
   const [from, coast] = where.join(" ").replace(/[()]/g, "").split(" ");
