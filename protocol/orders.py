@@ -12,11 +12,20 @@ the THX note's job, docs/protocol.md §9.3).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from protocol.grammar import Loc, Parser
-from protocol.tokens import CAT_ORDER_NOTE, CAT_RESULT
+from protocol.tokens import (
+    CAT_COAST,
+    CAT_ORDER_NOTE,
+    CAT_PHASE,
+    CAT_POWER,
+    CAT_PROVINCE_FIRST,
+    CAT_PROVINCE_LAST,
+    CAT_RESULT,
+    CAT_UNIT_TYPE,
+)
 from protocol.tree import Node
 
 SEASONS = ("SPR", "SUM", "FAL", "AUT", "WIN")
@@ -249,6 +258,10 @@ _SIMPLE: dict[str, Callable[[DaideUnit], DaideOrder]] = {
 
 def parse_turn(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Turn:
     """Element ``i`` of ``seq`` must be ``( season year )``."""
+    if i < len(seq):
+        found = plain_turn(seq[i], p.cats)
+        if found is not None:
+            return found
     g = p.group(seq, i, loc, "season year")
     here = loc + (i,)
     season = p.season(g, 0, here)
@@ -316,6 +329,10 @@ def parse_unit(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> DaideUnit:
 
 def parse_unit_position(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> UnitPosition:
     """Element ``i``: ``( unit )`` or ``( unit MRT ( location ... ) )`` (NOW, MIS)."""
+    if i < len(seq):
+        unit = plain_unit(seq[i], p.cats)
+        if unit is not None:
+            return UnitPosition(unit)
     g = p.group(seq, i, loc, "unit")
     here = loc + (i,)
     unit = _unit_fields(p, g, here)
@@ -330,6 +347,10 @@ def parse_unit_position(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> U
 
 def parse_order(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> DaideOrder:
     """Element ``i`` must be ``( order )`` (docs/protocol.md §9.1)."""
+    if i < len(seq):
+        found = plain_order(seq[i], p.cats)
+        if found is not None:
+            return found
     g = p.group(seq, i, loc, "order")
     here = loc + (i,)
     if g and type(g[0]) is not tuple:  # power WVE
@@ -367,6 +388,103 @@ def parse_order(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> DaideOrde
         order, end = DaideConvoyMove(unit, dest, via), 5
     p.end(g, end, here)
     return order
+
+
+# --- the common shapes without the grammar machinery ---------------------------
+#
+# A server reads thousands of orders and units per second, nearly all of the
+# few common shapes.  The ``plain_*`` readers take those shapes straight from
+# the tree and return None for anything else, for which the caller runs the
+# general readers above (which then report the grammar error exactly).  On a
+# shape they accept they return exactly what the general readers return.
+
+_PROVINCE = range(CAT_PROVINCE_FIRST, CAT_PROVINCE_LAST + 1)
+
+
+def plain_turn(node: Node, cats: Mapping[str, int]) -> Turn | None:
+    """``( season year )`` as :func:`parse_turn` reads it, or None."""
+    if type(node) is not tuple or len(node) != 2:
+        return None
+    season, year = node
+    if (type(season) is not str or cats.get(season) != CAT_PHASE
+            or type(year) is not int or not 0 <= year <= 8191):
+        return None
+    return Turn(season, year)
+
+
+def plain_unit(node: Node, cats: Mapping[str, int]) -> DaideUnit | None:
+    """``( power AMY province )`` or ``( power FLT location )`` as
+    :func:`parse_unit` reads it, or None."""
+    if type(node) is not tuple or len(node) != 3:
+        return None
+    power, unit_type, where = node
+    if (type(power) is not str or cats.get(power) != CAT_POWER
+            or type(unit_type) is not str or cats.get(unit_type) != CAT_UNIT_TYPE):
+        return None
+    if type(where) is str:
+        if cats.get(where) not in _PROVINCE:
+            return None
+        return _unit(power, unit_type, where)
+    if unit_type != "FLT" or type(where) is not tuple or len(where) != 2:
+        return None
+    province, coast = where
+    if (type(province) is not str or cats.get(province) not in _PROVINCE
+            or type(coast) is not str or cats.get(coast) != CAT_COAST):
+        return None
+    return _unit(power, unit_type, province, coast)
+
+
+def _plain_location(node: Node, cats: Mapping[str, int]) -> DaideLocation | None:
+    if type(node) is str:
+        return location(node) if cats.get(node) in _PROVINCE else None
+    if type(node) is not tuple or len(node) != 2:
+        return None
+    province, coast = node
+    if (type(province) is not str or cats.get(province) not in _PROVINCE
+            or type(coast) is not str or cats.get(coast) != CAT_COAST):
+        return None
+    return location(province, coast)
+
+
+def _plain_province(node: Node, cats: Mapping[str, int]) -> str | None:
+    return node if type(node) is str and cats.get(node) in _PROVINCE else None
+
+
+def plain_order(node: Node, cats: Mapping[str, int]) -> DaideOrder | None:
+    """``( order )`` of a unit (all but CTO ... VIA and WVE) as
+    :func:`parse_order` reads it, or None."""
+    if type(node) is not tuple or not 2 <= len(node) <= 5:
+        return None
+    unit = plain_unit(node[0], cats)
+    kind = node[1]
+    if unit is None or type(kind) is not str:
+        return None
+    size = len(node)
+    simple = _SIMPLE.get(kind)
+    if simple is not None:
+        return simple(unit) if size == 2 else None
+    if kind == "MTO" or kind == "RTO":
+        dest = _plain_location(node[2], cats) if size == 3 else None
+        if dest is None:
+            return None
+        return DaideMove(unit, dest) if kind == "MTO" else DaideRetreat(unit, dest)
+    if kind == "SUP":
+        supported = plain_unit(node[2], cats) if size in (3, 5) else None
+        if supported is None:
+            return None
+        if size == 3:
+            return DaideSupportHold(unit, supported)
+        target = _plain_province(node[4], cats)
+        if node[3] != "MTO" or type(node[3]) is not str or target is None:
+            return None
+        return DaideSupportMove(unit, supported, target)
+    if kind == "CVY" and size == 5:
+        army = plain_unit(node[2], cats)
+        target = _plain_province(node[4], cats)
+        if army is None or node[3] != "CTO" or type(node[3]) is not str or target is None:
+            return None
+        return DaideConvoy(unit, army, target)
+    return None
 
 
 def parse_note(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> str:
