@@ -55,7 +55,8 @@ def test_a_page_watching_bots_sees_the_turn_advance_and_units_move(tmp_path: Pat
         # The last position drawn: the game was drawn at the end of 1903.
         page.wait_for_function("document.querySelector('#map svg').dataset.turn.endsWith('1903')")
         turns = page.evaluate("window.turns")
-        assert turns[0] == "SPR 1901" and len(turns) >= 3, turns
+        # Bots play fast: a picture still being drawn gives way to the newer position.
+        assert turns[0] == "SPR 1901" and len(turns) >= 2, turns
         years = [int(t.split()[1]) for t in turns]
         assert years == sorted(years) and years[-1] == 1903, turns
         assert units(page) != start_units                     # units have moved
