@@ -30,8 +30,8 @@ from protocol.errors import ProtocolError
 from protocol.mapdef import CentreGroup
 from protocol.messages import Message, Now, Ord, Sco, Slo, Sub, Thx
 from protocol.orders import DaideOrder, DaideWaive
-from protocol.parse import Sender, parse_message
-from protocol.text import parse_text, tree_to_text
+from protocol.parse import Sender, parse_message_text
+from protocol.text import tree_to_text
 from protocol.tokens import STANDARD, Representation
 from protocol.tree import Tree
 
@@ -95,7 +95,7 @@ def setting(variant: str = "standard", rules: Rulebook | None = None) -> Setting
 def read_message(text: str, rep: Representation, sender: Sender) -> Message:
     """One message in text form, checked against the grammar of ``sender``."""
     try:
-        return parse_message(parse_text(text, rep), rep, sender=sender)
+        return parse_message_text(text, rep, sender=sender)
     except ProtocolError as exc:
         raise InputError(f"{_head(text)}: {exc}") from None
 

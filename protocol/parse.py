@@ -94,6 +94,7 @@ from protocol.orders import (
 )
 from protocol.press import PressBody, PressFault, try_parse_press
 from protocol.press_tokens import FREE_TEXT_LEVEL
+from protocol.text import parse_text, plain_tree
 from protocol.tokens import BRA, KET, STANDARD, Representation
 from protocol.tree import Node, to_tree
 from protocol.variant import parse_variant
@@ -149,6 +150,32 @@ def parse_message(
         return _message(p, tree, (), _CLIENT if sender is Sender.CLIENT else _SERVER)
     except Fail:
         raise GrammarError(tokens, token_index(tree, p.far), p.reason) from None
+
+
+def parse_message_text(
+    text: str,
+    rep: Representation = STANDARD,
+    *,
+    sender: Sender,
+    level: int | None = None,
+) -> Message:
+    """:func:`parse_message` of a message in the text form (docs/protocol.md
+    §6.8): ``parse_message(parse_text(text, rep), rep, ...)``, same result,
+    same errors.
+
+    The common text - brackets, upper-case mnemonics, plain numbers - that
+    follows the grammar is read straight into a tree
+    (:func:`protocol.text.plain_tree`); anything else takes the token path,
+    which reports faults with their token positions.
+    """
+    tree = plain_tree(text, rep)
+    if tree and tree[0] != "PRN" and tree[0] != "HUH":  # those are kept as raw tokens
+        p = MessageParser(rep, level if sender is Sender.CLIENT else None)
+        try:
+            return _message(p, tree, (), _CLIENT if sender is Sender.CLIENT else _SERVER)
+        except Fail:
+            pass
+    return parse_message(parse_text(text, rep), rep, sender=sender, level=level)
 
 
 def error_reply(error: ProtocolError) -> Message | None:
@@ -527,4 +554,4 @@ _SERVER: dict[str, _Rule] = {
 }
 
 
-__all__ = ["PRESS_LEVEL", "Sender", "error_reply", "parse_message"]
+__all__ = ["PRESS_LEVEL", "Sender", "error_reply", "parse_message", "parse_message_text"]

@@ -149,7 +149,36 @@ def render_text(tokens: tuple[int, ...] | list[int], rep: Representation = STAND
 
 def tree_from_text(s: str, rep: Representation = STANDARD) -> Tree:
     """Parse the text form straight into a tree (brackets must balance)."""
-    return to_tree(parse_text(s, rep), rep)
+    tree = plain_tree(s, rep)
+    return tree if tree is not None else to_tree(parse_text(s, rep), rep)
+
+
+def plain_tree(s: str, rep: Representation = STANDARD) -> Tree | None:
+    """The tree of text made of brackets, upper-case mnemonics and plain
+    numbers only, with balanced brackets - what :func:`tree_from_text`
+    returns, without the token sequence in between - or None for any other
+    text (strings, lower case, signs, raw tokens, unknown words, faults)."""
+    if "'" in s:
+        return None
+    table = rep.word_table
+    stack: list[list[Node]] = []
+    current: list[Node] = []
+    for word in _WORDS.findall(s):
+        if word == "(":
+            stack.append(current)
+            current = []
+        elif word == ")":
+            if not stack:
+                return None
+            group = tuple(current)
+            current = stack.pop()
+            current.append(group)
+        else:
+            value = table.get(word)
+            if value is None:
+                return None
+            current.append(word if value >= BRA else value)  # a mnemonic, or a number
+    return None if stack else tuple(current)
 
 
 def tree_to_text(tree: Tree, rep: Representation = STANDARD) -> str:
@@ -211,4 +240,6 @@ def _format(nodes: tuple[Node, ...], parts: list[str]) -> None:
             parts.append(str(node))
 
 
-__all__ = ["format_tree", "parse_text", "render_text", "tree_from_text", "tree_to_text"]
+__all__ = [
+    "format_tree", "parse_text", "plain_tree", "render_text", "tree_from_text", "tree_to_text",
+]
