@@ -119,6 +119,12 @@ def _word_token(s: str, pos: int, word: str, values: Mapping[str, int]) -> int:
 
 def render_text(tokens: tuple[int, ...] | list[int], rep: Representation = STANDARD) -> str:
     """Render tokens in the text form (never fails: unnamed tokens as ``0xHHHH``)."""
+    # The common case - brackets, named tokens, numbers - word by word from
+    # one table; text (a run of tokens is one string) and unnamed tokens below.
+    table = rep.token_words
+    words = [table.get(t) for t in tokens]
+    if None not in words:
+        return " ".join(words)  # type: ignore[arg-type]
     names = rep.names
     parts: list[str] = []
     append = parts.append

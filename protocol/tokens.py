@@ -333,6 +333,17 @@ class Representation:
         return table
 
     @cached_property
+    def token_words(self) -> dict[int, str]:
+        """Private: token -> its word in the text form for brackets, named
+        tokens and numbers (:func:`protocol.text.render_text`; text tokens
+        are left out, as a run of them is one string).  Do not mutate."""
+        table = {n: str(n - 0x4000 if n & 0x2000 else n) for n in range(0x4000)}
+        table.update(self.names)
+        table[BRA] = "("
+        table[KET] = ")"
+        return table
+
+    @cached_property
     def categories(self) -> Mapping[str, int]:
         """Mnemonic -> category byte (0x41 power, 0x50-0x57 province, ...).
 
