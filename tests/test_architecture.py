@@ -39,7 +39,7 @@ LAYERS: dict[str, frozenset[str]] = {
     "daide": frozenset({"protocol", "maps", "adjudicator", "engine", "render", "bots", "server",
                         "tournament", "web"}),
     "benchmarks": frozenset({"protocol", "maps", "adjudicator", "engine", "render", "bots",
-                             "server", "tournament", "daide"}),
+                             "server", "tournament", "daide", "load"}),
     "load": frozenset({"protocol", "maps", "adjudicator", "engine", "bots", "server"}),
     "fuzz": frozenset({"protocol", "maps", "adjudicator", "engine", "server"}),
     "tools": frozenset({"adjudicator", "maps"}),  # builds the compiled adjudicator
@@ -78,10 +78,12 @@ def _imports(path: Path) -> frozenset[str]:
 
 
 def _packages() -> list[str]:
-    """Our top-level packages and script folders: every folder with Python source."""
+    """Our top-level packages and script folders: every folder with Python source of
+    its own at its top (a virtualenv such as make bench's has none there)."""
     return sorted(p.name for p in ROOT.iterdir()
                   if p.is_dir() and p.name not in {"tests", "build", "docs"}
-                  and not p.name.startswith(".") and any(p.rglob("*.py")))
+                  and not p.name.startswith(".") and not (p / "pyvenv.cfg").exists()
+                  and any(p.glob("*.py")))
 
 
 def _modules(package: str) -> list[Path]:
