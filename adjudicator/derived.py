@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final, final
 
 if TYPE_CHECKING:
-    from adjudicator.values import GameState
+    from adjudicator.values import GameState, Unit
 
 #: states kept.  Few: an entry keeps its state alive, and every object kept
 #: alive is work for the garbage collector.  The usual question comes right
@@ -37,6 +37,17 @@ class Derived:
         self.state = state
         self.checks: object = None
         self.memo: dict[object, object] = {}
+        self._by_province: dict[str, Unit] | None = None
+
+    @property
+    def by_province(self) -> dict[str, Unit]:
+        """Province -> the (not dislodged) unit there (built on first use:
+        the adjudication itself never asks)."""
+        index = self._by_province
+        if index is None:
+            index = {u.location.province: u for u in self.state.units}
+            self._by_province = index
+        return index
 
 
 # id(state) -> its facts; the entry keeps its state alive, so an id is not

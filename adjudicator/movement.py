@@ -261,9 +261,7 @@ class _Board:
             src = army.province
             dst = army.dest
             fleets = [
-                f
-                for f in self.pieces
-                if f.kind == CVY and f.other == army.index and f.dest == dst
+                f for f in self.pieces if f.kind == CVY and f.other == army.index and f.dest == dst
             ]
             for fleet in fleets:
                 fleet.matched = True
@@ -512,8 +510,10 @@ class _Board:
         for k in attackers:
             if k.power == s.power:
                 continue
-            if s.kind == SUPM and k.province == s.dest and not (
-                k.conv and self.convoy_from_target_cuts
+            if (
+                s.kind == SUPM
+                and k.province == s.dest
+                and not (k.conv and self.convoy_from_target_cuts)
             ):
                 # An attack from the province the support is directed at does
                 # not cut it (4.A.4 a also for a convoyed attack), but a
@@ -582,11 +582,7 @@ class _Board:
                 moves = t.fleet_moves[t.loc_ids[(x.province, u.location.coast)]]
             options: list[Location] = []
             for q, place in moves:
-                if (
-                    where[q] is None
-                    and (allow_origin or q != by.province)
-                    and not self.standoff(q)
-                ):
+                if where[q] is None and (allow_origin or q != by.province) and not self.standoff(q):
                     options.append(place)
             dislodged.append(Dislodged(u, tuple(options), t.names[by.province]))
         return MovementOutcome(tuple(results), tuple(new_units), tuple(dislodged))

@@ -5,6 +5,12 @@ An :class:`OrderResult` carries the ORD result of docs/protocol.md §9.4 (``SUC`
 ``docs/adjudication-conventions.md``) plus a structured :data:`Reason`
 saying *why*: which units bounced a move, which unit cut a support, who
 dislodged a unit and from where, why a convoy had no route.
+
+All are frozen dataclasses.  The ones made for (nearly) every unit or every
+movement phase - :class:`OrderResult`, :class:`NotMatched`,
+:class:`Bounced`, :class:`OwnUnit`, :class:`PhaseResult` - write their
+``__init__`` out: see ``adjudicator/values.py`` for why that matters once
+compiled.  The others use the generated ``__init__``.
 """
 
 from __future__ import annotations
@@ -63,11 +69,6 @@ class CutBy:
     origin: str
     dislodged: bool
 
-    def __init__(self, attacker: Unit, origin: str, dislodged: bool) -> None:
-        object.__setattr__(self, "attacker", attacker)
-        object.__setattr__(self, "origin", origin)
-        object.__setattr__(self, "dislodged", dislodged)
-
 
 @dataclass(frozen=True, slots=True)
 class NotMatched:
@@ -85,9 +86,6 @@ class NoRoute:
 
     dest: str
 
-    def __init__(self, dest: str) -> None:
-        object.__setattr__(self, "dest", dest)
-
 
 @dataclass(frozen=True, slots=True)
 class Disrupted:
@@ -95,18 +93,12 @@ class Disrupted:
 
     fleets: tuple[Unit, ...]
 
-    def __init__(self, fleets: tuple[Unit, ...]) -> None:
-        object.__setattr__(self, "fleets", fleets)
-
 
 @dataclass(frozen=True, slots=True)
 class Paradox:
     """The convoy was part of a convoy paradox and is void (Szykman rule, DATC 4.A.2 d)."""
 
     fleets: tuple[Unit, ...]
-
-    def __init__(self, fleets: tuple[Unit, ...]) -> None:
-        object.__setattr__(self, "fleets", fleets)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,10 +108,6 @@ class DislodgedBy:
     attacker: Unit
     origin: str
 
-    def __init__(self, attacker: Unit, origin: str) -> None:
-        object.__setattr__(self, "attacker", attacker)
-        object.__setattr__(self, "origin", origin)
-
 
 @dataclass(frozen=True, slots=True)
 class RetreatClash:
@@ -128,19 +116,12 @@ class RetreatClash:
     province: str
     others: tuple[Unit, ...]
 
-    def __init__(self, province: str, others: tuple[Unit, ...]) -> None:
-        object.__setattr__(self, "province", province)
-        object.__setattr__(self, "others", others)
-
 
 @dataclass(frozen=True, slots=True)
 class Rejected:
     """The order failed the THX checks (AOA games): ``note`` is its THX note."""
 
     note: str
-
-    def __init__(self, note: str) -> None:
-        object.__setattr__(self, "note", note)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,9 +130,6 @@ class Default:
     (hold, disband, waive, or a civil-disorder removal, DATC 4.D.8)."""
 
     why: str
-
-    def __init__(self, why: str) -> None:
-        object.__setattr__(self, "why", why)
 
 
 Reason = (

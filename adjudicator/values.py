@@ -1,12 +1,17 @@
 """Value types of the adjudicator: locations, units, orders, phases, game state.
 
-All are frozen dataclasses.  Each writes its ``__init__`` out, filling the
-fields with ``object.__setattr__``: when the adjudicator is compiled with
-mypyc (see ``adjudicator/native.py``) those become direct slot stores, where
-the ``__init__`` a frozen dataclass generates stays interpreted.  Powers, provinces, coasts, unit types and
-seasons are the DAIDE mnemonics as plain ``str`` (``'ENG'``, ``'LON'``,
-``'NCS'``, ``'FLT'``, ``'SPR'``), so converting to and from DAIDE messages is
-one-to-one (docs/protocol.md §9.1):
+All are frozen dataclasses.  The ones made for every order of every phase -
+:class:`Location`, :class:`Unit`, the movement orders - and :class:`Phase`
+and :class:`GameState` (which check or derive a field) write their
+``__init__`` out, setting the fields with ``object.__setattr__``: compiled
+with mypyc (``adjudicator/native.py``) that is a direct slot store, about
+70 ns, where the ``__init__`` a frozen dataclass generates stays interpreted
+and takes about 1 us - for the 30-odd orders of a phase, more than the
+adjudication itself.  The others use the generated ``__init__``.
+
+Powers, provinces, coasts, unit types and seasons are the DAIDE mnemonics
+as plain ``str`` (``'ENG'``, ``'LON'``, ``'NCS'``, ``'FLT'``, ``'SPR'``), so
+converting to and from DAIDE messages is one-to-one (docs/protocol.md §9.1):
 
 =====================================  ==============================
 DAIDE                                  value
@@ -33,6 +38,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Final, TypeAlias
 
+from adjudicator.derived import derived
 from maps import Map
 
 AMY: Final = "AMY"
@@ -374,16 +380,8 @@ class Dislodged:
     retreats: tuple[Location, ...]
     attacker: str | None = None
 
-    def __init__(
-        self, unit: Unit, retreats: tuple[Location, ...], attacker: str | None = None
-    ) -> None:
-        object.__setattr__(self, "unit", unit)
-        object.__setattr__(self, "retreats", retreats)
-        object.__setattr__(self, "attacker", attacker)
-
 
 _NO_OWNERS: Final[Mapping[str, str]] = MappingProxyType({})
-
 
 
 @dataclass(frozen=True)
@@ -401,8 +399,6 @@ class GameState:
     units: tuple[Unit, ...]
     ownership: Mapping[str, str] = field(default_factory=dict, hash=False)
     dislodged: tuple[Dislodged, ...] = ()
-    #: province -> the (not dislodged) unit there; derived from ``units``
-    by_province: dict[str, Unit] = field(init=False, repr=False, compare=False, hash=False)
 
     def __init__(
         self,
@@ -411,16 +407,19 @@ class GameState:
         ownership: Mapping[str, str] = _NO_OWNERS,
         dislodged: tuple[Dislodged, ...] = (),
     ) -> None:
-        # Written out: the ownership is stored read-only and the unit index
-        # is derived here, once (a frozen dataclass sets its fields through
-        # object.__setattr__).
+        # Written out: the ownership is stored read-only.
         if not isinstance(ownership, MappingProxyType):
             ownership = MappingProxyType(dict(ownership))
         object.__setattr__(self, "phase", phase)
         object.__setattr__(self, "units", units)
         object.__setattr__(self, "ownership", ownership)
         object.__setattr__(self, "dislodged", dislodged)
-        object.__setattr__(self, "by_province", {u.location.province: u for u in units})
+
+    @property
+    def by_province(self) -> dict[str, Unit]:
+        """Province -> the (not dislodged) unit there; derived from ``units``
+        (once per state, :mod:`adjudicator.derived`)."""
+        return derived(self).by_province
 
     def unit_at(self, province: str) -> Unit | None:
         """The (not dislodged) unit in ``province``, if any."""
