@@ -270,10 +270,6 @@ class Retreat:
     unit: Unit
     dest: Location
 
-    def __init__(self, unit: Unit, dest: Location) -> None:
-        object.__setattr__(self, "unit", unit)
-        object.__setattr__(self, "dest", dest)
-
     @property
     def token(self) -> str:
         """The DAIDE order token (``'RTO'``)."""
@@ -285,9 +281,6 @@ class Disband:
     """``(unit) DSB`` (retreat phase)."""
 
     unit: Unit
-
-    def __init__(self, unit: Unit) -> None:
-        object.__setattr__(self, "unit", unit)
 
     @property
     def token(self) -> str:
@@ -301,9 +294,6 @@ class Build:
 
     unit: Unit
 
-    def __init__(self, unit: Unit) -> None:
-        object.__setattr__(self, "unit", unit)
-
     @property
     def token(self) -> str:
         """The DAIDE order token (``'BLD'``)."""
@@ -316,9 +306,6 @@ class Remove:
 
     unit: Unit
 
-    def __init__(self, unit: Unit) -> None:
-        object.__setattr__(self, "unit", unit)
-
     @property
     def token(self) -> str:
         """The DAIDE order token (``'REM'``)."""
@@ -330,9 +317,6 @@ class Waive:
     """``power WVE``: give up one build."""
 
     power: str
-
-    def __init__(self, power: str) -> None:
-        object.__setattr__(self, "power", power)
 
     @property
     def token(self) -> str:
