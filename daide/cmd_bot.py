@@ -13,7 +13,6 @@ every bot played to the end, 1 when one could not join or lost the server,
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 
 import trio
@@ -76,15 +75,11 @@ async def _play_until_interrupted(clients: list[BotClient]) -> list[ClientOutcom
     The signals are received by a task rather than raised as KeyboardInterrupt
     wherever the program happens to be, so each connection is closed in order.
     """
+    from server.runner import stop_on_signal
+
     outcomes: list[ClientOutcome] | None = None
     async with trio.open_nursery() as nursery:
-        async def on_signals() -> None:
-            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                async for _signum in signals:
-                    nursery.cancel_scope.cancel()
-                    return
-
-        nursery.start_soon(on_signals)
+        nursery.start_soon(stop_on_signal, nursery.cancel_scope.cancel)
         outcomes = await run_clients(clients)
         nursery.cancel_scope.cancel()
     return outcomes

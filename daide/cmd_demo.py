@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import logging
 import random
-import signal
 import sys
 from pathlib import Path
 
@@ -87,6 +86,7 @@ async def start_embedded_server(nursery: trio.Nursery, max_year: int, db_path: P
 
 def run(args: argparse.Namespace) -> int:
     from server.logconfig import configure_logging
+    from server.runner import stop_on_signal
 
     if not 1 <= args.max_years <= 100:
         raise CommandError("--max-years must be 1..100")
@@ -114,13 +114,7 @@ def run(args: argparse.Namespace) -> int:
         # cancellation and the record of what was played is still written.
         interrupt = trio.Event()
         async with trio.open_nursery() as nursery:
-            async def on_signals() -> None:
-                with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                    async for _signum in signals:
-                        interrupt.set()
-                        return
-
-            nursery.start_soon(on_signals)
+            nursery.start_soon(stop_on_signal, interrupt.set)
             urls: list[str] = []
 
             async def start_server(nursery: trio.Nursery, max_year: int, db_path: Path, *,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sqlite3
 from pathlib import Path
 
@@ -88,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
     from server.app import Server
     from server.lock import DatabaseLockError
     from server.logconfig import configure_logging
+    from server.runner import serve_until_signal
     from server.settings import DEFAULT_LINGER, GameSettings, ServerSettings, SettingsError
     from server.store import StoreError
 
@@ -109,21 +109,9 @@ def run(args: argparse.Namespace) -> int:
     configure_logging(json=args.log_json)
     server = Server(settings)
 
-    async def main() -> None:
-        async with trio.open_nursery() as nursery:
-            async def on_signals() -> None:
-                with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                    async for _signum in signals:
-                        server.stop()
-                        return
-
-            nursery.start_soon(on_signals)
-            await server.run()
-            nursery.cancel_scope.cancel()
-
     try:
         try:
-            trio.run(main)
+            trio.run(serve_until_signal, server)
         except BaseExceptionGroup as group:
             raise _only(group) from None
     except OSError as exc:

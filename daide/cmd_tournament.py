@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -117,18 +116,13 @@ async def _play_until_interrupted(config: TournamentConfig,
     """
     import trio
 
+    from server.runner import stop_on_signal
     from tournament.runner import run_tournament
 
     outcome = None
     async with trio.open_nursery() as nursery:
         with trio.CancelScope() as playing:
-            async def on_signals() -> None:
-                with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                    async for _signum in signals:
-                        playing.cancel()
-                        return
-
-            nursery.start_soon(on_signals)
+            nursery.start_soon(stop_on_signal, playing.cancel)
             outcome = await run_tournament(config, on_progress=bar)
         nursery.cancel_scope.cancel()
     return outcome

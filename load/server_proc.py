@@ -20,7 +20,6 @@ import gc
 import json
 import logging
 import resource
-import signal
 import sys
 import time
 from collections.abc import Callable
@@ -31,6 +30,7 @@ import trio
 
 from server.app import Server
 from server.logconfig import configure_logging
+from server.runner import serve_until_signal
 from server.settings import GameSettings, ServerSettings
 from server.store import Store
 
@@ -113,17 +113,7 @@ def main(argv: list[str] | None = None) -> int:
             lags.append(trio.current_time() - before - 0.01)
 
     async def run() -> None:
-        async with trio.open_nursery() as nursery:
-            async def on_signal() -> None:
-                with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                    async for _ in signals:
-                        server.stop()
-                        return
-
-            nursery.start_soon(on_signal)
-            nursery.start_soon(watch_loop)
-            await server.run()
-            nursery.cancel_scope.cancel()
+        await serve_until_signal(server, watch_loop)
 
     if args.profile is not None:
         import cProfile
