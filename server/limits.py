@@ -127,8 +127,9 @@ class TokenBucket:
     """``rate`` events per second with bursts of up to ``burst`` (a token bucket).
 
     `delay` takes one token and returns how long the caller must wait first
-    (0 when a token was there).  Waiting callers are not refused, only slowed:
-    a connection over its rate is simply read more slowly.
+    (0 when a token was there): a connection over its message rate is not
+    refused, only read more slowly.  `take` refuses instead (a press SND over
+    its power's rate is answered REJ, `server.press`).
     """
 
     def __init__(self, rate: float, burst: int, now: float) -> None:
@@ -137,20 +138,27 @@ class TokenBucket:
         self._tokens = float(burst)
         self._stamp = now
 
+    def available(self, now: float) -> float:
+        """Tokens in the bucket at ``now`` (refilled, at most ``burst``)."""
+        if self.rate != math.inf:
+            self._tokens = min(self.burst, self._tokens + (now - self._stamp) * self.rate)
+            self._stamp = now
+        return self._tokens
+
     def delay(self, now: float) -> float:
         """Take a token; seconds to wait before acting on it."""
         if self.rate == math.inf:
             return 0.0
-        self._tokens = min(self.burst, self._tokens + (now - self._stamp) * self.rate)
-        self._stamp = now
-        self._tokens -= 1
+        self._tokens = self.available(now) - 1
         return 0.0 if self._tokens >= 0 else -self._tokens / self.rate
 
     def take(self, now: float) -> bool:
         """Take a token if one is there now; False (and nothing taken) otherwise."""
-        if self.delay(now) == 0.0:
+        if self.rate == math.inf:
             return True
-        self._tokens += 1
+        if self.available(now) >= 1.0:
+            self._tokens -= 1.0
+            return True
         return False
 
 

@@ -68,6 +68,7 @@ from protocol.press_tokens import (
 )
 from protocol.text import render_text
 from protocol.tokens import Representation
+from server.limits import TokenBucket
 from server.session import Client, Role
 from server.settings import AUTO_NUMBERING
 from server.wire import Packet
@@ -190,41 +191,34 @@ class PressLimits:
 
 
 @dataclass
-class _Bucket:
-    tokens: float
-    stamp: float
-    refused: int = 0
-
-
-@dataclass
 class RateLimiter:
-    """One token bucket per key (a power), on the clock ``now``."""
+    """One `server.limits.TokenBucket` per key (a power), on the clock ``now``."""
 
     limits: PressLimits
     now: Callable[[], float]
-    buckets: dict[str, _Bucket] = field(default_factory=dict)
+    buckets: dict[str, TokenBucket] = field(default_factory=dict)
+    refused: dict[str, int] = field(default_factory=dict)
+    """SNDs refused per key since its bucket was last full."""
 
     def allow(self, key: str) -> bool:
         """Take one token for ``key``; False (the SND is refused) when there is none."""
         now = self.now()
         bucket = self.buckets.get(key)
         if bucket is None:
-            bucket = self.buckets[key] = _Bucket(float(self.limits.burst), now)
-        burst = float(self.limits.burst)
-        bucket.tokens = min(burst, bucket.tokens + (now - bucket.stamp) * self.limits.per_second)
-        bucket.stamp = now
-        if bucket.refused and bucket.tokens >= burst:
+            bucket = self.buckets[key] = TokenBucket(self.limits.per_second,
+                                                     self.limits.burst, now)
+        refused = self.refused.get(key, 0)
+        if refused and bucket.available(now) >= bucket.burst:
             # One line per flood, not one per refused SND: the flood is over
             # once the bucket has filled up again.
-            log.info("press_rate_recovered", power=key, refused=bucket.refused)
-            bucket.refused = 0
-        if bucket.tokens >= 1.0:
-            bucket.tokens -= 1.0
+            log.info("press_rate_recovered", power=key, refused=refused)
+            refused = self.refused[key] = 0
+        if bucket.take(now):
             return True
-        if not bucket.refused:
+        if not refused:
             log.warning("press_rate_limited", power=key, burst=self.limits.burst,
                         per_second=self.limits.per_second)
-        bucket.refused += 1
+        self.refused[key] = refused + 1
         return False
 
 
