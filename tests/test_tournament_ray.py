@@ -285,8 +285,12 @@ def test_resume_after_the_driver_died(cluster: TwoNodes, reference: Path,
         assert after[number] == row
     for number in cut_off:  # handed to Ray by the dead driver: a second attempt
         assert after[number].attempts == 2
-    played_now = [e["game"] for e in log_events(tmp_path) if e.get("event") == "game_done"]
-    assert sorted(played_now[len(kept):]) == sorted(set(range(1, GAMES + 1)) - set(kept))
+    # The second run's log (from its "tournament" line on) has the missing games only.
+    events = log_events(tmp_path)
+    second = max(i for i, e in enumerate(events) if e.get("event") == "tournament")
+    assert events[second]["resumed"] is True and events[second]["to_play"] == GAMES - len(kept)
+    played_now = [e["game"] for e in events[second:] if e.get("event") == "game_done"]
+    assert sorted(played_now) == sorted(set(range(1, GAMES + 1)) - set(kept))
 
 
 def test_without_ray_one_line_says_how_to_install_it(tmp_path: Path) -> None:
