@@ -1,0 +1,134 @@
+"""Server CPU per phase: real games over TCP against a ``daide serve`` process.
+
+1. ``daide serve`` starts as a subprocess on a free loopback port with a
+   fresh database (``--max-year``, ``--linger 0``).
+2. One bot process of the load harness (`load.bot_proc`: the `bots` client
+   library playing RandBots, seven per game, as fast as they can, at nice
+   10) seats every game, then all games start at once.
+3. The server's CPU time (user + system, ``/proc/<pid>/stat``) is read when
+   every bot is seated and again when every game is over; the difference
+   divided by the phases processed (from the database) is the figure: all
+   the server does for a phase - reading seven SUBs, THX, adjudication, ORD,
+   SCO, NOW to seven players, the database, the logs.  Joining is left out.
+4. Printed with the target (at most 0.7 ms per phase: printed, never
+   asserted) and, as a yardstick of the machine's speed in the same run,
+   the CPU per phase of the same kind of work done in process by
+   ``daide adjudicate`` (`benchmarks.bench_adjudicate_cli`).
+
+``python -m benchmarks server [--games N] [--max-year YEAR] [--profile OUT.prof]``
+(``--profile``: the server runs under cProfile, which slows it).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from load.__main__ import free_port, game_figures, wait_for_line
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES = 10
+MAX_YEAR = 1910
+TARGET_MS = 0.7
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process so far (``/proc/<pid>/stat``)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run_games(games: int, max_year: int, work: Path,
+              profile: Path | None = None) -> tuple[float, int, int]:
+    """Play the games; the server's CPU seconds while they ran, the phases, and
+    the bots' problem count."""
+    port = free_port()
+    db = work / "server.db"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    server_log = work / "server.log"
+    with server_log.open("wb") as log:
+        server = subprocess.Popen(
+            [sys.executable, *(["-m", "cProfile", "-o", str(profile)] if profile else []),
+             "-m", "daide", "serve", "--port", str(port), "--db", str(db),
+             "--max-year", str(max_year), "--linger", "0", "--log-json",
+             "--max-connections", str(7 * games + 64)],
+            cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+    bots = None
+    try:
+        wait_for_line(server_log, "listening", server)
+        out, bot_out = work / "bots.json", work / "bots.out"
+        with (work / "bots.log").open("wb") as log, bot_out.open("wb") as stdout:
+            bots = subprocess.Popen(
+                [sys.executable, "-m", "load.bot_proc", "--port", str(port), "--first-game", "0",
+                 "--games", str(games), "--out", str(out), "--nice", "10"],
+                cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=stdout, stderr=log)
+        wait_for_line(bot_out, "joined", bots, seconds=600)
+        before = cpu_seconds(server.pid)
+        assert bots.stdin is not None
+        bots.stdin.write(b"go\n")
+        bots.stdin.close()
+        bots.wait(timeout=1800)
+        after = cpu_seconds(server.pid)
+        result = json.loads(out.read_text())
+    finally:
+        if bots is not None and bots.poll() is None:
+            bots.kill()
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    phases, _rate, _live = game_figures(db)
+    problems = len(result["problems"]) + len(result["errors"]) + (
+        7 * games - result["finished_clients"])
+    return after - before, phases, problems
+
+
+def yardstick_ms() -> float:
+    """CPU ms per movement phase of ``daide adjudicate`` in process (the same
+    kind of work, measured in this run, to judge the machine's speed)."""
+    from benchmarks.bench_adjudicate_cli import block_text
+    from benchmarks.bench_adjudicator import SEED, YEARS, generate_positions
+    from daide.cmd_adjudicate import adjudicate_stream
+    from daide.phase_runner import rulebook, setting
+    from engine.variants import standard_map
+
+    game = setting("standard", rulebook("datc-2.4"))
+    positions = generate_positions(standard_map(), 3, YEARS, SEED)
+    lines = "".join(block_text(game, p) for p in positions).splitlines(keepends=True)
+    adjudicate_stream(game, lines[:100], io.StringIO())
+    start = time.process_time()
+    adjudicate_stream(game, lines, io.StringIO())
+    return (time.process_time() - start) * 1000 / len(positions)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    games = int(args[args.index("--games") + 1]) if "--games" in args else GAMES
+    max_year = int(args[args.index("--max-year") + 1]) if "--max-year" in args else MAX_YEAR
+    with tempfile.TemporaryDirectory(prefix="daide-bench-server-") as tmp:
+        profile = Path(args[args.index("--profile") + 1]) if "--profile" in args else None
+        cpu, phases, problems = run_games(games, max_year, Path(tmp), profile)
+    per_phase = cpu * 1000 / max(phases, 1)
+    print(f"server: {games} games of seven RandBots to {max_year} over TCP against "
+          f"`daide serve`: {phases} phases, {cpu:.2f} s server CPU while they ran, "
+          f"bot problems {problems}")
+    print(f"  yardstick: daide adjudicate in process, {yardstick_ms():.3f} ms CPU per "
+          "movement phase in this run")
+    met = per_phase <= TARGET_MS
+    print(f"targets: server CPU {per_phase:.3f} ms per phase <= {TARGET_MS} ms "
+          f"{'met' if met else 'NOT met'}")
+    return 0 if problems == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
