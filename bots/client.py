@@ -56,8 +56,33 @@ from bots.press import (
     not_understood,
 )
 from bots.strategy import Strategy, phase_rng
-from bots.tracking import GameTracker
+from bots.tracking import GameTracker, read_server_message
 from engine.mapfiles import map_from_mdf
+from protocol.messages import (
+    Ccd,
+    Drw,
+    Frm,
+    Hlo,
+    Huh,
+    Iam,
+    MapMessage,
+    Mdf,
+    Message,
+    Mis,
+    Nme,
+    NotMessage,
+    Now,
+    Obs,
+    Off,
+    Out,
+    Prn,
+    Rej,
+    Slo,
+    Smr,
+    Snd,
+    Thx,
+    Yes,
+)
 from protocol.orders import Turn
 from protocol.press import (
     PressFault,
@@ -155,7 +180,7 @@ class BotClient:
     strategy: Strategy | None
     settings: ClientSettings = field(default_factory=ClientSettings)
     connect: Connector | None = None
-    on_message: Callable[[Tree], None] | None = None
+    on_message: Callable[[Tree], object] | None = None
     """Called with every message received (the demo's progress display)."""
     negotiator: Negotiator | None = None
     """Typed press (`bots.press`); None for a no-press bot."""
@@ -275,78 +300,78 @@ class BotClient:
 
     # -- messages -----------------------------------------------------------------
 
-    async def _handle(self, link: Transport, message: Tree) -> None:
-        self.log.debug("received", message=self._text(message))
+    async def _handle(self, link: Transport, tree: Tree) -> None:
+        self.log.debug("received", message=self._text(tree))
         if self.on_message is not None:
-            self.on_message(message)
-        head = message[0]
+            self.on_message(tree)
+        message = read_server_message(tree, _representation(link))
+        if message is None:
+            self.log.warning("unreadable server message", message=self._text(tree))
+            return
         self.tracker.on_message(message)
-        async def send(message: Tree) -> None:
-            await self._send(link, message)
 
-        if head == "MAP" and len(message) > 1:
-            name = str(message[1][0])
-            if self.tracker.geography is not None and name == self._map_name:
-                await send(("YES", message))
-            else:
-                self._map_name = name
-                await send(("MDF",))
-        elif head == "MDF" and len(message) > 1:
-            # The MDF is read in the representation the link announced (the RM's,
-            # docs/protocol.md §4.2): a variant's own powers and provinces.
-            game_map = map_from_mdf(message, name=(self._map_name or "standard").lower(),
-                                    rep=_link_representation(link))
-            self.tracker.game_map = game_map
-            self.tracker.geography = geography_of(game_map)
-            self.tracker.map_name = self._map_name
-            await send(("YES", ("MAP", (Text(self._map_name or "standard"),))))
-            self._mark_joined()
-        elif head == "HLO":
-            self.log.info("game started", power=self.tracker.power, variant=self._text(
-                ("HLO", *message[3:])))
-        elif head == "NOW":
-            self._orders_due = self.strategy is not None and self.tracker.owes_orders()
-            await self._open_phase(link)
-            await self._maybe_submit(link)
-        elif head == "THX":
-            note = message[2][0]
-            if note != "MBV":
-                self._problem("rejected-order", f"{self._text(message[1])} -> {note}")
-        elif head == "MIS":
-            if len(message) > 1:
-                self._problem("missing-orders", self._text(message))
-        elif head == "YES":
-            await self._on_yes(link, message[1])
-        elif head == "REJ":
-            await self._on_rej(link, message)
-        elif head in ("HUH", "PRN"):
-            self._problem(head.lower(), self._text(message))
-            if self._press_answer(message):
+        match message:
+            case MapMessage(name=name):
+                if self.tracker.geography is not None and name == self._map_name:
+                    await self._send(link, ("YES", tree))
+                else:
+                    self._map_name = name
+                    await self._send(link, ("MDF",))
+            case Mdf():
+                # The MDF is read in the representation the link announced (the
+                # RM's, docs/protocol.md §4.2): a variant's own powers and provinces.
+                game_map = map_from_mdf(tree, name=(self._map_name or "standard").lower(),
+                                        rep=_link_representation(link))
+                self.tracker.game_map = game_map
+                self.tracker.geography = geography_of(game_map)
+                self.tracker.map_name = self._map_name
+                await self._send(link, ("YES", ("MAP", (Text(self._map_name or "standard"),))))
+                self._mark_joined()
+            case Hlo(variant=variant):
+                self.log.info("game started", power=self.tracker.power,
+                              variant=self._text(("HLO", variant.to_node())))
+            case Now():
+                self._orders_due = self.strategy is not None and self.tracker.owes_orders()
+                await self._open_phase(link)
                 await self._maybe_submit(link)
-        elif head == "FRM":
-            if self.negotiator is None:
-                for reply in no_press_replies(message):
-                    await send(reply)
-            else:
-                await self._on_press(link, message)
-                await self._maybe_submit(link)
-        elif head in ("CCD", "OUT") and self._press_answer(message):
-            await self._maybe_submit(link)     # the answer to one of our SNDs
-        elif head in ("SLO", "DRW"):
-            self.log.info("game over", result=self._text(message), turn=self._turn_text())
-        elif head == "CCD" or (head == "NOT" and message[1][0] == "CCD"):
-            self.log.info("civil disorder", message=self._text(message))
-        elif head == "SMR":
-            # The game is over (docs/protocol.md §8.10): the server should now send
-            # OFF; wait for it a little, then leave anyway.
-            self._over = True
-        elif head == "OFF":
-            self._off = True
+            case Thx(order=order, note=note):
+                if note != "MBV":
+                    self._problem("rejected-order", f"{self._text(order.to_node())} -> {note}")
+            case Mis(units=units, count=count):
+                if units or count is not None:
+                    self._problem("missing-orders", self._text(tree))
+            case Yes(message=inner):
+                await self._on_yes(link, inner, tree)
+            case Rej(message=inner):
+                await self._on_rej(link, inner, tree)
+            case Huh() | Prn():
+                self._problem(message.COMMAND.lower(), self._text(tree))
+                if self._press_answer(tree):
+                    await self._maybe_submit(link)
+            case Frm():
+                if self.negotiator is None:
+                    for reply in no_press_replies(tree):
+                        await self._send(link, reply)
+                else:
+                    await self._on_press(link, message)
+                    await self._maybe_submit(link)
+            case Ccd() | Out() if self._press_answer(tree):
+                await self._maybe_submit(link)     # the answer to one of our SNDs
+            case Slo() | Drw():
+                self.log.info("game over", result=self._text(tree), turn=self._turn_text())
+            case Ccd() | NotMessage(message=Ccd()):
+                self.log.info("civil disorder", message=self._text(tree))
+            case Smr():
+                # The game is over (docs/protocol.md §8.10): the server should now
+                # send OFF; wait for it a little, then leave anyway.
+                self._over = True
+            case Off():
+                self._off = True
 
-    async def _on_yes(self, link: Transport, inner: Tree) -> None:
-        if inner[0] == "SND" and self._press_answer(("YES", inner)):
+    async def _on_yes(self, link: Transport, inner: Message, tree: Tree) -> None:
+        if isinstance(inner, Snd) and self._press_answer(tree):
             await self._maybe_submit(link)
-        if inner[0] == "IAM":
+        if isinstance(inner, Iam):
             self.rejoins += 1
             self.log.info("rejoined", power=self.tracker.power)
             self._mark_joined()
@@ -354,19 +379,17 @@ class BotClient:
             await self._send(link, ("SCO",))
             await self._send(link, ("NOW",))
 
-    async def _on_rej(self, link: Transport, message: Tree) -> None:
-        inner = message[1]
-        what = inner[0] if isinstance(inner, tuple) and inner else None
-        if what == "IAM":
+    async def _on_rej(self, link: Transport, inner: Message, tree: Tree) -> None:
+        if isinstance(inner, Iam):
             # The server may not have noticed our old connection's loss yet.
             raise ConnectionLost("IAM refused (the server may not have seen the loss yet)")
-        if what == "NME":
+        if isinstance(inner, Nme):
             raise ClientError(f"server refused to let {self.settings.name} join: "
-                              f"{self._text(message)}")
-        if what == "OBS":
+                              f"{self._text(tree)}")
+        if isinstance(inner, Obs):
             raise ClientError("server refused the observer")
-        self._problem("rejected", self._text(message))
-        if what == "SND" and self._press_answer(message):
+        self._problem("rejected", self._text(tree))
+        if isinstance(inner, Snd) and self._press_answer(tree):
             await self._maybe_submit(link)
 
     async def _maybe_submit(self, link: Transport) -> None:
@@ -423,17 +446,18 @@ class BotClient:
         for value in self.negotiator.opening(self._context()):
             await self._send_press(link, value)
 
-    async def _on_press(self, link: Transport, frm: Tree) -> None:
+    async def _on_press(self, link: Transport, frm: Frm) -> None:
         """An FRM for a negotiating bot: typed, or answered with HUH and TRY."""
         assert self.negotiator is not None
         rep = _representation(link)
-        found = try_parse_press(tuple(frm[3]), self.negotiator.level, rep)
+        found = try_parse_press(frm.press, self.negotiator.level, rep)
         if isinstance(found, PressFault):
-            self.log.info("press not understood", message=self._text(frm), reason=found.reason)
-            for value in not_understood(frm, found, self.negotiator.vocabulary()):
+            self.log.info("press not understood", message=self._text(frm.to_tree()),
+                          reason=found.reason)
+            for value in not_understood(frm.to_tree(), found, self.negotiator.vocabulary()):
                 await self._send_press(link, value)
             return
-        press = ReceivedPress(str(frm[1][0]), tuple(str(p) for p in frm[2]), found)
+        press = ReceivedPress(frm.sender, frm.recipients, found)
         self.press_log.append(press)
         for value in self.negotiator.received(press, self._context()):
             await self._send_press(link, value)

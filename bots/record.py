@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bots.tracking import TrackedPosition, ownership_of
+from bots.tracking import TrackedPosition, ownership_of, read_server_message
+from protocol.messages import Drw, Message, Now, Sco, Slo, Smr
 from protocol.orders import Turn
 from protocol.text import format_tree
+from protocol.tokens import STANDARD, Representation
 
 Tree = tuple[Any, ...]
 
@@ -52,43 +54,46 @@ class GameWatcher:
     winner: str | None = None
     draw: bool = False
     final_turn: Turn | None = None
-    summary: Tree | None = None
+    summary: Smr | None = None
+    rep: Representation = STANDARD
+    """The representation the observer's link decodes with (a variant's powers)."""
 
-    def on_message(self, message: Tree) -> None:
+    def on_message(self, message: Tree) -> Message | None:
+        """Take one received message; returns it typed (None if it does not parse)."""
         # Written without a representation's lookups: the same text for any map.
         self.lines.append(format_tree(message))
-        head = message[0]
-        if head == "SCO":
-            owners = ownership_of(message)
-            counts = {p: 0 for p in self.powers}
-            for owner in owners.values():
-                if owner is not None:
-                    counts[owner] = counts.get(owner, 0) + 1
-            self.counts = counts
-        elif head == "NOW":
-            self.position = TrackedPosition.from_now(message)
-            year = self.position.turn.year
-            for power in self.powers:
-                if (self.counts.get(power, 0) == 0 and power not in self.eliminated
-                        and not any(u.power == power for u in self.position.units)):
-                    self.eliminated[power] = year - 1 if self.position.turn.season == "SPR" \
-                        else year
-            self.history.append({"turn": str(self.position.turn), "centres": dict(self.counts)})
-            self._progress()
-        elif head == "SLO":
-            self.winner = str(message[1][0])
-        elif head == "DRW":
-            self.draw = True
-        elif head == "SMR":
-            self.summary = message
-            season, year = message[1]
-            self.final_turn = Turn(str(season), int(year))
-            # The server's own account wins: names, and the years of elimination.
-            for group in message[2:]:
-                power, name = str(group[0]), str(group[1][0])
-                self.players = {**self.players, power: self.players.get(power, name)}
-                if len(group) > 4:       # ( power ('name') ('version') centres year )
-                    self.eliminated[power] = int(group[4])
+        typed = read_server_message(message, self.rep)
+        match typed:
+            case Sco(ownership=groups):
+                counts = {p: 0 for p in self.powers}
+                for owner in ownership_of(groups).values():
+                    if owner is not None:
+                        counts[owner] = counts.get(owner, 0) + 1
+                self.counts = counts
+            case Now() as now:
+                self.position = TrackedPosition.from_now(now)
+                turn = self.position.turn
+                for power in self.powers:
+                    if (self.counts.get(power, 0) == 0 and power not in self.eliminated
+                            and not any(u.power == power for u in self.position.units)):
+                        self.eliminated[power] = turn.year - 1 if turn.season == "SPR" \
+                            else turn.year
+                self.history.append({"turn": str(turn), "centres": dict(self.counts)})
+                self._progress()
+            case Slo(power=power):
+                self.winner = power
+            case Drw():
+                self.draw = True
+            case Smr(turn=turn, entries=entries) as summary:
+                self.summary = summary
+                self.final_turn = turn
+                # The server's own account wins: names, and the years of elimination.
+                for entry in entries:
+                    self.players = {**self.players,
+                                    entry.power: self.players.get(entry.power, entry.name)}
+                    if entry.eliminated is not None:
+                        self.eliminated[entry.power] = entry.eliminated
+        return typed
 
     @property
     def finished(self) -> bool:

@@ -1,7 +1,9 @@
 """What a client knows about its game, updated message by message (sans-IO).
 
-`GameTracker` is fed every message the server sends, as a `protocol.tree`
-tree, and keeps the latest HLO (power, passcode, variant options), SCO, NOW,
+`GameTracker` is fed every message the server sends, as a typed
+:mod:`protocol.messages` value (`read_server_message` turns a received tree
+into one with the server grammar of :func:`protocol.parse.parse_message`),
+and keeps the latest HLO (power, passcode, variant options), SCO, NOW,
 the ORD results of the last processed phase, deadlines (TME), civil-disorder
 notices and the end of the game (SLO, DRW, SMR).  It turns the latest NOW
 and SCO into the `BoardView` a strategy is given.  It does no I/O, so it is
@@ -17,25 +19,55 @@ from typing import Any
 from bots.board import ADJUSTMENT, MOVEMENT, RETREAT, BoardUnit, BoardView
 from bots.geography import Geography, Node
 from maps.model import Map
-from protocol.orders import Turn  # ``season year``; str() is "SPR 1901"
+from protocol.errors import ProtocolError
+from protocol.mapdef import CentreGroup
+from protocol.messages import (
+    Ccd,
+    Drw,
+    Hlo,
+    Message,
+    NotMessage,
+    Now,
+    Ord,
+    Sco,
+    Slo,
+    Smr,
+    Tme,
+)
+from protocol.orders import DaideLocation, Turn, UnitPosition  # Turn: str() is "SPR 1901"
+from protocol.parse import Sender, parse_message
+from protocol.tokens import STANDARD, Representation
+from protocol.tree import from_tree
 
 Tree = tuple[Any, ...]
 
 
-def node_of(location: Any) -> Node:
-    """`province` or `(province coast)` as a node."""
-    if isinstance(location, tuple):
-        return (str(location[0]), str(location[1]))
-    return (str(location), None)
+def read_server_message(tree: Tree, rep: Representation = STANDARD) -> Message | None:
+    """A message received from the server, typed; None if it does not parse.
+
+    Trees are what a `bots.client.Transport` delivers (and what the game
+    record keeps); the grammar is the server's direction of
+    docs/protocol.md §14, in the representation the link decodes with.
+    """
+    try:
+        return parse_message(from_tree(tree, rep), rep, sender=Sender.SERVER)
+    except ProtocolError:
+        return None
 
 
-def unit_of(tree: tuple[Any, ...]) -> BoardUnit:
-    """A NOW unit group, `power type location [MRT (location ...)]`."""
+def node_of(location: DaideLocation) -> Node:
+    """A location as a geography node."""
+    return (location.province, location.coast)
+
+
+def unit_of(position: UnitPosition) -> BoardUnit:
+    """A NOW unit, with its MRT retreats if dislodged."""
+    unit = position.unit
     retreats = None
-    if len(tree) > 3 and tree[3] == "MRT":
-        retreats = tuple(node_of(x) for x in tree[4])
-    return BoardUnit(power=str(tree[0]), kind=str(tree[1]), node=node_of(tree[2]),
-                     retreats=retreats)
+    if position.retreats is not None:
+        retreats = tuple(node_of(x) for x in position.retreats)
+    return BoardUnit(power=unit.power, kind=unit.unit_type,
+                     node=(unit.province, unit.coast), retreats=retreats)
 
 
 @dataclass(frozen=True)
@@ -47,23 +79,22 @@ class TrackedPosition:
     dislodged: tuple[BoardUnit, ...]
 
     @classmethod
-    def from_now(cls, message: Tree) -> TrackedPosition:
-        season, year = message[1]
+    def from_now(cls, now: Now) -> TrackedPosition:
         units: list[BoardUnit] = []
         dislodged: list[BoardUnit] = []
-        for group in message[2:]:
-            unit = unit_of(group)
+        for position in now.units:
+            unit = unit_of(position)
             (dislodged if unit.retreats is not None else units).append(unit)
-        return cls(Turn(str(season), int(year)), tuple(units), tuple(dislodged))
+        return cls(now.turn, tuple(units), tuple(dislodged))
 
 
-def ownership_of(message: Tree) -> dict[str, str | None]:
+def ownership_of(groups: tuple[CentreGroup, ...]) -> dict[str, str | None]:
     """SCO groups as centre -> owner (None for UNO)."""
     owners: dict[str, str | None] = {}
-    for group in message[1:]:
-        owner = None if group[0] == "UNO" else str(group[0])
-        for centre in group[1:]:
-            owners[str(centre)] = owner
+    for group in groups:
+        owner = None if group.owner == "UNO" else str(group.owner)
+        for centre in group.centres:
+            owners[centre] = owner
     return owners
 
 
@@ -88,63 +119,51 @@ class GameTracker:
     map_name: str | None = None
     power: str | None = None
     passcode: int | None = None
-    variant: tuple[Any, ...] = ()
+    level: int = 0
+    """The press level from HLO (0 before HLO)."""
     ownership: Mapping[str, str | None] = field(default_factory=dict)
     position: TrackedPosition | None = None
-    results: list[Tree] = field(default_factory=list)
+    results: list[Ord] = field(default_factory=list)
     """ORD messages of the last processed phase."""
     deadline: int | None = None
     """Seconds to the deadline from the last TME (None: no deadlines seen)."""
     disorder: set[str] = field(default_factory=set)
     end: GameEnd | None = None
-    summary: Tree | None = None
+    summary: Smr | None = None
     _results_turn: Turn | None = None
 
     @property
     def started(self) -> bool:
         return self.power is not None
 
-    @property
-    def level(self) -> int:
-        """The press level from HLO (0 before HLO)."""
-        for option in self.variant:
-            if isinstance(option, tuple) and option and option[0] == "LVL":
-                return int(option[1])
-        return 0
-
-    def on_message(self, message: Tree) -> None:
-        """Update from one server message (unknown kinds are ignored here)."""
-        head = message[0]
-        if head == "HLO":
-            self.power = str(message[1][0])
-            self.passcode = int(message[2][0])
-            self.variant = tuple(message[3])
-        elif head == "SCO":
-            self.ownership = ownership_of(message)
-        elif head == "NOW":
-            self.position = TrackedPosition.from_now(message)
-        elif head == "ORD":
-            season, year = message[1]
-            turn = Turn(str(season), int(year))
-            if turn != self._results_turn:
-                self.results = []
-                self._results_turn = turn
-            self.results.append(message)
-        elif head == "TME" and len(message) > 1:
-            self.deadline = int(message[1][0])
-        elif head == "CCD":
-            self.disorder.add(str(message[1][0]))
-        elif head == "NOT" and isinstance(message[1], tuple) and message[1][0] == "CCD":
-            self.disorder.discard(str(message[1][1][0]))
-        elif head == "SLO":
-            now = self.position.turn if self.position else None
-            self.end = GameEnd(winner=str(message[1][0]), turn=now)
-        elif head == "DRW":
-            now = self.position.turn if self.position else None
-            powers = tuple(str(p) for p in message[1]) if len(message) > 1 else ()
-            self.end = GameEnd(winner=None, turn=now, draw_powers=powers)
-        elif head == "SMR":
-            self.summary = message
+    def on_message(self, message: Message) -> None:
+        """Update from one server message (other kinds are ignored here)."""
+        match message:
+            case Hlo(power=power, passcode=passcode, variant=variant):
+                self.power, self.passcode, self.level = power, passcode, variant.level
+            case Sco(ownership=groups):
+                self.ownership = ownership_of(groups)
+            case Now():
+                self.position = TrackedPosition.from_now(message)
+            case Ord(turn=turn):
+                if turn != self._results_turn:
+                    self.results = []
+                    self._results_turn = turn
+                self.results.append(message)
+            case Tme(seconds=seconds) if seconds is not None:
+                self.deadline = seconds
+            case Ccd(power=power):
+                self.disorder.add(power)
+            case NotMessage(message=Ccd(power=power)):
+                self.disorder.discard(power)
+            case Slo(power=power):
+                now = self.position.turn if self.position else None
+                self.end = GameEnd(winner=power, turn=now)
+            case Drw(powers=powers):
+                now = self.position.turn if self.position else None
+                self.end = GameEnd(winner=None, turn=now, draw_powers=powers)
+            case Smr():
+                self.summary = message
 
     # -- what is owed ---------------------------------------------------------
 

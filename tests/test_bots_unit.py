@@ -15,9 +15,10 @@ from bots.holdbot import HoldBot, farthest_units
 from bots.press import no_press_replies
 from bots.randbot import RandBot
 from bots.strategy import phase_rng
-from bots.tracking import GameTracker
+from bots.tracking import GameTracker, read_server_message
 from bots.values import base_values, valuation
 from engine.variants import standard_map
+from protocol.messages import Message
 from protocol.text import tree_from_text, tree_to_text
 
 GEO = geography_of(standard_map())
@@ -31,11 +32,18 @@ START_NOW = ("NOW ( SPR 1901 ) ( AUS AMY BUD ) ( AUS AMY VIE ) ( AUS FLT TRI ) (
              " ( RUS FLT ( STP SCS ) ) ( TUR FLT ANK ) ( TUR AMY CON ) ( TUR AMY SMY )")
 
 
+def from_server(text: str) -> Message:
+    """A server message in DAIDE text, typed as the client reads it."""
+    message = read_server_message(tree_from_text(text))
+    assert message is not None, text
+    return message
+
+
 def view(power: str, now: str = START_NOW, sco: str = START_SCO) -> BoardView:
     tracker = GameTracker(geography=GEO)
-    tracker.on_message(tree_from_text(f"HLO ( {power} ) ( 1234 ) ( ( LVL 0 ) )"))
-    tracker.on_message(tree_from_text(sco))
-    tracker.on_message(tree_from_text(now))
+    tracker.on_message(from_server(f"HLO ( {power} ) ( 1234 ) ( ( LVL 0 ) )"))
+    tracker.on_message(from_server(sco))
+    tracker.on_message(from_server(now))
     return tracker.view()
 
 
@@ -62,9 +70,9 @@ def test_geography_of_standard_map() -> None:
 
 def test_tracker_reads_hlo_sco_now_with_retreats() -> None:
     tracker = GameTracker(geography=GEO)
-    tracker.on_message(tree_from_text("HLO ( ENG ) ( 4321 ) ( ( LVL 0 ) ( MTL 60 ) )"))
-    tracker.on_message(tree_from_text(START_SCO))
-    tracker.on_message(tree_from_text(
+    tracker.on_message(from_server("HLO ( ENG ) ( 4321 ) ( ( LVL 0 ) ( MTL 60 ) )"))
+    tracker.on_message(from_server(START_SCO))
+    tracker.on_message(from_server(
         "NOW ( SUM 1902 ) ( ENG FLT NTH MRT ( LON ( STP NCS ) ) ) ( FRA FLT NTH ) ( ENG AMY YOR )"))
     assert (tracker.power, tracker.passcode, tracker.level) == ("ENG", 4321, 0)
     v = tracker.view()
@@ -73,7 +81,7 @@ def test_tracker_reads_hlo_sco_now_with_retreats() -> None:
                                         (("LON", None), ("STP", "NCS"))),)
     assert [u.province for u in v.units] == ["NTH", "YOR"]
     assert tracker.owes_orders()
-    tracker.on_message(tree_from_text("SLO ( FRA )"))
+    tracker.on_message(from_server("SLO ( FRA )"))
     assert tracker.end is not None and tracker.end.winner == "FRA"
     assert not tracker.owes_orders()
 

@@ -49,6 +49,7 @@ from bots.client import BotClient, ClientError, ClientSettings
 from bots.holdbot import HoldBot
 from bots.record import GameWatcher
 from bots.registry import make_strategy
+from protocol.messages import Hlo, Now, Off, Smr
 from tournament.config import BotEntry, TournamentConfig
 from tournament.design import GamePlan
 from tournament.proxy import SeatProxy
@@ -171,19 +172,18 @@ class _Game:
     # --- the observer ----------------------------------------------------------------
 
     def on_observed(self, message: Tree) -> None:
-        self.watcher.on_message(message)
-        head = message[0]
-        if head == "HLO":
-            self.started.set()
-        elif head == "NOW" and self.watcher.position is not None:
-            turn = self.watcher.position.turn
-            self.on_turn(str(turn))
-            if (self.ctx.enforce_year_limit and not self.watcher.finished
-                    and _past_limit(turn, self.ctx.config.max_year)):
-                self.declared = "year-limit"
+        match self.watcher.on_message(message):
+            case Hlo():
+                self.started.set()
+            case Now() if self.watcher.position is not None:
+                turn = self.watcher.position.turn
+                self.on_turn(str(turn))
+                if (self.ctx.enforce_year_limit and not self.watcher.finished
+                        and _past_limit(turn, self.ctx.config.max_year)):
+                    self.declared = "year-limit"
+                    self.ended.set()
+            case Smr() | Off():
                 self.ended.set()
-        elif head in ("SMR", "OFF"):
-            self.ended.set()
 
     async def run_observer(self, *, task_status: trio.TaskStatus[Any]
                            = trio.TASK_STATUS_IGNORED) -> None:
