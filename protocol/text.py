@@ -50,6 +50,7 @@ def parse_text(s: str, rep: Representation = STANDARD) -> tuple[int, ...]:
 
 
 def _parse_text(s: str, rep: Representation) -> tuple[int, ...]:
+    """The general reader: any text, faults reported with their position."""
     out: list[int] = []
     values = rep.values
     n = len(s)
@@ -125,6 +126,11 @@ def render_text(tokens: tuple[int, ...] | list[int], rep: Representation = STAND
     words = [table.get(t) for t in tokens]
     if None not in words:
         return " ".join(words)  # type: ignore[arg-type]
+    return _render_text(tokens, rep)
+
+
+def _render_text(tokens: tuple[int, ...] | list[int], rep: Representation) -> str:
+    """The general writer: any tokens, strings and unnamed tokens included."""
     names = rep.names
     parts: list[str] = []
     append = parts.append
