@@ -59,6 +59,7 @@ from engine.variants import Variant
 from protocol.messages import (
     Ccd,
     Hlo,
+    Huh,
     MapMessage,
     Message,
     Mis,
@@ -66,16 +67,19 @@ from protocol.messages import (
     Now,
     Off,
     Ord,
+    Out,
     Rej,
     Sco,
     Slo,
     Smr,
     SmrEntry,
+    Snd,
     Tme,
     Yes,
 )
 from protocol.orders import DaideOrder
 from protocol.parse import Sender, parse_message
+from protocol.press import ReceivedPress
 from protocol.text import parse_text, render_text, tree_from_text
 from protocol.tree import from_tree
 from server.deadline import PhaseClock, TimeRequests, whole_seconds
@@ -91,7 +95,19 @@ from server.events import (
     Request,
 )
 from server.history import History, PlayedPhase
-from server.press import PressRelay, wire_representation
+from server.press import (
+    Deliver,
+    Eliminated,
+    InDisorder,
+    PressRelay,
+    RateLimited,
+    Refused,
+    Situation,
+    Unreadable,
+    delivered_frm,
+    recipients_once,
+    wire_representation,
+)
 from server.requests import answer
 from server.session import Client, Role
 from server.settings import GameSettings
@@ -150,6 +166,15 @@ class Game:
     @property
     def running(self) -> bool:
         return self.handle.status == "running"
+
+    @property
+    def finished(self) -> bool:
+        return self.handle.status == "finished"
+
+    @property
+    def variant_name(self) -> str:
+        """The MAP name (`engine.variants.Variant.name`)."""
+        return self.variant.name
 
     async def run(self) -> None:
         """Serve events until the game is finished or the actor is cancelled."""
@@ -600,6 +625,51 @@ class Game:
         left = self.clock.remaining()
         return (self.settings.ptl is not None and self.engine.season in ("SPR", "FAL")
                 and left is not None and left <= self.settings.ptl)
+
+    # --- press (docs/protocol.md §16.1; the verdicts are server.press's) -------------
+
+    def relay_press(self, client: Client, message: Snd, tokens: tuple[int, ...]) -> None:
+        """Answer one SND from ``client`` with the relay's verdict, and carry it out."""
+        player = client.power if client.role is Role.PLAYER and self.running else None
+        match self.press.verdict(player, message, self.press_situation, self.variant.rep):
+            case RateLimited():
+                client.send(Rej(message))
+            case Unreadable(position):
+                client.send(Huh.at(tokens, position))
+            case Refused(reason):
+                self.log.info("press_refused", conn=client.id, power=client.power, reason=reason)
+                client.send(Rej(message))
+            case Eliminated(power):
+                client.send(Out(power))
+            case InDisorder(power):
+                client.send(Ccd(power))
+            case Deliver(delivery):
+                self._deliver_press(client, message, delivery)
+
+    def press_situation(self) -> Situation:
+        """The game as the press relay's `server.press.judge` sees it now."""
+        connected = frozenset(p for p, c in self.players.items() if c is not None and not c.closed)
+        settings = self.settings
+        return Situation(
+            running=self.running, turn=self.engine.turn, level=settings.level,
+            survivors=self.engine.survivors(), connected=connected,
+            powers=tuple(self.variant.powers), npr=settings.npr, npb=settings.npb,
+            press_closed=self.press_closed())
+
+    def _deliver_press(self, client: Client, message: Snd, delivery: ReceivedPress) -> None:
+        frm = delivered_frm(message, delivery)
+        rep = self.variant.rep
+        # Persist before announcing (docs/architecture.md "One turn", step 4).
+        seq = self.store.save_press(
+            self.handle.id, str(self.engine.turn), delivery.sender, delivery.recipients,
+            render_text(frm.to_tokens(rep), rep))
+        self.log.debug("press_relayed", seq=seq, sender=delivery.sender,
+                       recipients=list(delivery.recipients))
+        client.send(Yes(message))
+        for recipient in recipients_once(delivery.recipients):
+            target = self.players.get(recipient)
+            if target is not None:
+                target.send(frm)
 
     def _process(self) -> None:
         """Adjudicate the phase, store it, then announce it (docs/architecture.md "One turn")."""

@@ -25,7 +25,9 @@ answers of the table in 16.1 the sender gets:
    recipient sees who else got it; the turn of the SND is not passed on.
 
 `judge` is that table as a pure function of a frozen `Situation`;
-`PressRelay.relay` applies it.  Nothing is delivered unless the answer is
+`PressRelay.verdict` adds the rate limit and returns the `Verdict`, which
+the game (`server.game.Game`, the only owner of clients, store and log)
+carries out.  Nothing is delivered unless the answer is
 YES.  The delivered message is stored (`server.store.Store.save_press`:
 sender, recipients, turn, time, the FRM as delivered) before the YES and
 the FRMs are queued.
@@ -50,12 +52,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import structlog
 
 from protocol.errors import BracketError, GrammarError
-from protocol.messages import Ccd, Frm, Huh, Message, Out, Rej, Snd, Yes
+from protocol.messages import Frm, Message, Snd
 from protocol.orders import Turn
 from protocol.parse import Sender, parse_message
 from protocol.press import ReceivedPress, SendPress, parse_send, powers_named
@@ -66,15 +67,10 @@ from protocol.press_tokens import (
     numbering_hint,
     press_representation,
 )
-from protocol.text import render_text
 from protocol.tokens import Representation
 from server.limits import TokenBucket
-from server.session import Client, Role
 from server.settings import AUTO_NUMBERING
 from server.wire import Packet
-
-if TYPE_CHECKING:
-    from server.game import Game
 
 log = structlog.get_logger("server.press")
 
@@ -135,7 +131,21 @@ class Deliver:
     delivery: ReceivedPress
 
 
-Verdict = Refused | Eliminated | InDisorder | Deliver
+@dataclass(frozen=True)
+class RateLimited:
+    """``REJ (SND ...)``: the sender is over its press rate (`PressLimits`)."""
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """``HUH (SND ... ERR ...)``: press a connection without a level left
+    unread does not follow the grammar at the game's level; ERR before
+    token ``position``."""
+
+    position: int
+
+
+Verdict = Refused | Eliminated | InDisorder | Deliver | RateLimited | Unreadable
 
 
 def judge(sender: str | None, send: SendPress, situation: Situation,
@@ -330,72 +340,40 @@ def packet_frames(item: Packet, rep: Representation) -> bytes:
 
 
 class PressRelay:
-    """The press relay of one game: its rate limiter and the answering of SNDs."""
+    """The press relay of one game: its rate limiter and the verdict on each SND."""
 
     def __init__(self, now: Callable[[], float], limits: PressLimits | None = None) -> None:
         self.limiter = RateLimiter(limits or PressLimits(), now)
 
-    def situation(self, game: Game) -> Situation:
-        """The game as `judge` sees it now."""
-        connected = frozenset(p for p, c in game.players.items() if c is not None and not c.closed)
-        settings = game.settings
-        return Situation(
-            running=game.running, turn=game.engine.turn, level=settings.level,
-            survivors=game.engine.survivors(), connected=connected,
-            powers=tuple(game.variant.powers), npr=settings.npr, npb=settings.npb,
-            press_closed=game.press_closed())
+    def verdict(self, player: str | None, message: Snd, situation: Callable[[], Situation],
+                rep: Representation) -> Verdict:
+        """The answer to one SND (see the module docstring).
 
-    def relay(self, game: Game, client: Client, message: Snd, tokens: tuple[int, ...]) -> None:
-        """Answer one SND from ``client`` (see the module docstring)."""
-        player = client.power if client.role is Role.PLAYER and game.running else None
+        ``player`` is the sender's power if it plays the running game (None
+        for an observer or a game not running); ``situation`` is asked only
+        for SNDs within the rate limit, so a flood costs no more than a REJ.
+        """
         if player is not None and not self.limiter.allow(player):
-            client.send(Rej(message))
-            return
+            return RateLimited()
+        now = situation()
         send = message.send_press()
         if send is None:
             # Only a connection without a level leaves press unread; read it here.
             try:
-                send = parse_send(message.to_tree(), game.settings.level, game.variant.rep)
+                send = parse_send(message.to_tree(), now.level, rep)
             except GrammarError as error:
-                client.send(Huh.at(tokens, error.position))
-                return
-        verdict = judge(player, send, self.situation(game), game.variant.rep)
-        match verdict:
-            case Refused(reason):
-                game.log.info("press_refused", conn=client.id, power=client.power, reason=reason)
-                client.send(Rej(message))
-            case Eliminated(power):
-                client.send(Out(power))
-            case InDisorder(power):
-                client.send(Ccd(power))
-            case Deliver(delivery):
-                self._deliver(game, client, message, delivery)
-
-    def _deliver(self, game: Game, client: Client, message: Snd,
-                 delivery: ReceivedPress) -> None:
-        frm = _frm(message, delivery)
-        rep = game.variant.rep
-        # Persist before announcing (docs/architecture.md "One turn", step 4).
-        seq = game.store.save_press(
-            game.handle.id, str(game.engine.turn), delivery.sender, delivery.recipients,
-            render_text(frm.to_tokens(rep), rep))
-        game.log.debug("press_relayed", seq=seq, sender=delivery.sender,
-                       recipients=list(delivery.recipients))
-        client.send(Yes(message))
-        for recipient in _distinct(delivery.recipients):
-            target = game.players.get(recipient)
-            if target is not None:
-                target.send(frm)
+                return Unreadable(error.position)
+        return judge(player, send, now, rep)
 
 
-def _frm(message: Snd, delivery: ReceivedPress) -> Frm:
+def delivered_frm(message: Snd, delivery: ReceivedPress) -> Frm:
     """The FRM to deliver: the press as received unless a TRY list was trimmed."""
     if delivery.message is message.typed:
         return Frm(delivery.sender, delivery.recipients, message.press, delivery.message)
     return Frm.of(delivery)
 
 
-def _distinct(powers: Iterable[str]) -> list[str]:
+def recipients_once(powers: Iterable[str]) -> list[str]:
     """Each power once, in order (a recipient listed twice gets one FRM)."""
     return list(dict.fromkeys(powers))
 
@@ -407,11 +385,15 @@ __all__ = [
     "NumberingDetector",
     "PressLimits",
     "PressRelay",
+    "RateLimited",
     "RateLimiter",
     "Refused",
     "Situation",
+    "Unreadable",
     "Verdict",
+    "delivered_frm",
     "judge",
     "packet_frames",
+    "recipients_once",
     "wire_representation",
 ]

@@ -2,7 +2,10 @@
 
 `answer` is called by the game actor (`server.game.Game`) for every parsed
 message of a client that joined its game; grammar errors were already
-answered (PRN/HUH) by the connection.  Here the *role* decides (docs/protocol.md
+answered (PRN/HUH) by the connection.  It sees the game only through
+`GameDesk`, the part of the game a request may read or act on, and leaves
+joining (`map_answer`), press (`relay_press`) and draws (`declare_draw`) to
+the game itself.  Here the *role* decides (docs/protocol.md
 §7.2): a message the sender's role may not send is answered with HUH and ERR
 before its first token - the reference server's ``HUH ( ERR DRW )`` to an
 observer.  The rest is the catalogue of YES/REJ forms of section 8.13;
@@ -11,14 +14,16 @@ press (SND) goes to the game's relay, `server.press`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import structlog
 
+from engine.position import Engine
 from protocol.messages import (
     Adm,
     Drw,
     Gof,
+    Hlo,
     HloRequest,
     Hst,
     Huh,
@@ -45,12 +50,13 @@ from protocol.messages import (
     Yes,
 )
 from protocol.orders import DaideOrder
-from server.deadline import whole_seconds
+from protocol.tokens import Representation
+from server.deadline import PhaseClock, TimeRequests, whole_seconds
+from server.history import History
 from server.session import Client, Role
-from server.wire import join, packet
-
-if TYPE_CHECKING:
-    from server.game import Game
+from server.settings import GameSettings
+from server.turn import TurnState
+from server.wire import Packet, join, packet
 
 log = structlog.get_logger("server.requests")
 
@@ -62,7 +68,47 @@ PLAYER_ONLY = (Sub, MisRequest, Gof, OrdRequest, Drw)
 MBV = "MBV"
 
 
-def answer(game: Game, client: Client, message: Message, tokens: tuple[int, ...]) -> None:
+class GameDesk(Protocol):
+    """What answering a request needs of a game (`server.game.Game` is one)."""
+
+    @property
+    def variant_name(self) -> str: ...
+
+    mdf: Packet
+    """The MDF, encoded once."""
+    rep: Representation
+    """What the game's connections speak."""
+    settings: GameSettings
+    engine: Engine
+    turn: TurnState
+    """Orders, GOF and draw votes of the current phase."""
+    history: History
+    clock: PhaseClock
+    time_requests: TimeRequests
+    end_messages: tuple[Message, ...]
+
+    @property
+    def running(self) -> bool: ...
+
+    @property
+    def finished(self) -> bool: ...
+
+    def hlo(self, power: str | None) -> Hlo: ...
+
+    def audience(self, include: Client | None = None) -> list[Client]: ...
+
+    def missing(self, power: str) -> Mis | None: ...
+
+    def save_orders(self, power: str) -> None: ...
+
+    def map_answer(self, client: Client, accepted: bool) -> None: ...
+
+    def relay_press(self, client: Client, message: Snd, tokens: tuple[int, ...]) -> None: ...
+
+    def declare_draw(self, powers: frozenset[str]) -> None: ...
+
+
+def answer(game: GameDesk, client: Client, message: Message, tokens: tuple[int, ...]) -> None:
     """Answer one message from ``client`` (a member of ``game``)."""
     player = client.role in (Role.PLAYER, Role.JOINING)
     if isinstance(message, (Huh, Prn)):
@@ -82,7 +128,7 @@ def answer(game: Game, client: Client, message: Message, tokens: tuple[int, ...]
             # A client that already joined may not take another seat (13.2).
             client.send(Rej(message))
         case MapRequest():
-            client.send(MapMessage(game.variant.name))
+            client.send(MapMessage(game.variant_name))
         case MdfRequest():
             client.send(game.mdf)
         case HloRequest():
@@ -105,8 +151,7 @@ def answer(game: Game, client: Client, message: Message, tokens: tuple[int, ...]
             _not_gof(game, client, message)
         case OrdRequest():
             # Also after the end, while the game lingers (`server.game.Game._linger`).
-            over = game.handle.status == "finished"
-            results = game.history.last_results() if game.running or over else []
+            results = game.history.last_results() if game.running or game.finished else []
             if not results:
                 client.send(Rej(message))
             for result in results:
@@ -127,7 +172,7 @@ def answer(game: Game, client: Client, message: Message, tokens: tuple[int, ...]
             else:
                 client.send(Rej(message))
         case Snd():
-            game.press.relay(game, client, message, tokens)
+            game.relay_press(client, message, tokens)
         case _:
             client.send(Huh.at(tokens, 0))
 
@@ -136,15 +181,15 @@ def _player_not(message: Message) -> bool:
     return isinstance(message, NotMessage) and isinstance(message.message, (Sub, Gof, Drw))
 
 
-def _playing(game: Game, client: Client) -> str | None:
+def _playing(game: GameDesk, client: Client) -> str | None:
     """The power of a player of a running game, else None."""
     if game.running and client.role is Role.PLAYER and client.power is not None:
         return client.power
     return None
 
 
-def _hlo(game: Game, client: Client, message: Message) -> None:
-    if not game.running and game.handle.status != "finished":
+def _hlo(game: GameDesk, client: Client, message: Message) -> None:
+    if not game.running and not game.finished:
         client.send(Rej(message))
     elif client.role is Role.PLAYER:
         client.send(game.hlo(client.power))
@@ -153,7 +198,7 @@ def _hlo(game: Game, client: Client, message: Message) -> None:
         client.send(game.hlo(None))
 
 
-def _hst(game: Game, client: Client, message: Hst) -> None:
+def _hst(game: GameDesk, client: Client, message: Hst) -> None:
     if message.turn is None:
         # Bare HST: semantics undocumented; Parlance sends the starting SCO and NOW.
         if game.history:
@@ -171,7 +216,7 @@ def _hst(game: Game, client: Client, message: Hst) -> None:
         client.send(item)
 
 
-def _sub(game: Game, client: Client, message: Sub) -> None:
+def _sub(game: GameDesk, client: Client, message: Sub) -> None:
     power = _playing(game, client)
     current = game.engine.turn
     if power is None or (message.turn is not None and message.turn != current):
@@ -198,7 +243,7 @@ def _sub(game: Game, client: Client, message: Sub) -> None:
         client.send(reply)
 
 
-def _send_missing(game: Game, client: Client, power: str, *, bare: bool) -> None:
+def _send_missing(game: GameDesk, client: Client, power: str, *, bare: bool) -> None:
     """MIS after a SUB or GOF only when orders are missing; bare MIS only on request."""
     missing = game.engine.missing(power, game.turn.of(power))
     if missing is not None:
@@ -207,7 +252,7 @@ def _send_missing(game: Game, client: Client, power: str, *, bare: bool) -> None
         client.send(Mis())
 
 
-def _not_sub(game: Game, client: Client, message: NotMessage, inner: Sub) -> None:
+def _not_sub(game: GameDesk, client: Client, message: NotMessage, inner: Sub) -> None:
     power = _playing(game, client)
     if power is None:
         client.send(Rej(message))
@@ -221,7 +266,7 @@ def _not_sub(game: Game, client: Client, message: NotMessage, inner: Sub) -> Non
     client.send(Yes(message))
 
 
-def _mis(game: Game, client: Client, message: MisRequest) -> None:
+def _mis(game: GameDesk, client: Client, message: MisRequest) -> None:
     power = _playing(game, client)
     if power is None:
         client.send(Rej(message))
@@ -229,7 +274,7 @@ def _mis(game: Game, client: Client, message: MisRequest) -> None:
     _send_missing(game, client, power, bare=True)
 
 
-def _gof(game: Game, client: Client, message: Gof) -> None:
+def _gof(game: GameDesk, client: Client, message: Gof) -> None:
     power = _playing(game, client)
     if power is None:
         client.send(Rej(message))
@@ -239,7 +284,7 @@ def _gof(game: Game, client: Client, message: Gof) -> None:
     _send_missing(game, client, power, bare=False)
 
 
-def _not_gof(game: Game, client: Client, message: NotMessage) -> None:
+def _not_gof(game: GameDesk, client: Client, message: NotMessage) -> None:
     power = _playing(game, client)
     if power is None or power not in game.engine.survivors():
         client.send(Rej(message))
@@ -248,7 +293,7 @@ def _not_gof(game: Game, client: Client, message: NotMessage) -> None:
     client.send(Yes(message))
 
 
-def _tme(game: Game, client: Client, message: Tme | NotMessage) -> None:
+def _tme(game: GameDesk, client: Client, message: Tme | NotMessage) -> None:
     """TME requests and queries (docs/protocol.md §15)."""
     if isinstance(message, NotMessage):
         inner = message.message
@@ -276,7 +321,7 @@ def _tme(game: Game, client: Client, message: Tme | NotMessage) -> None:
     client.send(Yes(message))
 
 
-def _drw(game: Game, client: Client, message: Drw) -> None:
+def _drw(game: GameDesk, client: Client, message: Drw) -> None:
     power = _playing(game, client)
     survivors = game.engine.survivors()
     powers = frozenset(message.powers) if message.powers else None
@@ -294,7 +339,7 @@ def _drw(game: Game, client: Client, message: Drw) -> None:
         game.declare_draw(agreed)
 
 
-def _not_drw(game: Game, client: Client, message: NotMessage, inner: Drw) -> None:
+def _not_drw(game: GameDesk, client: Client, message: NotMessage, inner: Drw) -> None:
     power = _playing(game, client)
     if power is None or power not in game.engine.survivors():
         client.send(Rej(message))
@@ -303,4 +348,4 @@ def _not_drw(game: Game, client: Client, message: NotMessage, inner: Drw) -> Non
     client.send(Yes(message))
 
 
-__all__ = ["answer"]
+__all__ = ["GameDesk", "answer"]
