@@ -86,11 +86,15 @@ from protocol.messages import (
     Yes,
 )
 from protocol.orders import (
+    UnitPosition,
     parse_note,
     parse_order,
     parse_result,
     parse_turn,
     parse_unit_position,
+    plain_order,
+    plain_turn,
+    plain_unit,
 )
 from protocol.press import PressBody, PressFault, try_parse_press
 from protocol.press_tokens import FREE_TEXT_LEVEL
@@ -288,6 +292,10 @@ def _hst(p: Parser, seq: Seq, loc: Loc) -> Message:
 
 
 def _sub(p: Parser, seq: Seq, loc: Loc) -> Message:
+    plain = _plain_sub(p, seq)
+    if plain is not None:
+        return plain
+
     def with_turn() -> Message:
         turn = parse_turn(p, seq, 1, loc)
         return Sub(tuple(parse_order(p, seq, k, loc) for k in _at_least_one(p, seq, 2, loc)), turn)
@@ -296,6 +304,22 @@ def _sub(p: Parser, seq: Seq, loc: Loc) -> Message:
         return Sub(tuple(parse_order(p, seq, k, loc) for k in _at_least_one(p, seq, 1, loc)))
 
     return p.first(with_turn, without_turn)
+
+
+def _plain_sub(p: Parser, seq: Seq) -> Sub | None:
+    """A SUB of plain orders, with or without a plain turn (the readers of
+    :mod:`protocol.orders`), as the two alternatives below read it; None
+    for anything else.  ``with_turn`` can only match where
+    :func:`~protocol.orders.plain_turn` does: they accept the same turns."""
+    cats = p.cats
+    turn = plain_turn(seq[1], cats) if len(seq) > 1 else None
+    found = []
+    for node in seq[1 if turn is None else 2:]:
+        order = plain_order(node, cats)
+        if order is None:
+            return None
+        found.append(order)
+    return Sub(tuple(found), turn) if found else None
 
 
 def _at_least_one(p: Parser, seq: Seq, start: int, loc: Loc) -> range:
@@ -408,6 +432,15 @@ def _sco(p: Parser, seq: Seq, loc: Loc) -> Message:
 
 def _now(p: Parser, seq: Seq, loc: Loc) -> Message:
     turn = parse_turn(p, seq, 1, loc)
+    cats = p.cats
+    plain = []
+    for node in seq[2:]:  # units without MRT lists: the common case
+        unit = plain_unit(node, cats)
+        if unit is None:
+            break
+        plain.append(UnitPosition(unit))
+    else:
+        return Now(turn, tuple(plain))
     # An empty unit list is legal (Parlance's "Chaos" start, docs/protocol.md §8.2).
     units = p.many(seq, 2, loc, lambda s, k, lc: parse_unit_position(p, s, k, lc), 0)
     return Now(turn, units)

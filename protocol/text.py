@@ -172,24 +172,26 @@ def plain_tree(s: str, rep: Representation = STANDARD) -> Tree | None:
     text (strings, lower case, signs, raw tokens, unknown words, faults)."""
     if "'" in s:
         return None
-    table = rep.word_table
+    nodes = rep.word_nodes
     stack: list[list[Node]] = []
     current: list[Node] = []
     for word in _WORDS.findall(s):
-        if word == "(":
+        node = nodes.get(word)
+        if isinstance(node, str):  # a mnemonic
+            current.append(node)
+        elif node is None:  # an unknown word
+            return None
+        elif node < BRA:  # a number
+            current.append(node)
+        elif node == BRA:
             stack.append(current)
             current = []
-        elif word == ")":
-            if not stack:
-                return None
+        elif node == KET and stack:
             group = tuple(current)
             current = stack.pop()
             current.append(group)
-        else:
-            value = table.get(word)
-            if value is None:
-                return None
-            current.append(word if value >= BRA else value)  # a mnemonic, or a number
+        else:  # a closing bracket too many
+            return None
     return None if stack else tuple(current)
 
 

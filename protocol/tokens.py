@@ -333,6 +333,15 @@ class Representation:
         return table
 
     @cached_property
+    def word_nodes(self) -> dict[str, str | int]:
+        """Private: the words of :attr:`word_table` -> their tree node
+        (:func:`protocol.text.plain_tree`): a mnemonic is itself, a number
+        its int, a bracket its token (BRA / KET, outside the numbers' range).
+        Do not mutate."""
+        return {word: (word if value >= BRA and word not in "()" else value)
+                for word, value in self.word_table.items()}
+
+    @cached_property
     def token_words(self) -> dict[int, str]:
         """Private: token -> its word in the text form for brackets, named
         tokens and numbers (:func:`protocol.text.render_text`; text tokens

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import pytest
 
-from protocol import orders
+from protocol import orders, parse
 from protocol.errors import ProtocolError
 from protocol.grammar import Fail, Parser
 from protocol.parse import Sender, parse_message, parse_message_text
@@ -26,7 +26,7 @@ from protocol.tree import Text, from_tree, to_tree
 
 MESSAGES = [
     "SUB ( ( AUS AMY VIE ) MTO BUD ) ( ( AUS FLT TRI ) HLD ) ( ( AUS AMY BUD ) SUP ( AUS AMY VIE ) MTO GAL )",
-    "SUB ( SPR 1901 ) ( ( RUS FLT ( STP SCS ) ) MTO BOT ) ( ( RUS AMY MOS ) SUP ( RUS AMY WAR ) )",
+    "SUB ( SPR 1901 ) ( ( RUS FLT ( STP SCS ) ) MTO GOB ) ( ( RUS AMY MOS ) SUP ( RUS AMY WAR ) )",
     "SUB ( ( ENG FLT NTH ) CVY ( ENG AMY YOR ) CTO NWY ) ( ( ENG AMY YOR ) CTO NWY VIA ( NTH ) )",
     "SUB ( ( FRA FLT BRE ) RTO ( SPA NCS ) ) ( ( FRA AMY PAR ) DSB ) ( FRA WVE )",
     "SUB ( ( GER AMY BER ) BLD ) ( ( GER FLT KIE ) REM )",
@@ -42,6 +42,7 @@ MESSAGES = [
     "TME ( 60 )",
     "SUB ( ( AUS AMY ( STP NCS ) ) HLD ) ( ( RUS FLT ( STP AUS ) ) MTO ( BUL SPR ) )",
     "SUB ( ( AUS AMY VIE ) SUP ( AUS FLT ( STP NCS ) ) MTO ( BUL ECS ) ) ( ( AUS AMY VIE ) MTO )",
+    "SUB ( ( AUS FLT ( STP NCS ) ) SUP ( AUS FLT ( BUL ECS ) ) MTO RUM ) ( ( AUS AMY VIE ) SUP ( AUS AMY BUD ) )",
 ]
 EXTRA_WORDS = ["(", ")", "MTO", "AUS", "1901", "-1", "8192", "0x4100", "spr", "XYZ", "'a b'",
                "SUP", "NCS", "FLT", "AMY", "0", "\u00b2", "0123"]
@@ -138,6 +139,9 @@ def test_plain_readers_equal_the_grammar(monkeypatch: pytest.MonkeyPatch) -> Non
     def read_all() -> list[object]:
         results: list[object] = []
         for tree in trees:
+            for sender in (Sender.CLIENT, Sender.SERVER):
+                tokens = from_tree(tree, STANDARD)
+                results.append(_outcome(parse_message, tokens, STANDARD, sender=sender))
             for read in (orders.parse_order, orders.parse_unit_position, orders.parse_turn):
                 for i in range(len(tree)):
                     p = Parser(STANDARD)
@@ -150,6 +154,7 @@ def test_plain_readers_equal_the_grammar(monkeypatch: pytest.MonkeyPatch) -> Non
     fast = read_all()
     for name in ("plain_order", "plain_unit", "plain_turn"):
         monkeypatch.setattr(orders, name, lambda *args: None)
+        monkeypatch.setattr(parse, name, lambda *args: None)
     slow = read_all()
     assert len(fast) > 1000
     assert fast == slow
