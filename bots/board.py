@@ -69,9 +69,6 @@ class BoardView:
     def owner(self, centre: str) -> str | None:
         return self.owners.get(centre)
 
-    def centres_of(self, power: str) -> tuple[str, ...]:
-        return tuple(sorted(c for c, o in self.owners.items() if o == power))
-
     def centre_count(self, power: str) -> int:
         return sum(1 for o in self.owners.values() if o == power)
 

@@ -490,12 +490,6 @@ class Frm(Message):
         """The FRM carrying a typed press value."""
         return cls(value.sender, tuple(value.recipients), value.message.nodes(), value.message)
 
-    def received_press(self) -> ReceivedPress | None:
-        """The typed ``FRM``, or None if the press was not read as press."""
-        if self.typed is None:
-            return None
-        return ReceivedPress(self.sender, self.recipients, self.typed)
-
     def to_tree(self) -> Tree:
         return ("FRM", (self.sender,), self.recipients, self.press)
 

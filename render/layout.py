@@ -114,10 +114,6 @@ def label_box(x: float, y: float, text: str, font: float) -> tuple[float, float,
     return x - w / 2, y - font / 2, x + w / 2, y + font / 2
 
 
-def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
 def separate_labels(spots: dict[str, Point], font: float, rounds: int = 400) -> dict[str, Point]:
     """Move label centres apart until no two boxes overlap (a small margin kept)."""
     pos = {m: [x, y] for m, (x, y) in spots.items()}

@@ -10,9 +10,8 @@ surprise in the middle of a game.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
 
 from protocol.variant import VariantOptions
 
@@ -239,7 +238,3 @@ class ServerSettings:
                      "iam_failures_per_connection", "iam_failures_per_address"):
             if getattr(self, name) < 1:
                 raise SettingsError(f"{name} must be at least 1, not {getattr(self, name)}")
-
-    def with_game(self, **changes: Any) -> ServerSettings:
-        """A copy with some game settings changed."""
-        return replace(self, game=replace(self.game, **changes))

@@ -53,9 +53,6 @@ class GamePlan:
         """power -> bot name."""
         return dict(self.seats)
 
-    def powers_of(self, bot: str) -> tuple[str, ...]:
-        return tuple(p for p, b in self.seats if b == bot)
-
 
 def game_seed(seed: int, number: int) -> int:
     """The seed of game ``number``: a stable hash of the tournament seed and the number."""

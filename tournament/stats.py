@@ -189,15 +189,6 @@ def head_to_head(games: Sequence[ScoredGame], bots: Sequence[str], system: Scori
     return out
 
 
-def centre_table(games: Sequence[ScoredGame]) -> Mapping[str, float]:
-    """Mean final centres per bot seat (a scoring-free sanity figure)."""
-    sums: dict[str, list[int]] = {}
-    for game in games:
-        for power, bot in game.lineup:
-            sums.setdefault(bot, []).append(game.result.count(power))
-    return {bot: sum(v) / len(v) for bot, v in sums.items()}
-
-
 def result_of(centres: Mapping[str, int], units: Mapping[str, int],
               winner: str | None) -> GameResult:
     """A `GameResult` from final centre and unit counts (survivor = centre or unit)."""
