@@ -187,10 +187,6 @@ class OrderResult:
             return (self.outcome, RET)
         return (self.outcome,)
 
-    @property
-    def succeeded(self) -> bool:
-        return self.outcome == SUC
-
 
 @dataclass(frozen=True, slots=True)
 class PhaseResult:
