@@ -140,9 +140,9 @@ def time_ours(m: Map, position: Position) -> tuple[float, GameState]:
     clock = time.perf_counter
     orders = position.orders
     # A fresh copy of the position's state: the adjudicator remembers checks
-    # and derived facts on a state (GameState.memo), and generating the
-    # positions already adjudicated this one - timing it again on the same
-    # object would measure those leftovers instead of the work.
+    # and derived facts per state object (adjudicator.derived), and
+    # generating the positions already adjudicated this one - timing it again
+    # on the same object would measure those leftovers instead of the work.
     old = position.state
     state = GameState(old.phase, old.units, old.ownership, old.dislodged)
     start = clock()

@@ -199,7 +199,7 @@ def load_positions(m: Map, games: int) -> list[Item]:
 def work(m: Map, items: Sequence[Item]) -> list[GameState]:
     """What the benchmark times, for every position, in the same setting:
     each position on a fresh copy of its state (the adjudicator keeps
-    derived facts on a state), and every resulting state kept, as the
+    derived facts per state object, adjudicator.derived), and every resulting state kept, as the
     benchmark keeps them for its cross-check - the garbage collector's share
     depends on what stays alive."""
     kept: list[GameState] = []
