@@ -350,7 +350,7 @@ class BotClient:
                     await self._maybe_submit(link)
             case Frm():
                 if self.negotiator is None:
-                    for reply in no_press_replies(tree):
+                    for reply in no_press_replies(message):
                         await self._send(link, reply)
                 else:
                     await self._on_press(link, message)
@@ -454,7 +454,7 @@ class BotClient:
         if isinstance(found, PressFault):
             self.log.info("press not understood", message=self._text(frm.to_tree()),
                           reason=found.reason)
-            for value in not_understood(frm.to_tree(), found, self.negotiator.vocabulary()):
+            for value in not_understood(frm, found, self.negotiator.vocabulary()):
                 await self._send_press(link, value)
             return
         press = ReceivedPress(frm.sender, frm.recipients, found)

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from bots.board import BoardView
+from protocol.messages import Frm
 from protocol.orders import Turn
 from protocol.press import (
     Accept,
@@ -62,20 +63,14 @@ NEVER_ANSWERED = frozenset({"HUH", "TRY"})
 # --- no press (docs/protocol.md §16.5) ---------------------------------------------------
 
 
-def no_press_replies(frm: Tree) -> list[Tree]:
+def no_press_replies(frm: Frm) -> list[Tree]:
     """The SND messages a no-press bot sends in answer to one FRM message."""
-    if len(frm) < 4 or frm[0] != "FRM" or not isinstance(frm[1], tuple) or not frm[1]:
-        return []
-    sender = frm[1][0]
-    press = frm[3]
-    if not isinstance(press, tuple) or not press:
-        return []
-    head = press[0]
-    if isinstance(head, str) and not isinstance(head, Text) and head in NEVER_ANSWERED:
+    press = frm.press
+    if not press or never_answered(press):
         return []
     return [
-        ("SND", (sender,), ("HUH", ("ERR", *press))),
-        ("SND", (sender,), ("TRY", ())),
+        ("SND", (frm.sender,), ("HUH", ("ERR", *press))),
+        ("SND", (frm.sender,), ("TRY", ())),
     ]
 
 
@@ -118,11 +113,11 @@ def reply(received: ReceivedPress, answer: Reply, me: str, *, to_all: bool = Fal
     return SendPress(recipients, answer)
 
 
-def not_understood(received: ReceivedPress | Tree, fault: PressFault,
+def not_understood(received: ReceivedPress | Frm, fault: PressFault,
                    vocabulary: Iterable[str]) -> list[SendPress]:
     """``HUH (message with ERR)`` then ``TRY (vocabulary)`` to the sender (16.2, 16.5).
 
-    ``received`` is the typed FRM or the FRM's tree; ``fault`` (from
+    ``received`` is the typed press or the FRM as received; ``fault`` (from
     :func:`protocol.press.try_parse_press` on the press nodes) places ERR
     before the first token not understood.  Empty if the message was a HUH
     or TRY itself.
@@ -130,7 +125,7 @@ def not_understood(received: ReceivedPress | Tree, fault: PressFault,
     if isinstance(received, ReceivedPress):
         sender, nodes = received.sender, received.message.nodes()
     else:
-        sender, nodes = str(received[1][0]), tuple(received[3])
+        sender, nodes = received.sender, received.press
     if never_answered(nodes):
         return []
     return [SendPress((sender,), NotUnderstood(mark_error(nodes, fault.loc))),

@@ -25,6 +25,8 @@ from bots.press import (
     reply,
     vocabulary,
 )
+from bots.tracking import read_server_message
+from protocol.messages import Frm
 from protocol.press import (
     And,
     DontKnow,
@@ -49,11 +51,18 @@ def text(value: SendPress) -> str:
     return tree_to_text(value.nodes())
 
 
+def frm_of(text: str) -> Frm:
+    """An FRM in DAIDE text, typed as the client reads it."""
+    message = read_server_message(tree_from_text(text))
+    assert isinstance(message, Frm), text
+    return message
+
+
 def received(frm: str) -> ReceivedPress:
-    tree = tree_from_text(frm)
-    found = try_parse_press(tree[3])
+    message = frm_of(frm)
+    found = try_parse_press(message.press)
     assert not isinstance(found, PressFault)
-    return ReceivedPress(str(tree[1][0]), tuple(tree[2]), found)
+    return ReceivedPress(message.sender, message.recipients, found)
 
 
 # --- building and replying ------------------------------------------------------------
@@ -77,15 +86,15 @@ def test_builders_render_the_press_of_protocol_16() -> None:
 
 
 def test_not_understood_puts_err_before_the_first_unknown_word() -> None:
-    frm = tree_from_text("FRM ( RUS ) ( ITA ) ( PRP ( ORR ( PCE ( ITA RUS ) ) ( AND ( DRW ) ( SLO ( RUS ) ) ) ) )")
-    fault = try_parse_press(frm[3], 30)
+    frm = frm_of("FRM ( RUS ) ( ITA ) ( PRP ( ORR ( PCE ( ITA RUS ) ) ( AND ( DRW ) ( SLO ( RUS ) ) ) ) )")
+    fault = try_parse_press(frm.press, 30)
     assert isinstance(fault, PressFault)
     assert [text(v) for v in not_understood(frm, fault, vocabulary(30))] == [
         "SND ( RUS ) ( HUH ( PRP ( ORR ( PCE ( ITA RUS ) ) ( ERR AND ( DRW ) ( SLO ( RUS ) ) ) ) ) )",
         "SND ( RUS ) ( TRY ( " + " ".join(vocabulary(30)) + " ) )",
     ]
     # HUH and TRY are never answered (16.5), typed or not.
-    huh = tree_from_text("FRM ( RUS ) ( ITA ) ( HUH ( ERR PRP ( DRW ) ) )")
+    huh = frm_of("FRM ( RUS ) ( ITA ) ( HUH ( ERR PRP ( DRW ) ) )")
     assert not_understood(huh, fault, ()) == [] and no_press_replies(huh) == []
 
 

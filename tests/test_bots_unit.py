@@ -18,7 +18,7 @@ from bots.strategy import phase_rng
 from bots.tracking import GameTracker, read_server_message
 from bots.values import base_values, valuation
 from engine.variants import standard_map
-from protocol.messages import Message
+from protocol.messages import Frm, Message
 from protocol.text import tree_from_text, tree_to_text
 
 GEO = geography_of(standard_map())
@@ -90,7 +90,8 @@ def test_tracker_reads_hlo_sco_now_with_retreats() -> None:
 
 
 def test_no_press_bot_answers_frm_with_huh_then_try() -> None:
-    frm = tree_from_text("FRM ( FRA ) ( ENG ) ( PRP ( PCE ( ENG FRA ) ) )")
+    frm = from_server("FRM ( FRA ) ( ENG ) ( PRP ( PCE ( ENG FRA ) ) )")
+    assert isinstance(frm, Frm)
     assert [tree_to_text(m) for m in no_press_replies(frm)] == [
         "SND ( FRA ) ( HUH ( ERR PRP ( PCE ( ENG FRA ) ) ) )",
         "SND ( FRA ) ( TRY ( ) )",
@@ -99,7 +100,8 @@ def test_no_press_bot_answers_frm_with_huh_then_try() -> None:
 
 @pytest.mark.parametrize("press", ["HUH ( ERR PRP ( PCE ( ENG FRA ) ) )", "TRY ( PRP PCE )"])
 def test_no_press_bot_never_answers_huh_or_try(press: str) -> None:
-    assert no_press_replies(tree_from_text(f"FRM ( FRA ) ( ENG ) ( {press} )")) == []
+    frm = from_server(f"FRM ( FRA ) ( ENG ) ( {press} )")
+    assert isinstance(frm, Frm) and no_press_replies(frm) == []
 
 
 # -- strategies ----------------------------------------------------------------------
