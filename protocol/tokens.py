@@ -61,11 +61,6 @@ def category(token: int) -> int:
     return token >> 8
 
 
-def is_integer(token: int) -> bool:
-    """Integer tokens have the top two bits clear (categories 0x00-0x3F)."""
-    return 0 <= token < 0x4000
-
-
 def encode_int(n: int) -> int:
     """The token of the integer ``n`` (14-bit two's complement, docs/protocol.md §6.3)."""
     if not INT_MIN <= n <= INT_MAX or isinstance(n, bool):
@@ -77,16 +72,6 @@ def decode_int(token: int) -> int:
     """The value of an integer token: bit 13 is the sign bit."""
     v = token & 0x3FFF
     return v - 0x4000 if v & 0x2000 else v
-
-
-def is_text(token: int) -> bool:
-    """Text tokens: category 0x4B, low byte = one character byte (6.4)."""
-    return token >> 8 == CAT_TEXT
-
-
-def is_private(token: int) -> bool:
-    """Private-use categories 0x58-0x5F: must never be sent (4.5: EM 0x0E)."""
-    return CAT_PRIVATE_FIRST <= token >> 8 <= CAT_PRIVATE_LAST
 
 
 def text_to_tokens(s: str) -> tuple[int, ...]:
