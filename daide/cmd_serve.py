@@ -85,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
     from daide.cli import CommandError
     from engine.variants import VariantError, load_variant
     from server.app import Server
+    from server.http import HttpListenError
     from server.lock import DatabaseLockError
     from server.logconfig import configure_logging
     from server.runner import serve_until_signal
@@ -114,6 +115,8 @@ def run(args: argparse.Namespace) -> int:
             trio.run(serve_until_signal, server)
         except BaseExceptionGroup as group:
             raise _only(group) from None
+    except HttpListenError as exc:
+        raise CommandError(str(exc)) from exc
     except OSError as exc:
         raise CommandError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from exc
     except DatabaseLockError as exc:     # in use by another server, or cannot be created

@@ -144,6 +144,22 @@ class App:
         return file
 
 
+class HttpListenError(OSError):
+    """The web side's port cannot be listened on; the message names it."""
+
+
+def _os_error(exc: BaseException) -> OSError | None:
+    """The OSError inside ``exc`` (hypercorn's nurseries wrap it in exception groups)."""
+    if isinstance(exc, OSError):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = _os_error(inner)
+            if found is not None:
+                return found
+    return None
+
+
 def _int_or_none(text: str) -> int | None:
     return int(text) if text.isdigit() else None
 
@@ -213,7 +229,14 @@ async def serve_http(lobby: Lobby, stop: trio.Event, *,
                     task_status=task_status)
 
     async with trio.open_nursery() as nursery:
-        binds = await nursery.start(started)
+        try:
+            binds = await nursery.start(started)
+        except BaseException as exc:
+            refused = _os_error(exc)
+            if refused is None:
+                raise
+            raise HttpListenError(f"cannot listen on {config.bind[0]} (HTTP): "
+                                  f"{refused.strerror or refused}") from None
         url = binds[0].replace("0.0.0.0", "127.0.0.1") + "/"
         log.info("http_listening", url=url)
         task_status.started(url)

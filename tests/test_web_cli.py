@@ -51,3 +51,18 @@ def test_demo_prints_where_to_watch_the_game(tmp_path: Path) -> None:
     lines = done.stdout.splitlines()
     assert re.fullmatch(r"watch it in a browser: http://127\.0\.0\.1:\d+/watch/1", lines[1])
     assert lines[-1].startswith("played in ")
+
+
+def test_serve_names_a_busy_http_port(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "daide", "serve", "--port", "0",
+                               "--http-port", str(port), "--db", str(tmp_path / "x.db")],
+                              cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.rstrip().endswith(
+        f"daide serve: error: cannot listen on 127.0.0.1:{port} (HTTP): Address already in use")
