@@ -90,6 +90,12 @@ export class Countdown {
   }
   set(seconds) { this.until = Date.now() + seconds * 1000; this.tick(); }
   stop() { this.until = null; this.node.textContent = "no deadline"; }
+  // NOT ( TME ( n ) ): the clock stands with n seconds left (docs/protocol.md §13.1).
+  pause(seconds) {
+    this.until = null;
+    this.node.textContent = `clock stopped, ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")} left`;
+    this.node.dataset.seconds = seconds;
+  }
   tick() {
     if (this.until === null) return;
     const left = Math.max(0, Math.round((this.until - Date.now()) / 1000));

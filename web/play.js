@@ -111,6 +111,10 @@ function onMessage(text) {
     case "TME": countdown.set(tree[1][0]); break;
     case "FRM": onPress(tree); break;
     case "CCD": note(`${tree[1][0]} is in civil disorder`); break;
+    case "NOT":
+      if (tree[1][0] === "CCD") note(`${tree[1][1][0]} is back`);
+      else if (tree[1][0] === "TME") countdown.pause(tree[1][1][0]);
+      break;
     case "DRW": note("the game ends in a draw"); status("game over: draw"); gameOver(); break;
     case "SLO": note(`${tree[1][0]} wins alone`); status(`game over: ${tree[1][0]} wins`); gameOver(); break;
     case "SMR": note("game over"); localStorage.removeItem(STORE); break;

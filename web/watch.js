@@ -105,6 +105,7 @@ function onMessage(text) {
     case "CCD": note(`${text.match(/\( (\w+) \)/)[1]} is in civil disorder`, "ccd"); break;
     case "NOT":
       if (text.startsWith("NOT ( CCD")) note(`${text.match(/CCD \( (\w+) \)/)[1]} is back`, "back");
+      else if (text.startsWith("NOT ( TME")) countdown.pause(Number(text.match(/-?\d+/)[0]));
       break;
     case "DRW": note("the game ends in a draw", "drw"); statusNode.textContent = "drawn"; countdown.stop(); break;
     case "SLO": note(`${text.match(/\( (\w+) \)/)[1]} wins alone`, "slo"); statusNode.textContent = "solo"; countdown.stop(); break;
