@@ -99,7 +99,15 @@ from protocol.orders import (
 from protocol.press import PressBody, PressFault, try_parse_press
 from protocol.press_tokens import FREE_TEXT_LEVEL
 from protocol.text import parse_text, plain_tree
-from protocol.tokens import BRA, KET, STANDARD, Representation
+from protocol.tokens import (
+    BRA,
+    CAT_POWER,
+    CAT_PROVINCE_FIRST,
+    CAT_PROVINCE_LAST,
+    KET,
+    STANDARD,
+    Representation,
+)
 from protocol.tree import Node, to_tree
 from protocol.variant import parse_variant
 
@@ -427,7 +435,29 @@ def _sco_group(p: Parser, seq: Seq, i: int, loc: Loc) -> CentreGroup:
 
 
 def _sco(p: Parser, seq: Seq, loc: Loc) -> Message:
+    plain = _plain_sco(p, seq)
+    if plain is not None:
+        return plain
     return Sco(p.many(seq, 1, loc, lambda s, k, lc: _sco_group(p, s, k, lc)))
+
+
+def _plain_sco(p: Parser, seq: Seq) -> Sco | None:
+    """An SCO that follows the grammar, read in one pass (as :func:`_sco_group`
+    reads each group); None for anything else, which the grammar then reports."""
+    cats = p.cats
+    groups = []
+    for group in seq[1:]:
+        if type(group) is not tuple or not group:
+            return None
+        owner = group[0]
+        if type(owner) is not str or (owner != "UNO" and cats.get(owner) != CAT_POWER):
+            return None
+        for centre in group[1:]:
+            if type(centre) is not str or not (
+                    CAT_PROVINCE_FIRST <= cats.get(centre, 0) <= CAT_PROVINCE_LAST):
+                return None
+        groups.append(CentreGroup(owner, group[1:]))  # type: ignore[arg-type]  # all str
+    return Sco(tuple(groups)) if groups else None
 
 
 def _now(p: Parser, seq: Seq, loc: Loc) -> Message:
