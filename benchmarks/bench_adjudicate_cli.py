@@ -33,6 +33,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import adjudicator
 from benchmarks.bench_adjudicator import (
     BENCH_PYTHON,
     SEED,
@@ -125,6 +126,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if reference is not None:
             reference.close()
     median = statistics.median(ours)
+    print("the adjudicator: " + ("compiled with mypyc" if adjudicator.COMPILED else
+                                 "pure Python (no compiled build matches the sources)"))
     print(f"daide adjudicate (in process, text in -> text out): median {_us(median)} per "
           f"phase, p90 {_us(statistics.quantiles(ours, n=10)[-1])}")
     wall, stdout = run_command("".join(blocks))

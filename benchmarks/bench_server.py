@@ -32,6 +32,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import adjudicator
 from load.__main__ import free_port, game_figures, wait_for_line
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -122,6 +123,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"server: {games} games of seven RandBots to {max_year} over TCP against "
           f"`daide serve`: {phases} phases, {cpu:.2f} s server CPU while they ran, "
           f"bot problems {problems}")
+    print("  the adjudicator: " + ("compiled with mypyc" if adjudicator.COMPILED else
+                                   "pure Python (no compiled build matches the sources)"))
     print(f"  yardstick: daide adjudicate in process, {yardstick_ms():.3f} ms CPU per "
           "movement phase in this run")
     met = per_phase <= TARGET_MS
