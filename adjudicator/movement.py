@@ -64,7 +64,6 @@ from adjudicator.results import (
     Paradox,
     Reason,
 )
-from adjudicator.rulebook import Rulebook
 from adjudicator.validate import (
     CVY,
     HOLD,
@@ -74,20 +73,16 @@ from adjudicator.validate import (
     Checked,
     MovementChecks,
     Plan,
-    movement_checks,
 )
 from adjudicator.values import (
     AMY,
     ConvoyMove,
     Dislodged,
-    GameState,
     Hold,
     Location,
     Move,
-    Order,
     Unit,
 )
-from maps import Map
 
 # decision states
 _UNDECIDED: Final = 0
@@ -107,24 +102,6 @@ class MovementOutcome:
 
 
 _DEFAULT_HOLD: Final = Default("no order: the unit holds")
-
-
-def resolve_movement(
-    m: Map,
-    state: GameState,
-    orders: dict[str, Order],
-    rules: Rulebook,
-) -> MovementOutcome:
-    """Adjudicate a movement phase.
-
-    ``orders`` maps a unit's province to its (checked, canonical) order;
-    units without an entry hold.  Orders must have passed
-    :func:`adjudicator.validate.check_order` for this state.
-    """
-    checks = movement_checks(m, state, rules)
-    if checks is None:
-        checks = MovementChecks(m, state, rules)
-    return resolve_plan(checks, checks.plan_of(orders))
 
 
 def resolve_plan(checks: MovementChecks, plan: Plan) -> MovementOutcome:
@@ -160,9 +137,12 @@ class _Route:
 class _Piece:
     """One unit of the board with its order and its decision.
 
-    Other pieces are named by their index on the board (-1: none), so that
-    pieces never refer to each other in a cycle and are freed as soon as
-    the board is (no work for the cyclic garbage collector).
+    The pieces that name each other by nature - the supported or convoyed
+    unit, the unit moving the other way, the dislodger - are named by board
+    index (-1: none): as references they would make reference cycles, which
+    only the cyclic garbage collector frees (measured: it then ran in most
+    phases).  ``supports`` and the route hold pieces, a cycle only when two
+    units support each other.
     """
 
     def __init__(self, index: int, unit: Unit, province: int, order: Checked) -> None:
@@ -214,7 +194,6 @@ class _Board:
     def __init__(self, checks: MovementChecks, plan: Plan) -> None:
         t = checks.t
         self.t = t
-        self.checks = checks
         rules = checks.rules
         self.rules = rules
         for p in checks.P:
@@ -694,4 +673,4 @@ def _province_key(u: Unit) -> str:
     return u.location.province
 
 
-__all__ = ["MovementOutcome", "resolve_movement", "resolve_plan"]
+__all__ = ["MovementOutcome", "resolve_plan"]
