@@ -84,21 +84,18 @@ def run_local(out: Path, games: int, years: int) -> Figures:
 
 def run_ray(out: Path, games: int, years: int) -> tuple[Figures, float]:
     """(figures of the play, seconds Ray took to start)."""
-    import ray
+    from tournament.cluster import connected, require_ray, run_tournament_ray
 
-    from tournament.cluster import OBJECT_STORE_BYTES, run_tournament_ray
-
+    # The local Ray `daide tournament --ray` starts, on the loopback only
+    # (tournament.cluster.LOOPBACK_ENV), started here to time its start apart.
+    ray = require_ray(None)
     config = _config(out, games, years)
     began = time.monotonic()
-    ray.init(address="local", num_cpus=2, include_dashboard=False, object_store_memory=OBJECT_STORE_BYTES,
-             log_to_driver=False, logging_level=logging.WARNING)
-    started = time.monotonic() - began
-    try:
+    with connected(ray, None, 2):
+        started = time.monotonic() - began
         began = time.monotonic()
         run = run_tournament_ray(config, None, on_progress=lambda p: None)
         wall = time.monotonic() - began
-    finally:
-        ray.shutdown()
     assert run is not None and run.complete, "the Ray run did not finish every game"
     n, seconds = _game_seconds(config.db_path)
     return Figures(n, wall, seconds, 2), started
@@ -115,9 +112,11 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--year-limit", type=int, default=10)
     args, _names = parser.parse_known_args(sys.argv[1:])
+    from tournament.cluster import ClusterError, require_ray
+
     try:
-        import ray  # noqa: F401
-    except ImportError:
+        require_ray(None)  # imported as for the local Ray of the run: on the loopback
+    except ClusterError:
         print("  Ray is not installed: pip install -e '.[cluster]'")
         return 1
     from server.logconfig import configure_logging

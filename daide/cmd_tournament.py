@@ -227,11 +227,11 @@ def run(args: argparse.Namespace) -> int:
 
         if args.server:
             raise CommandError("--ray plays on the workers' own servers: leave out --server")
+        ray_address = args.ray or None
         try:
-            require_ray()
+            require_ray(ray_address)  # a Ray on the loopback: imported for the loopback
         except ClusterError as exc:
             raise CommandError(str(exc)) from None
-        ray_address = args.ray or None
     try:
         config.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -2,8 +2,11 @@
 
 One Ray cluster (`ray.cluster_utils.Cluster`: a head node and a worker node
 of one CPU each, real raylets and worker processes) serves the module; it
-is shut down at the end whatever happens.  The same 20-game tournament is
-played
+is shut down at the end whatever happens.  It lives on the loopback
+(`tournament.cluster.LOOPBACK_ENV`): both nodes are 127.0.0.1, and while
+the tournament plays on it every socket of every process the tests started
+(the cluster's, the driver's, the bots') is on 127.0.0.1 at both ends.
+The same 20-game tournament is played
 
 * locally (``--parallel 2``): the reference;
 * on the cluster, whole: every game stored once, on both nodes, the same
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import csv
 import io
+import ipaddress
 import json
 import os
 import signal
@@ -39,10 +43,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, SERVER_FAILURES
-from tournament.cluster import node_label
+from tournament.cluster import LOOPBACK_ENV, environment, node_label
 
-# The cluster extra (pip install -e '.[cluster]', which `make install` installs).
-ray = pytest.importorskip("ray", reason="Ray is not installed: pip install -e '.[cluster]'")
+# The cluster extra (pip install -e '.[cluster]', which `make install` installs),
+# imported as `tournament.cluster.require_ray` imports it for a Ray on the loopback.
+with environment(LOOPBACK_ENV):
+    ray = pytest.importorskip("ray", reason="Ray is not installed: pip install -e '.[cluster]'")
 
 BOTS = "dumbbot,randbot,holdbot"
 GAMES = 20
@@ -66,17 +72,23 @@ class TwoNodes:
 def cluster() -> Iterator[TwoNodes]:
     from ray.cluster_utils import Cluster
 
-    nodes = Cluster(initialize_head=True, head_node_args={
-        "num_cpus": 1, "include_dashboard": False, "object_store_memory": NODE_STORE})
-    try:
-        worker = nodes.add_node(num_cpus=1, object_store_memory=NODE_STORE)
-        nodes.wait_for_nodes()
-        head = nodes.head_node
-        yield TwoNodes(nodes.address, node_label(head.node_ip_address, head.node_id),
-                       node_label(worker.node_ip_address, worker.node_id),
-                       worker.all_processes["raylet"][0].process.pid)
-    finally:
-        nodes.shutdown()
+    # The cluster's processes and the drivers the tests start inherit LOOPBACK_ENV.
+    with environment(LOOPBACK_ENV):
+        nodes = Cluster(initialize_head=True, head_node_args={
+            "num_cpus": 1, "include_dashboard": False, "object_store_memory": NODE_STORE,
+            "node_ip_address": "127.0.0.1", "dashboard_host": "127.0.0.1"})
+        try:
+            worker = nodes.add_node(num_cpus=1, object_store_memory=NODE_STORE,
+                                    node_ip_address="127.0.0.1")
+            nodes.wait_for_nodes()
+            head = nodes.head_node
+            assert nodes.address.startswith("127.0.0.1:")
+            assert head.node_ip_address == worker.node_ip_address == "127.0.0.1"
+            yield TwoNodes(nodes.address, node_label(head.node_ip_address, head.node_id),
+                           node_label(worker.node_ip_address, worker.node_id),
+                           worker.all_processes["raylet"][0].process.pid)
+        finally:
+            nodes.shutdown()
 
 
 def command(out: Path, *extra: str) -> list[str]:
@@ -89,6 +101,83 @@ def run(args: list[str], timeout: float = 150) -> subprocess.CompletedProcess[st
     done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     assert "Traceback" not in done.stderr + done.stdout, done.stderr[-3000:]
     return done
+
+
+def _children() -> dict[int, list[int]]:
+    """parent pid -> child pids, of every process."""
+    out: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            out.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry.name))
+    return out
+
+
+def _descendants(root: int) -> set[int]:
+    children = _children()
+    found: set[int] = set()
+    todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _ip(field: str) -> tuple[ipaddress.IPv4Address | ipaddress.IPv6Address, int]:
+    """An address of /proc/net/tcp{,6}, udp{,6}: hex words in host (little-endian) order."""
+    host, port = field.split(":")
+    raw = bytes.fromhex(host)
+    ip = ipaddress.ip_address(b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4)))
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip, int(port, 16)
+
+
+@dataclass
+class Sockets:
+    """The IP sockets of some processes, seen in snapshots (`look`)."""
+
+    listening: set[str]
+    connected: set[str]
+    off_loopback: set[str]
+
+    def look(self, pids: set[int]) -> None:
+        owner: dict[int, int] = {}
+        for pid in pids:
+            try:
+                for fd in Path(f"/proc/{pid}/fd").iterdir():
+                    link = os.readlink(fd)
+                    if link.startswith("socket:["):
+                        owner[int(link[8:-1])] = pid
+            except OSError:  # the process ended meanwhile
+                continue
+        for table in ("tcp", "tcp6", "udp", "udp6"):
+            for line in Path(f"/proc/net/{table}").read_text().splitlines()[1:]:
+                fields = line.split()
+                who = owner.get(int(fields[9]))
+                if who is None:
+                    continue
+                (local, lport), (remote, rport) = _ip(fields[1]), _ip(fields[2])
+                name = f"{table} {local}:{lport} -> {remote}:{rport} of pid {who}"
+                if not local.is_loopback or not (remote.is_loopback
+                                                 or remote.is_unspecified and rport == 0):
+                    self.off_loopback.add(f"{name} {_title(who)}")
+                elif fields[3] == "0A":
+                    self.listening.add(name)
+                elif fields[3] == "01":
+                    self.connected.add(name)
+
+
+def _title(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:120]
+    except OSError:
+        return "?"
 
 
 @dataclass(frozen=True)
@@ -166,8 +255,27 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.slow
 def test_twenty_games_on_two_nodes(cluster: TwoNodes, reference: Path, tmp_path: Path) -> None:
-    done = run(command(tmp_path, "--ray", cluster.address))
+    # Every socket of the cluster, the driver and the bots, looked at while the games play.
+    sockets = Sockets(set(), set(), set())
+    driver = subprocess.Popen(command(tmp_path, "--ray", cluster.address), cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        while True:
+            sockets.look(_descendants(os.getpid()))
+            try:
+                out, err = driver.communicate(timeout=1.0)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
+    done = subprocess.CompletedProcess(driver.args, driver.returncode, out, err)
+    assert "Traceback" not in done.stderr + done.stdout, done.stderr[-3000:]
     assert done.returncode == 0, done.stderr[-3000:]
+    assert not sockets.off_loopback, sorted(sockets.off_loopback)
+    assert sockets.listening and sockets.connected
     assert f"played {GAMES} game(s)" in done.stdout
     stored = assert_whole(tmp_path, reference)
     assert {r.attempts for r in stored.values()} == {1}

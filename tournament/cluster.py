@@ -37,17 +37,24 @@ rest of the plan stays ``pending`` in the store (and the attempt counts
 say what was really tried).  Progress - games done / running / queued per
 node - comes from a small actor, `ProgressBoard`, that each task tells
 where it runs and what turn its game is in.
+
+A Ray on this machine (the local Ray ``--ray`` starts without an address,
+or one at a loopback address such as the tests' cluster) runs with
+`LOOPBACK_ENV`: every Ray process listens on 127.0.0.1 and talks to
+127.0.0.1 only (see `LOOPBACK_ENV` for why each setting is needed).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import io
+import ipaddress
 import json
 import logging
 import os
 import signal
 import socket
+import sys
 import tempfile
 import threading
 import time
@@ -90,16 +97,97 @@ BOT_LOG_LIMIT = 1024 * 1024
 POLL_SECONDS = 0.25
 
 
+#: Where HTTP from a Ray process on the loopback goes: a loopback port where
+#: nothing listens, so such a request fails at once without leaving the machine.
+DEAD_END = "http://127.0.0.1:1"
+#: The environment of the Ray processes started on this machine's loopback (in
+#: the process that starts them: they inherit it), so that every one listens on
+#: 127.0.0.1 and talks to 127.0.0.1 only:
+#:
+#: * Ray takes a node's address from its route to the outside (this machine's
+#:   network address), even when told 127.0.0.1, unless multi-node mode is
+#:   off - read once, when ``ray`` is imported.  Off, the nodes, the driver
+#:   and the workers all use 127.0.0.1, and Ray's servers bind it alone.
+#:   (``ray start --address`` then refuses to add a node; the tests add their
+#:   second node with `ray.cluster_utils.Cluster`, which does not ask.)
+#: * No usage statistics, and the "statistics are off" note Ray sends anyway
+#:   goes to `DEAD_END`.
+#: * Ray's API server asks the cloud metadata services (169.254.169.254,
+#:   metadata.google.internal) which cloud it runs on, statistics or not:
+#:   HTTP to any host but the loopback goes to `DEAD_END` as a proxy.  The
+#:   workers of the local Ray started for a run get the caller's own proxy
+#:   settings back (`worker_env`), so the ``--external`` programs they start
+#:   see the environment they would see in a local run.
+LOOPBACK_ENV: dict[str, str] = {
+    "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+    "RAY_USAGE_STATS_ENABLED": "0",
+    "RAY_USAGE_STATS_REPORT_URL": DEAD_END,
+    **{name: DEAD_END for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY")},
+    **{name: "127.0.0.1,localhost,::1" for name in ("no_proxy", "NO_PROXY")},
+}
+#: The variables of `LOOPBACK_ENV` the workers get back as the caller had them.
+PROXY_VARS = ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "no_proxy", "NO_PROXY")
+
+
 class ClusterError(Exception):
     """Ray missing or unreachable (a one-line message for the command line)."""
 
 
-def require_ray() -> ModuleType:
-    """The ``ray`` module, or `ClusterError` with `INSTALL_HINT`."""
+def on_loopback(address: str | None) -> bool:
+    """Whether ``address`` (as ``--ray`` takes it) is a Ray on this machine's loopback.
+
+    None - the local Ray started for the run - is; so are ``127.x.x.x``,
+    ``localhost`` and ``::1`` (``HOST:PORT`` or ``ray://HOST:PORT``).  ``auto``
+    is not: it names whatever cluster runs here, on whatever address.
+    """
+    if address is None:
+        return True
+    host = address.removeprefix("ray://").rpartition(":")[0].strip("[]")
+    if host == "localhost":
+        return True
     try:
-        import ray
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@contextmanager
+def environment(values: Mapping[str, str]) -> Iterator[None]:
+    """``values`` in ``os.environ`` for the block, the previous values after."""
+    before = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def worker_env() -> dict[str, str]:
+    """The proxy settings of this process, for the workers of a local Ray ("" = unset)."""
+    return {name: os.environ.get(name, "") for name in PROXY_VARS}
+
+
+def require_ray(address: str | None = None) -> ModuleType:
+    """The ``ray`` module, or `ClusterError` with `INSTALL_HINT`.
+
+    For a Ray on the loopback (`on_loopback`) ``ray`` is imported with
+    `LOOPBACK_ENV`, which switches multi-node mode off for this process.
+    """
+    loopback = on_loopback(address)
+    imported = "ray" in sys.modules
+    try:
+        with environment(LOOPBACK_ENV if loopback and not imported else {}):
+            import ray
     except ImportError:
         raise ClusterError(INSTALL_HINT) from None
+    if loopback and imported:
+        # Imported before without LOOPBACK_ENV (a notebook, a test): the same
+        # switch, where Ray reads it when it looks for this node's address.
+        ray._private.ray_constants.ENABLE_RAY_CLUSTER = False
     return ray
 
 
@@ -266,13 +354,17 @@ def connected(ray: Any, address: str | None, cpus: int) -> Iterator[None]:
     options: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.WARNING}
     if address is not None:
         check_reachable(address)
+    own_env = worker_env()
     try:
-        if address is None:
-            # "local": a new Ray of our own even when another runs on this machine.
-            ray.init(address="local", num_cpus=cpus, include_dashboard=False,
-                     object_store_memory=OBJECT_STORE_BYTES, **options)
-        else:
-            ray.init(address=address, **options)
+        with environment(LOOPBACK_ENV if on_loopback(address) else {}):
+            if address is None:
+                # "local": a new Ray of our own even when another runs on this machine.
+                # Its processes inherit LOOPBACK_ENV; its workers get our proxies back.
+                ray.init(address="local", num_cpus=cpus, include_dashboard=False,
+                         object_store_memory=OBJECT_STORE_BYTES,
+                         runtime_env={"env_vars": own_env}, **options)
+            else:
+                ray.init(address=address, **options)
     except (ConnectionError, ValueError, RuntimeError) as exc:
         where = f"the Ray cluster at {address}" if address else "a local Ray"
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -329,7 +421,7 @@ def run_tournament_ray(config: TournamentConfig, address: str | None, *,
     ``handle_signals`` makes SIGINT/SIGTERM stop the run cleanly (the games
     in flight are cancelled and played again by the next run).
     """
-    ray = require_ray()
+    ray = require_ray(address)
     store = open_store(config)
     try:
         tid, resumed, todo, done_before = plan_run(config, store)
