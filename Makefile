@@ -26,8 +26,11 @@ $(NATIVE): $(STAMP) $(NATIVE_SOURCES)
 
 install: $(STAMP) $(NATIVE)
 
+# Paced (0.3 s a phase) so that the game can be followed on the printed web page
+# while it plays; DEMO_ARGS="--pace 0" plays at full speed, "--stay" keeps the page up.
+DEMO_ARGS ?= --pace 0.3
 demo: $(NATIVE)
-	$(BIN)/daide demo
+	$(BIN)/daide demo $(DEMO_ARGS)
 
 # `make serve ARGS="--port 16714 --db games.db"`: ARGS go to `daide serve` as they are.
 ARGS ?=

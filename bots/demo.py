@@ -147,7 +147,7 @@ async def play_demo(
     start_server: ServerStarter,
     variant: str = DEFAULT_VARIANT,
     interrupt: trio.Event | None = None,
-    after_game: Callable[[], Awaitable[None]] | None = None,
+    after_game: Callable[[GameWatcher], Awaitable[None]] | None = None,
     pace: float = 0.0,
 ) -> DemoResult:
     """Play the demo game and write its record; see the module docstring.
@@ -159,9 +159,9 @@ async def play_demo(
     (`parse_lineup` sizes it); the game lasts `max_years` from the map's
     first year.  Setting `interrupt` (Ctrl-C in `daide demo`) stops the game
     where it is: the record of what was played is written all the same and
-    the result says ``interrupted``.  ``after_game`` is awaited once the game
-    is over, while the server still runs (`daide demo` keeps the web page up
-    until Ctrl-C); an interrupt then only ends that wait.  ``pace`` seconds
+    the result says ``interrupted``.  ``after_game(watcher)`` is awaited once
+    the game is over, while the server still runs (`daide demo --stay` keeps
+    the web page up until Ctrl-C); an interrupt then only ends that wait.  ``pace`` seconds
     pass before each bot's orders (a game slow enough to watch).
     """
     say = echo or (lambda _line: None)
@@ -217,7 +217,7 @@ async def play_demo(
                 await observer_done.wait()
             played = True
             if after_game is not None:
-                await after_game()
+                await after_game(watcher)
             nursery.cancel_scope.cancel()
     if not interrupted:
         failures = [o.error for o in outcomes if o.error]

@@ -10,7 +10,7 @@ final table, and leaves the game record in ``demo-games/<id>.daide`` and
 ``.json``.  The output directory is checked before the game; Ctrl-C stops
 the game, writes the record of what was played and exits with status 130.
 The game can be watched in a browser at the URL it prints (``--http-port``,
-docs/web.md); at a terminal the page stays up after the game until Ctrl-C.
+docs/web.md); with ``--stay`` the page stays up after the game until Ctrl-C.
 The same ``--seed`` (and variant) replays the same game exactly
 (see `bots.demo`).
 """
@@ -34,6 +34,7 @@ from bots.demo import (
     parse_lineup,
     play_demo,
 )
+from bots.record import GameWatcher
 from daide.cli import CommandError
 from daide.outdir import writable_dir
 
@@ -60,6 +61,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pace", type=float, default=0.0, metavar="S",
                         help="seconds each bot waits before its orders, to watch the game "
                              "as it plays (default 0)")
+    parser.add_argument("--stay", action="store_true",
+                        help="after the game, print the final table and keep the web page up "
+                             "until Ctrl-C")
 
 
 async def start_embedded_server(nursery: trio.Nursery, max_year: int, db_path: Path, *,
@@ -105,6 +109,13 @@ def run(args: argparse.Namespace) -> int:
     def echo(line: str) -> None:
         print(line, flush=True)
 
+    def show_final_table(watcher: GameWatcher) -> None:
+        echo("")
+        echo("final position:")
+        for line in watcher.table_lines():
+            echo(line)
+        echo("")
+
     echo(f"daide demo: {len(lineup)} bots play one game of Diplomacy"
          + (f" on the {board.name} map" if board.name != DEFAULT_VARIANT else "")
          + f" (seed {seed})")
@@ -125,9 +136,11 @@ def run(args: argparse.Namespace) -> int:
                 echo(f"watch it in a browser: {urls[0]}watch/1")
                 return port
 
-            async def after_game() -> None:
-                # At a terminal the page stays up (every phase on its slider) until Ctrl-C.
-                if sys.stdin.isatty() and urls:
+            async def after_game(watcher: GameWatcher) -> None:
+                # --stay: the page stays up (every phase on its slider) until Ctrl-C;
+                # the final table is shown first so the terminal is not left waiting blind.
+                if args.stay and urls:
+                    show_final_table(watcher)
                     echo(f"the game stays on view at {urls[0]}watch/1 - Ctrl-C to stop")
                     await interrupt.wait()
 
@@ -146,11 +159,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"daide demo: interrupted; the game so far is in {result.record} "
               f"(summary: {result.summary})", file=sys.stderr)
         return 130
-    echo("")
-    echo("final position:")
-    for line in result.watcher.table_lines():
-        echo(line)
-    echo("")
+    if not args.stay:
+        show_final_table(result.watcher)
     echo(f"game record: {result.record}  (summary: {result.summary})")
     echo(f"played in {result.seconds:.1f} s; bot problems logged: {result.problems}; "
          f"replay with: daide demo --seed {seed}"

@@ -66,3 +66,37 @@ def test_serve_names_a_busy_http_port(tmp_path: Path) -> None:
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stderr.rstrip().endswith(
         f"daide serve: error: cannot listen on 127.0.0.1:{port} (HTTP): Address already in use")
+
+
+def test_demo_stay_shows_the_final_table_then_keeps_the_page_up_until_ctrl_c(
+        tmp_path: Path) -> None:
+    import signal
+
+    demo = subprocess.Popen([sys.executable, "-m", "daide", "demo", "--seed", "3",
+                             "--max-years", "1", "--stay", "--out", str(tmp_path)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, stdin=subprocess.DEVNULL)
+    try:
+        assert demo.stdout is not None
+        lines = []
+        for line in demo.stdout:
+            lines.append(line.rstrip("\n"))
+            if line.startswith("the game stays on view at "):
+                break
+        # The game is over and its table shown while the page is still served.
+        assert "final position:" in lines
+        url = re.search(r"(http://\S+)/watch/1", lines[-1])
+        assert url is not None
+        status, games = get(url.group(1) + "/api/games")
+        assert status == 200 and json.loads(games)["games"][0]["status"] == "finished"
+        demo.send_signal(signal.SIGINT)
+        out, err = demo.communicate(timeout=60)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+            demo.communicate()
+    assert demo.returncode == 0, err
+    assert "Traceback" not in err
+    assert "final position:" not in out          # shown once, before the wait
+    assert out.splitlines()[-1].startswith("played in ")
+    assert len(list(tmp_path.glob("*.daide"))) == 1
