@@ -25,6 +25,7 @@
 from __future__ import annotations
 
 import io
+import os
 import statistics
 import subprocess
 import sys
@@ -46,6 +47,7 @@ from daide.cmd_adjudicate import adjudicate_stream
 from daide.phase_runner import Setting, rulebook, setting
 from engine import convert
 from engine.variants import standard_map
+from load.report import machine
 from protocol.messages import Sub
 from protocol.text import render_text
 
@@ -104,6 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     game = setting("standard", rulebook("datc-2.4"))
     positions = generate_positions(standard_map(), games, YEARS, SEED)
     blocks = [block_text(game, p) for p in positions]
+    print(f"machine: {machine()}, load average {os.getloadavg()[0]:.1f}")
     print(f"phases: {len(blocks)} movement phases from {games} seeded random games "
           f"(SCO + NOW + 7 SUB lines each, {sum(map(len, blocks)) // len(blocks)} characters "
           "per block)")

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import adjudicator
 from load.__main__ import free_port, game_figures, wait_for_line
+from load.report import machine
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = 10
@@ -120,6 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         profile = Path(args[args.index("--profile") + 1]) if "--profile" in args else None
         cpu, phases, problems = run_games(games, max_year, Path(tmp), profile)
     per_phase = cpu * 1000 / max(phases, 1)
+    print(f"machine: {machine()}, load average {os.getloadavg()[0]:.1f}")
     print(f"server: {games} games of seven RandBots to {max_year} over TCP against "
           f"`daide serve`: {phases} phases, {cpu:.2f} s server CPU while they ran, "
           f"bot problems {problems}")
