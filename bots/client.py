@@ -109,6 +109,25 @@ class ConnectionLost(Exception):
     """Raised by a `Transport` when the connection breaks."""
 
 
+@dataclass(frozen=True)
+class Received:
+    """One message from the server, as a `Transport` delivers it.
+
+    ``tree`` is the message as decoded (what the game record keeps, and what
+    echoes of our own SNDs are matched against); ``message`` its typed
+    reading with the server grammar (docs/protocol.md §14), None when the
+    grammar refused it - such a message is logged and otherwise ignored.
+    """
+
+    tree: Tree
+    message: Message | None
+
+    @classmethod
+    def read(cls, tree: Tree, rep: Representation = STANDARD) -> Received:
+        """A received tree with its typed reading (for transports that decode trees)."""
+        return cls(tree, read_server_message(tree, rep))
+
+
 class Transport(Protocol):
     """One connection to a server, message by message (framing done inside)."""
 
@@ -116,7 +135,7 @@ class Transport(Protocol):
         """Send one language message (raises `ConnectionLost`)."""
         ...
 
-    async def receive(self) -> Tree | None:
+    async def receive(self) -> Received | None:
         """The next message; None when the server closed the connection."""
         ...
 
@@ -231,18 +250,18 @@ class BotClient:
                 try:
                     with trio.move_on_after(self.settings.off_wait if self._over else math.inf
                                             ) as waiting:
-                        message = await link.receive()
+                        received = await link.receive()
                 except ConnectionLost:
-                    message = None
+                    received = None
                 if waiting.cancelled_caught:
                     break
-                if message is None:
+                if received is None:
                     if self.tracker.end is not None:
                         break
                     link = await self._reconnect(link, "connection lost")
                     continue
                 try:
-                    await self._handle(link, message)
+                    await self._handle(link, received)
                 except ConnectionLost as exc:
                     link = await self._reconnect(link, str(exc) or "connection lost")
                     continue
@@ -300,11 +319,11 @@ class BotClient:
 
     # -- messages -----------------------------------------------------------------
 
-    async def _handle(self, link: Transport, tree: Tree) -> None:
+    async def _handle(self, link: Transport, received: Received) -> None:
+        tree, message = received.tree, received.message
         self.log.debug("received", message=self._text(tree))
         if self.on_message is not None:
             self.on_message(tree)
-        message = read_server_message(tree, _representation(link))
         if message is None:
             self.log.warning("unreadable server message", message=self._text(tree))
             return

@@ -2,8 +2,9 @@
 
 The sans-IO `Connection` does all the framing (IM, RM, DM, FM, EM; the RM
 may switch the token representation for a variant map); this module only
-moves bytes.  Messages cross it as `protocol.tree` trees, decoded with the
-connection's current representation.  Each frame is written with one
+moves bytes.  Messages are sent as `protocol.tree` trees and received as
+`bots.client.Received` values: the tree, decoded with the connection's
+current representation, and the typed message the connection parsed.  Each frame is written with one
 ``send_all`` (docs/protocol.md §19.9).
 """
 
@@ -15,7 +16,7 @@ from typing import Any
 import structlog
 import trio
 
-from bots.client import ConnectionLost
+from bots.client import ConnectionLost, Received
 from protocol.connection import (
     CLOSED,
     NEED_DATA,
@@ -68,7 +69,7 @@ class TcpTransport:
             raise ConnectionLost(f"cannot send now: {exc}") from exc
         await self._write(data)
 
-    async def receive(self) -> Tree | None:
+    async def receive(self) -> Received | None:
         conn = self.connection
         while True:
             event = conn.next_event()
@@ -85,13 +86,13 @@ class TcpTransport:
                 self._renumber()
                 continue
             if isinstance(event, MessageReceived):
-                return to_tree(event.tokens, conn.representation)
+                return Received(to_tree(event.tokens, conn.representation), event.message)
             if isinstance(event, MessageRejected):
                 # A server message our grammar does not accept: say so, and use
                 # it anyway when its brackets allow (be lenient in what we read).
                 log.warning("unexpected server message", error=str(event.error))
                 try:
-                    return to_tree(event.tokens, conn.representation)
+                    return Received(to_tree(event.tokens, conn.representation), None)
                 except ProtocolError:
                     continue
             if isinstance(event, ProtocolViolation):

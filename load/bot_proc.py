@@ -39,9 +39,10 @@ import trio
 
 import bots.client
 import engine.mapfiles
-from bots.client import BotClient, ClientError, ClientSettings
+from bots.client import BotClient, ClientError, ClientSettings, Received
 from bots.randbot import RandBot
 from bots.transport import TcpTransport
+from protocol.messages import Mdf, Now
 from server.logconfig import configure_logging
 
 POWERS = ("AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR")
@@ -115,14 +116,16 @@ class TimedTransport(TcpTransport):
             subs = self.timings.subs[self.game]
             subs[turn] = max(subs.get(turn, 0.0), time.monotonic())
 
-    async def receive(self) -> Tree | None:
-        message = await super().receive()
-        if message is not None and message[0] == "NOW":
-            self.timings.nows[self.game][_turn(message[1])].append(time.monotonic())
+    async def receive(self) -> Received | None:
+        received = await super().receive()
+        message = received.message if received is not None else None
+        if isinstance(message, Now):
+            self.timings.nows[self.game][(message.turn.year, SEASONS[message.turn.season])
+                                         ].append(time.monotonic())
             if self.timings.think:
                 # Thinking time before the bot reads the NOW and orders (--think).
                 await trio.sleep(self.timings.rng.uniform(0, 2 * self.timings.think))
-        if message is not None and message[0] == "MDF" and not self.timings.go.is_set():
+        if isinstance(message, Mdf) and not self.timings.go.is_set():
             # This bot has its seat (the lobby placed its NME): let the next one join,
             # and accept the map only when every game is filled (plus the game's offset
             # within --stagger), so that they all run at the same time.
@@ -130,7 +133,7 @@ class TimedTransport(TcpTransport):
             await self.timings.go.wait()
             offset = random.Random(f"stagger/{self.game}").uniform(0, self.timings.stagger)
             await trio.sleep_until(self.timings.go_at + offset)
-        return message
+        return received
 
 
 def connector(game: int, timings: Timings) -> Any:

@@ -45,14 +45,14 @@ from collections.abc import Awaitable, Callable
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import trio
 
-from bots.client import BotClient, ClientSettings
+from bots.client import BotClient, ClientSettings, Received
 from bots.randbot import RandBot
 from bots.runner import run_clients
 from bots.transport import TcpTransport
+from protocol.messages import Mdf
 from server.app import Server
 from server.logconfig import configure_logging
 from server.settings import GameSettings, ServerSettings
@@ -128,12 +128,13 @@ class StartGate:
         gate = self
 
         class GatedTransport(TcpTransport):
-            async def receive(self) -> tuple[Any, ...] | None:
-                message = await super().receive()
-                if message is not None and message[0] == "MDF" and not gate.go.is_set():
+            async def receive(self) -> Received | None:
+                received = await super().receive()
+                if received is not None and isinstance(received.message, Mdf) \
+                        and not gate.go.is_set():
                     gate.seated.set()
                     await gate.go.wait()
-                return message
+                return received
 
         async def connect(host: str, port: int) -> TcpTransport:
             transport = GatedTransport(await trio.open_tcp_stream(host, port))

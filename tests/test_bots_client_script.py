@@ -13,7 +13,7 @@ from typing import Any
 import trio
 from structlog.testing import capture_logs
 
-from bots.client import BotClient, ClientSettings, ConnectionLost
+from bots.client import BotClient, ClientSettings, ConnectionLost, Received
 from bots.holdbot import HoldBot
 from protocol.text import tree_from_text, tree_to_text
 
@@ -58,11 +58,11 @@ class ScriptedTransport:
             if text.startswith(key):
                 self.pending.extend(replies)
 
-    async def receive(self) -> tuple[Any, ...] | None:
+    async def receive(self) -> Received | None:
         await trio.lowlevel.checkpoint()
         if self.closed or not self.pending:
             return None
-        return tree_from_text(self.pending.pop(0))
+        return Received.read(tree_from_text(self.pending.pop(0)))
 
     async def aclose(self) -> None:
         self.closed = True

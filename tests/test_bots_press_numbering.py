@@ -22,7 +22,8 @@ async def _received(numbering: PressNumbering) -> tuple[object, ...] | None:
     parlance = press_representation(STANDARD, PressNumbering.PARLANCE)
     await theirs.send_all(build_frame(RepresentationMessage.for_representation(STANDARD)))
     await theirs.send_all(build_frame(DiplomacyMessage(parse_text(FRM, parlance))))
-    return await transport.receive()
+    received = await transport.receive()
+    return None if received is None else received.tree
 
 
 async def test_a_parlance_numbered_bot_reads_parlance_press() -> None:
