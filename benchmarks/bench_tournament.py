@@ -7,8 +7,10 @@ machine, two games at a time each:
 * **local** - `tournament.runner.run_tournament` with ``--parallel 2``: one
   embedded server, the bots in the same process;
 * **Ray** - `tournament.cluster.run_tournament_ray` on a local Ray of 2 CPUs
-  (2 worker processes), each game a task with its own embedded server,
-  results streamed back into the store, progress polled as the CLI does.
+  (2 worker processes), started as ``daide tournament --ray`` starts it (on
+  127.0.0.1 only: `tournament.cluster.LOOPBACK_ENV`), each game a task with
+  its own embedded server, results streamed back into the store, progress
+  polled as the CLI does.
 
 Printed per run: games per minute (games over the wall-clock time of the
 play, Ray's start-up excluded and shown apart) and the *per-game
