@@ -433,6 +433,17 @@ def test_an_address_without_a_cluster_is_one_line(tmp_path: Path, address: str,
     assert done.stderr.strip().splitlines() == [f"daide tournament: error: {message}"]
 
 
+@pytest.mark.parametrize(("address", "loopback"), [
+    (None, True), ("127.0.0.1:6379", True), ("localhost:6379", True), ("[::1]:6379", True),
+    ("ray://127.0.0.1:10001", True), ("auto", False), ("10.0.0.5:6379", False),
+    ("ray://10.0.0.5:10001", False), ("head.example:6379", False),
+])
+def test_which_addresses_mean_a_ray_on_the_loopback(address: str | None, loopback: bool) -> None:
+    from tournament.cluster import on_loopback
+
+    assert on_loopback(address) is loopback
+
+
 def test_progress_line_of_a_ray_run() -> None:
     from tournament.progress import progress_line
     from tournament.runner import Progress
