@@ -22,3 +22,17 @@ def test_unknown_subcommand_is_a_usage_error(capsys: pytest.CaptureFixture[str])
         main(["no-such-command"])
     assert exc.value.code == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_a_command_run_by_name_imports_only_its_own_module() -> None:
+    # `daide encode ...` must not pay for trio, the server and the bots (each CLI
+    # launch of the test suite and of users' scripts would).
+    import subprocess
+    import sys
+
+    probe = ("import sys; from daide.cli import main; code = main(['encode', '-']); "
+             "print(code, sorted(m for m in ('trio', 'server', 'bots', 'adjudicator') "
+             "if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe], input="OBS\n",
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.splitlines()[-1] == "0 []", done.stderr
