@@ -185,8 +185,8 @@ def require_ray(address: str | None = None) -> ModuleType:
     except ImportError:
         raise ClusterError(INSTALL_HINT) from None
     if loopback and imported:
-        # Imported before without LOOPBACK_ENV (a notebook, a test): the same
-        # switch, where Ray reads it when it looks for this node's address.
+        # Imported before, maybe without LOOPBACK_ENV (a notebook, a test): the
+        # same switch, where Ray reads it when it looks for this node's address.
         ray._private.ray_constants.ENABLE_RAY_CLUSTER = False
     return ray
 
