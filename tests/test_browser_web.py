@@ -52,6 +52,8 @@ def test_a_page_watching_bots_sees_the_turn_advance_and_units_move(tmp_path: Pat
             assert start_owners["PAR"] == "FRA" and start_owners["BEL"] == "UNO"
             with bots(server.port, "randbot", 6):
                 page.wait_for_selector("[data-event=drw]", timeout=40_000)
+        # The draw seen live ends the game on the page too (title, countdown).
+        assert page.inner_text("#title").endswith("(standard, finished)")
         # The last position drawn: the game was drawn at the end of 1903.
         page.wait_for_function("document.querySelector('#map svg').dataset.turn.endsWith('1903')")
         turns = page.evaluate("window.turns")

@@ -107,8 +107,8 @@ function onMessage(text) {
       if (text.startsWith("NOT ( CCD")) note(`${text.match(/CCD \( (\w+) \)/)[1]} is back`, "back");
       else if (text.startsWith("NOT ( TME")) countdown.pause(Number(text.match(/-?\d+/)[0]));
       break;
-    case "DRW": note("the game ends in a draw", "drw"); statusNode.textContent = "drawn"; countdown.stop(); break;
-    case "SLO": note(`${text.match(/\( (\w+) \)/)[1]} wins alone`, "slo"); statusNode.textContent = "solo"; countdown.stop(); break;
+    case "DRW": note("the game ends in a draw", "drw"); statusNode.textContent = "drawn"; gameOver(); break;
+    case "SLO": note(`${text.match(/\( (\w+) \)/)[1]} wins alone`, "slo"); statusNode.textContent = "solo"; gameOver(); break;
     case "SMR": note("game over: " + text.slice(4, 120), "smr"); break;
     case "OFF": note("the server has closed the game", "off"); break;
     case "REJ": note("refused: " + text, "rej"); break;
@@ -116,10 +116,22 @@ function onMessage(text) {
   }
 }
 
+let variantName = "";
+function showTitle(status) {
+  document.getElementById("title").textContent = `Game ${gameId} (${variantName}, ${status})`;
+}
+
+// A solo or a draw seen live: the game is over (the API says so once it is stored).
+function gameOver() {
+  countdown.stop();
+  showTitle("finished");
+}
+
 // Title and players from the API (again once the game has started).
 async function showInfo(known) {
   const game = known || await api(`/api/games/${gameId}`);
-  document.getElementById("title").textContent = `Game ${gameId} (${game.variant}, ${game.status})`;
+  variantName = game.variant;
+  showTitle(game.status);
   document.getElementById("players").replaceChildren(...game.players.map(
     ({ power, name }) => el("li", { style: `border-left: 0.8em solid ${mapInfo.colours[power]}` }, `${power}: ${name}`)));
   return game;
