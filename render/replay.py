@@ -203,11 +203,14 @@ def replay_html(map_: Map, phases: Iterable[PhaseLike], *, title: str,
     return "\n".join(parts) + "\n"
 
 
-def game_replay(store: Any, game_id: int, map_loader: Any = None) -> str:
+def game_replay(store: Any, game_id: int, map_loader: Any = None, *,
+                title: str | None = None) -> str:
     """The replay of game ``game_id`` of a server store (``server.store.Store``, duck-typed).
 
     ``map_loader(name)`` gives the map of the game's variant (default
-    :func:`engine.variants.variant_map`).  The store's own errors propagate.
+    :func:`engine.variants.variant_map`); ``title`` replaces "Game N" (a
+    server that lives for one game names it better).  The store's own errors
+    propagate.
     """
     if map_loader is None:
         from engine.variants import variant_map as map_loader
@@ -219,7 +222,7 @@ def game_replay(store: Any, game_id: int, map_loader: Any = None) -> str:
             f"started {record.started_at or '-'}; finished {record.finished_at or '-'}."]
     if players:
         info.append(f"Players: {players}.")
-    return replay_html(map_, phases, title=f"Game {game_id}", info=info,
+    return replay_html(map_, phases, title=title or f"Game {game_id}", info=info,
                        ending=record.ending)
 
 

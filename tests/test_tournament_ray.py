@@ -31,6 +31,7 @@ import io
 import ipaddress
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -222,22 +223,43 @@ def form(report: str) -> list[str]:
     return shape
 
 
+def frames(page: str) -> list[str]:
+    """The turns and captions of a replay page's frames."""
+    return re.findall(r'<div class="frame" (data-turn="[^"]*" data-caption="[^"]*")', page)
+
+
 def log_events(out: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in (out / "tournament.log").read_text().splitlines()
             if line.startswith("{")]
 
 
 def assert_whole(out: Path, reference: Path) -> dict[int, Row]:
-    """Every game stored once, finished; the same games as the local run; a clean log."""
+    """Every game stored once, finished, its replay linked; the same games as the local run;
+    a clean log."""
     stored = rows(out)
     assert sorted(stored) == list(range(1, GAMES + 1))
     assert {r.status for r in stored.values()} == {"finished"}
     assert (out / "games.csv").read_text() == (reference / "games.csv").read_text()
     assert form((out / "report.md").read_text()) == form((reference / "report.md").read_text())
+    assert sorted(replays(out)) == list(range(1, GAMES + 1))
     events = log_events(out)
     assert not [e for e in events if e.get("event") in SERVER_FAILURES]
     assert not [e for e in events if e.get("event") == "game_failed"]
     return stored
+
+
+def replays(out: Path) -> dict[int, Path]:
+    """Game -> its replay page, as the report's table of games links it; every page checked."""
+    report = (out / "report.md").read_text()
+    table = report.split("## Games", 1)[1].split("\n## ", 1)[0]
+    links = {int(m[1]): out / m[2] for m in
+             re.finditer(r"^\| (\d+) \|.*\[replay\]\(([^)]+)\)", table, re.M)}
+    for page in links.values():
+        text = page.read_text(encoding="utf-8")
+        assert text.startswith("<!DOCTYPE html>"), page
+        assert text.count('<div class="frame"') > 4, page
+        assert not re.search(r'(src|href)="(https?:)?//', text), page
+    return links
 
 
 @pytest.fixture(scope="module")
@@ -250,6 +272,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
     seats = list(csv.DictReader(io.StringIO((out / "games.csv").read_text())))
     assert {int(s["game"]) for s in seats} == set(range(1, GAMES + 1))
     assert {r.node for r in rows(out).values()} == {"local"}
+    assert sorted(replays(out)) == list(range(1, GAMES + 1))
     return out
 
 
@@ -289,6 +312,17 @@ def test_twenty_games_on_two_nodes(cluster: TwoNodes, reference: Path, tmp_path:
     assert f"{cluster.worker} {on.count(cluster.worker)}" in pace
     games_table = report.split("## Games", 1)[1]
     assert games_table.count(cluster.worker) == on.count(cluster.worker)
+    # Every game links the replay its worker made, as every game of the local run does;
+    # the same game, so the same phases (frames) as the local replay.
+    pages = replays(tmp_path)
+    assert sorted(pages) == list(range(1, GAMES + 1))
+    assert {p.name for p in pages.values()} == {f"tournament-game-{n}.html"
+                                                 for n in range(1, GAMES + 1)}
+    local = replays(reference)
+    for n, page in pages.items():
+        text = page.read_text(encoding="utf-8")
+        assert f"<h1>Tournament game {n}</h1>" in text
+        assert frames(text) == frames(local[n].read_text(encoding="utf-8"))
     # The progress (not a terminal: a line per game done) names the nodes and the ETA.
     progress = [line for line in done.stderr.splitlines() if " done " in line]
     assert len(progress) >= GAMES - 1

@@ -13,7 +13,11 @@ that game's seven players - the sample bots in process, ``--external``
 programs as subprocesses (so those programs must be installed on every
 worker, at the path the command names).  The task returns a `NodeResult`:
 the `tournament.play.GameOutcome`, or why the game could not be played, the
-node, the worker's log lines and the external programs' output.
+node, the worker's log lines, the external programs' output and the
+worker's server record of the game (`ServerGame`: the game and its phases,
+taken before that server stops), from which the driver writes the game's
+replay page (`render.replay`) as ``replays/tournament-game-N.html`` for the
+report to link, as a local run's report links ``replays/game-S.html``.
 
 Semantics are those of a local run (`tournament.runner`):
 
@@ -52,12 +56,14 @@ import ipaddress
 import json
 import logging
 import os
+import pickle
 import signal
 import socket
 import sys
 import tempfile
 import threading
 import time
+import zlib
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -74,6 +80,7 @@ from server.logconfig import configure_logging
 from tournament.config import TournamentConfig
 from tournament.design import GamePlan
 from tournament.play import GameContext, GameFailed, GameOutcome, play_game
+from tournament.report import worker_replay_name
 from tournament.runner import (
     Progress,
     TournamentRun,
@@ -225,6 +232,30 @@ class NodeResult:
     log_lines: tuple[str, ...]
     bot_logs: tuple[tuple[str, bytes], ...]
     """(file name, output) of every external program of the game."""
+    server_game: bytes | None = None
+    """The worker's `ServerGame`, pickled and zlib-compressed; None when not to be had."""
+
+
+@dataclass(frozen=True)
+class ServerGame:
+    """A game's server record (`server.store`) as a worker's server stored it.
+
+    A game's phases (position and orders, about 3 kB of DAIDE text each) are
+    what Ray ships, compressed to ~5 kB for a four-year game: the replay page
+    made from them is ~1 MB of SVG (~200 kB compressed), and the driver makes
+    it in ~35 ms.  It has the two methods `render.replay.game_replay` reads.
+    """
+
+    record: Any
+    """`server.store.GameRecord`."""
+    phase_records: tuple[Any, ...]
+    """`server.store.PhaseRecord` of every processed phase, the start first."""
+
+    def game(self, game_id: int) -> Any:
+        return self.record
+
+    def phases(self, game_id: int) -> list[Any]:
+        return list(self.phase_records)
 
 
 class ProgressBoard:
@@ -284,6 +315,7 @@ def play_on_node(config: TournamentConfig, plan: GamePlan, attempt: int, tag: st
     configure_logging(buffer, json=True, level=logging.INFO)
     outcome: GameOutcome | None = None
     error: str | None = None
+    stored: list[bytes] = []
     try:
         with tempfile.TemporaryDirectory(prefix=f"daide-game{plan.number}-") as tmp:
             work = Path(tmp)
@@ -292,7 +324,7 @@ def play_on_node(config: TournamentConfig, plan: GamePlan, attempt: int, tag: st
             # syncs would cost 50 ms a game (the driver's directory is not here).
             here = dataclasses.replace(config, out=work, db=Path(":memory:"), server=None)
             try:
-                outcome = trio.run(_play_here, here, plan, attempt, tag, tell)
+                outcome = trio.run(_play_here, here, plan, attempt, tag, tell, stored)
             except GameFailed as exc:
                 error = str(exc)
             bot_logs = _read_logs(work / "logs")
@@ -301,19 +333,44 @@ def play_on_node(config: TournamentConfig, plan: GamePlan, attempt: int, tag: st
     extra = {"node": node, "tournament_game": plan.number}
     lines = tuple(_tagged(line, extra) for line in buffer.getvalue().splitlines() if line)
     return NodeResult(plan.number, attempt, node, pid, started_at, outcome, error,
-                      time.monotonic() - began, lines, bot_logs)
+                      time.monotonic() - began, lines, bot_logs,
+                      stored[0] if stored and outcome is not None else None)
 
 
 async def _play_here(config: TournamentConfig, plan: GamePlan, attempt: int, tag: str,
-                     on_turn: Callable[[str], None]) -> GameOutcome:
+                     on_turn: Callable[[str], None], stored: list[bytes]) -> GameOutcome:
+    """Play the game; its compressed `ServerGame` is appended to ``stored``."""
     async with trio.open_nursery() as nursery:
         host, port, server = await start_embedded_server(nursery, config)
         ctx = GameContext(host=host, port=port, config=config, join_lock=trio.Lock(), tag=tag,
                           enforce_year_limit=False, log_dir=config.out / "logs")
         try:
-            return await play_game(plan, attempt, ctx, on_turn)
+            outcome = await play_game(plan, attempt, ctx, on_turn)
+            # Now, while the server and its database in memory are still there.
+            record = _server_game(server, plan.number)
+            if record is not None:
+                stored.append(record)
+            return outcome
         finally:
             server.stop()
+
+
+def _server_game(server: Any, number: int) -> bytes | None:
+    """The `ServerGame` of the one game of this worker's server, pickled and compressed.
+
+    A record that cannot be read costs the game its replay only (logged),
+    never its result.
+    """
+    try:
+        store = server.lobby.store
+        games = store.games()  # this server was started for this one game
+        if not games:
+            return None
+        game = ServerGame(games[-1], tuple(store.phases(games[-1].id)))
+        return zlib.compress(pickle.dumps(game, protocol=pickle.HIGHEST_PROTOCOL), 6)
+    except Exception as exc:  # noqa: BLE001 - the result matters more than its replay
+        log.warning("replay_failed", game=number, error=f"{type(exc).__name__}: {exc}")
+        return None
 
 
 def _read_logs(folder: Path) -> tuple[tuple[str, bytes], ...]:
@@ -569,6 +626,8 @@ class _Driver:
             self._failed(number, result.error or "no result", result.task_seconds, result.node)
             return
         outcome = result.outcome
+        if result.server_game is not None:  # before the game is stored: a finished game has it
+            self._write_replay(number, result.server_game)
         self.store.add_failures(self.tid, number, result.attempt, outcome.failures)
         self.store.finish_game(
             self.tid, number, ending=outcome.ending, end_turn=outcome.end_turn,
@@ -582,7 +641,8 @@ class _Driver:
         log.info("game_done", game=number, node=result.node, tries=tries,
                  ending=outcome.ending,
                  seconds=round(outcome.seconds, 3), task_seconds=round(result.task_seconds, 3),
-                 round_trip=round(seconds, 3))
+                 round_trip=round(seconds, 3),
+                 record_bytes=len(result.server_game or b""))
 
     def _tries(self, number: int) -> int:
         """How many times a task began the game (1 when there is no board to ask)."""
@@ -597,6 +657,22 @@ class _Driver:
         log.error("game_failed", game=number, error=why, node=node)
         self.store.fail_game(self.tid, number, why, seconds, node=node)
         self.failed += 1
+
+    def _write_replay(self, number: int, compressed: bytes) -> None:
+        """``replays/tournament-game-N.html`` from a worker's `ServerGame`."""
+        from maps import MapError
+        from render import RenderError
+        from render.replay import game_replay
+
+        try:
+            game = pickle.loads(zlib.decompress(compressed))
+            page = game_replay(game, game.record.id, title=f"Tournament game {number}")
+        except (zlib.error, pickle.UnpicklingError, MapError, RenderError) as exc:
+            log.warning("replay_failed", game=number, error=f"{type(exc).__name__}: {exc}")
+            return
+        folder = self.config.out / "replays"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / worker_replay_name(number)).write_text(page, encoding="utf-8")
 
     def _write_logs(self, result: NodeResult) -> None:
         if self.worker_log is not None and result.log_lines:

@@ -16,7 +16,10 @@ be made again at any time, with any scoring system) and writes:
   first solo if there is one, else the game whose leader ended highest);
 * ``replays/game-S.html`` - the replay of every game whose server record is
   in the database (S: the server's game number, as `daide export S --html`
-  names it), linked from the table of games.
+  names it), linked from the table of games; a game played on Ray, whose
+  server lived on its worker for that game only, has the replay the worker
+  made, ``replays/tournament-game-N.html`` (N: the tournament's game number,
+  `worker_replay_name`), written by the driver when the result came back.
 """
 
 from __future__ import annotations
@@ -164,13 +167,29 @@ def write_report(config: TournamentConfig, store: TournamentStore, tid: int) -> 
                        len(games), text)
 
 
+def worker_replay_name(number: int) -> str:
+    """The file (in ``replays/``) of the replay of tournament game ``number`` played on Ray."""
+    return f"tournament-game-{number}.html"
+
+
 def write_replays(db: Path, stored: Sequence[StoredGame], folder: Path) -> dict[int, str]:
     """Write the replay of every game the server's records in ``db`` hold.
 
     Returns tournament game number -> link relative to the report.  A game
-    without a server record (an external server whose database is not
-    ``db``) simply gets no replay.
+    without a server record links the replay its Ray worker made
+    (`worker_replay_name`) when there is one; else (an external server whose
+    database is not ``db``) it simply gets no replay.
     """
+    links = _server_replays(db, stored, folder)
+    for game in stored:
+        name = worker_replay_name(game.number)
+        if (game.number not in links and game.server_game_id is None
+                and game.status == "finished" and (folder / name).is_file()):
+            links[game.number] = f"{folder.name}/{name}"
+    return links
+
+
+def _server_replays(db: Path, stored: Sequence[StoredGame], folder: Path) -> dict[int, str]:
     from maps import MapError
     from render import RenderError
     from render.replay import game_replay
