@@ -189,7 +189,7 @@ def test_construct_lives_in_one_module() -> None:
 # --- the repository stands alone ------------------------------------------------------
 
 #: How a file would reach into the team's reference folder beside the clone
-#: (``../shared``, ``/work/shared``, ``shared/daide/...``) or cite its files by name
+#: (its parent-relative path, an absolute path to it, ``<folder>/daide/...``) or cite its files by name
 #: (the upper-case PROTOCOL and ARCHITECTURE pages; ours are docs/protocol.md and
 #: docs/architecture.md).  Spelt with classes so that this file is the one allowed.
 _OUTSIDE = re.compile(rb"\.\./[s]hared|(?<![\w-])[s]hared/|(?<![\w/])(?:[P]ROTOCOL|[A]RCHITECTURE)\.md")
@@ -214,8 +214,8 @@ def _tracked_files() -> tuple[tuple[str, bytes], ...]:
 
 
 def test_no_tracked_file_refers_to_the_reference_folder() -> None:
-    """Nothing of the project may read, cite or link ``../shared``: a clone has no such
-    folder beside it.  Facts the tests need are in tests/data (with their sources),
+    """Nothing of the project may read, cite or link the team's reference folder: a
+    clone has no such folder beside it.  Facts the tests need are in tests/data (with their sources),
     the protocol is restated in docs/protocol.md, the documents in docs/references.md."""
     this = Path(__file__).resolve().relative_to(ROOT).as_posix()
     offenders = [f"{name}: {m.group().decode()}" for name, data in _tracked_files()
