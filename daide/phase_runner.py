@@ -6,9 +6,10 @@ position), and ``SUB`` messages (the orders, each with its submitter).
 Output is what a server sends back (docs/protocol.md §8.3, 8.4): a ``THX`` for
 every order whose note is not ``MBV``, every ``ORD``, then ``SCO``, ``NOW``
 and ``SLO`` when the game ended in a solo.  The phase runs through the
-server's own :class:`engine.position.Engine`: ``Engine.check`` gives each
-order's THX note (checked order by order as a server does) and
-``Engine.advance`` processes the phase.
+server's own :class:`engine.position.Engine`, through
+:class:`engine.position.PhaseOrders`: ``submit`` gives each order's THX note
+(checked order by order as a server does) and ``advance`` processes the
+phase.
 
 Bad input raises :class:`InputError` with a one-line reason; nothing here
 prints or exits.
@@ -23,7 +24,7 @@ from functools import cache
 from adjudicator import GameState, PhaseResult, Rulebook
 from adjudicator.values import RETREAT
 from engine import convert
-from engine.position import Engine, keep_order
+from engine.position import Engine, PhaseOrders
 from engine.variants import UnknownVariant, variant_files, variant_names
 from maps import Map, MapError
 from protocol.errors import ProtocolError
@@ -246,22 +247,18 @@ def run_phase(s: Setting, state: GameState, submissions: Sequence[Orders]) -> Ph
     orders its submitter already had accepted (the adjustment-phase counts
     and sites, docs/protocol.md §9.3); in the movement and retreat phases a later
     accepted order for a unit replaces the earlier one (8.3).  Only accepted
-    orders reach ``Engine.advance``; units left without one get the
+    orders are adjudicated; units left without one get the
     adjudicator's defaults (docs/adjudication-conventions.md).
     """
-    engine = Engine(s.map, state, s.rules)
-    accepted: dict[str, list[DaideOrder]] = {}
+    phase = PhaseOrders(Engine(s.map, state, s.rules))
     thx: list[Thx] = []
     for sub in submissions:
         for submitted in sub.orders:
             power = sub.submitter or _power_of(submitted)
-            mine = accepted.setdefault(power, [])
-            note = engine.check(power, submitted, mine)
+            note = phase.submit(power, submitted)
             if note != MBV:
                 thx.append(convert.thx_message(submitted, note))
-                continue
-            keep_order(mine, submitted, state.phase.season)
-    outcome = engine.advance(accepted)
+    outcome = phase.advance()
     new = outcome.engine
     return PhaseOutput(
         thx=tuple(thx),

@@ -176,9 +176,25 @@ def result_to_ord(phase: adj.Phase, result: OrderResult) -> Ord:
     )
 
 
-def ord_messages(outcome: PhaseResult) -> tuple[Ord, ...]:
-    """Every ORD of a processed phase, in the adjudicator's fixed order."""
-    return tuple(result_to_ord(outcome.phase, r) for r in outcome.results)
+def ord_messages(
+    outcome: PhaseResult, submitted: Mapping[int, tuple[adj.Order, po.DaideOrder]] | None = None
+) -> tuple[Ord, ...]:
+    """Every ORD of a processed phase, in the adjudicator's fixed order.
+
+    ``submitted`` maps ``id(adjudicator order)`` to that order and the DAIDE
+    order it was converted from: a result whose order is one of them (the
+    very object) shows that DAIDE order, equal to what :func:`order_from_adj`
+    would build, without building it again.  Other results (the defaults,
+    orders the adjudicator rewrote) are converted.
+    """
+    submitted = submitted or {}
+    turn = turn_of(outcome.phase)
+    out = []
+    for r in outcome.results:
+        known = submitted.get(id(r.order))
+        order = known[1] if known is not None and known[0] is r.order else order_from_adj(r.order)
+        out.append(Ord(turn, order, po.DaideOrderResult(r.outcome, r.dislodged)))
+    return tuple(out)
 
 
 def slo_message(winner: str) -> Slo:

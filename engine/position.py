@@ -11,20 +11,22 @@ a `protocol` message or order; the adjudicator's values stay inside
 This is the one phase runner: the server's games, ``daide adjudicate`` and
 ``daide datc`` (`daide.phase_runner`), the bots' in-process games
 (`bots.local`) and the benchmarks built on them all check orders with
-`Engine.check` and process phases with `Engine.advance`.
+`Engine.check` and process phases with `Engine.advance` - or, when a whole
+phase's orders arrive at once (`daide.phase_runner`), with `PhaseOrders`,
+which asks the same questions but converts each order only once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from adjudicator import advance as adjudicate
 from adjudicator import values as adj
 from adjudicator.results import PhaseResult
 from adjudicator.rulebook import DEFAULT, Rulebook
-from adjudicator.validate import validate
+from adjudicator.validate import MBV, validate
 from adjudicator.values import GameState
 from engine import convert
 from maps import Map
@@ -42,11 +44,15 @@ class Outcome:
 
     result: PhaseResult
     engine: Engine
+    #: ``id(adjudicator order)`` -> (that order, the DAIDE order it came
+    #: from), for the orders given to the adjudicator: their ORDs reuse the
+    #: DAIDE order instead of converting the result back.
+    submitted: Mapping[int, tuple[adj.Order, po.DaideOrder]] = field(default_factory=dict)
 
     @cached_property
     def results(self) -> tuple[Ord, ...]:
         """``ORD`` for every order, in the adjudicator's fixed order (docs/protocol.md §8.4)."""
-        return convert.ord_messages(self.result)
+        return convert.ord_messages(self.result, self.submitted)
 
     @property
     def year_end(self) -> bool:
@@ -149,8 +155,56 @@ class Engine:
     def advance(self, orders: Mapping[str, Sequence[po.DaideOrder]]) -> Outcome:
         """Adjudicate the phase; missing orders get the civil-disorder defaults."""
         given = {p: self._adj(held) for p, held in orders.items()}
+        submitted = {id(a): (a, d) for d, a in self._converted.values()}
+        return self._process(given, submitted)
+
+    def _process(self, given: Mapping[str, Sequence[adj.Order]],
+                 submitted: Mapping[int, tuple[adj.Order, po.DaideOrder]]) -> Outcome:
         result = adjudicate(self.map, self.state, given, self.rulebook)
-        return Outcome(result, Engine(self.map, result.state, self.rulebook))
+        return Outcome(result, Engine(self.map, result.state, self.rulebook), submitted)
+
+
+class PhaseOrders:
+    """The orders one phase receives, checked and kept as a server does.
+
+    Each submitted order is converted to the adjudicator's form once, and
+    the accepted ones are kept in both forms, per power: the THX check of
+    the next order needs the adjudicator's list as it stands, the ORDs show
+    the DAIDE orders (`Outcome.submitted`).  Same answers as
+    `Engine.check` + `keep_order` + `Engine.advance` on DAIDE lists, without
+    converting or comparing the accepted orders again for every new one.
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._per_unit = engine.season in PER_UNIT_SEASONS
+        #: power -> key -> adjudicator order; the key is the unit in the
+        #: movement and retreat phases (a later order for it replaces the
+        #: earlier one), a fresh object otherwise (adjustment orders accumulate).
+        self._accepted: dict[str, dict[object, adj.Order]] = {}
+        self._submitted: dict[int, tuple[adj.Order, po.DaideOrder]] = {}
+
+    def submit(self, power: str, order: po.DaideOrder) -> str:
+        """The THX note of ``order`` from ``power`` (9.3); an MBV order is kept."""
+        mine = self._accepted.setdefault(power, {})
+        given = convert.order_to_adj(order)
+        engine = self.engine
+        note = validate(engine.map, engine.state, power, given, list(mine.values()),
+                        engine.rulebook)
+        if note == MBV:
+            # keep_order's rule (docs/protocol.md §8.3): the unit's earlier
+            # order goes, the new one comes last.
+            key = given.unit if self._per_unit and not isinstance(given, adj.Waive) else object()
+            mine.pop(key, None)
+            mine[key] = given
+            self._submitted[id(given)] = (given, order)
+        return note
+
+    def advance(self) -> Outcome:
+        """Adjudicate the phase on the accepted orders (`Engine.advance`)."""
+        given = {p: list(held.values()) for p, held in self._accepted.items()}
+        return self.engine._process(given, self._submitted)
+
 
 
 #: Seasons whose orders are one per unit (movement, retreat).
