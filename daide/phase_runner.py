@@ -207,17 +207,40 @@ class PhaseOutput:
 
     def messages(self) -> tuple[Message, ...]:
         """THX..., ORD..., SCO, NOW, then SLO if the game ended in a solo."""
-        tail: tuple[Message, ...] = (self.sco, self.now)
-        if self.slo is not None:
-            tail += (self.slo,)
-        return (*self.thx, *self.ords, *tail)
+        return (*self.thx, *self.ords, *self._tail())
+
+    def _tail(self) -> tuple[Message, ...]:
+        """SCO, NOW, then SLO if the game ended in a solo."""
+        return (self.sco, self.now) if self.slo is None else (self.sco, self.now, self.slo)
 
     def trees(self) -> tuple[Tree, ...]:
         return tuple(m.to_tree() for m in self.messages())
 
     def lines(self, rep: Representation = STANDARD) -> tuple[str, ...]:
         """The messages in DAIDE text form."""
-        return tuple(tree_to_text(t, rep) for t in self.trees())
+        return (*(tree_to_text(m.to_tree(), rep) for m in self.thx),
+                *_ord_lines(self.ords, rep),
+                *(tree_to_text(m.to_tree(), rep) for m in self._tail()))
+
+
+def _ord_lines(ords: Sequence[Ord], rep: Representation) -> list[str]:
+    """The ORD lines, ``tree_to_text`` of each ORD's tree, with the parts
+    every ORD shares rendered once: the turn (the same in all of them) and
+    each distinct ``(result)``.  An ORD's tree is plain (mnemonics, numbers,
+    groups), whose text is its nodes' texts joined by spaces, so joining the
+    parts' texts gives the same line."""
+    turns: dict[int, str] = {}     # by id: the ORDs hold the values (ids stay theirs)
+    results: dict[int, str] = {}
+    lines = []
+    for o in ords:
+        turn = turns.get(id(o.turn))
+        if turn is None:
+            turn = turns[id(o.turn)] = tree_to_text((o.turn.to_node(),), rep)
+        result = results.get(id(o.result))
+        if result is None:
+            result = results[id(o.result)] = tree_to_text((o.result.to_node(),), rep)
+        lines.append(f"ORD {turn} {tree_to_text((o.order.to_node(),), rep)} {result}")
+    return lines
 
 
 def read_orders(s: Setting, state: GameState, sub: Submission) -> Orders:

@@ -32,6 +32,7 @@ states render to equal bytes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cache, lru_cache
 
 from adjudicator import values as adj
 from adjudicator.results import OrderResult, PhaseResult
@@ -63,8 +64,21 @@ def unit_to_adj(unit: po.DaideUnit) -> adj.Unit:
     return adj.Unit(unit.power, unit.unit_type, adj.Location(unit.province, unit.coast))
 
 
+@lru_cache(maxsize=8192)
 def unit_from_adj(unit: adj.Unit) -> po.DaideUnit:
+    """The DAIDE unit of an adjudicator unit.
+
+    Cached: both are immutable, a map has a few thousand possible units at
+    most, and every NOW, MIS and ORD converts the same units again - a
+    lookup is several times cheaper than building the value.
+    """
     return po.DaideUnit(unit.power, unit.kind, unit.location.province, unit.location.coast)
+
+
+@lru_cache(maxsize=8192)
+def _standing(unit: adj.Unit) -> po.UnitPosition:
+    """A (not dislodged) unit as NOW and MIS list it; cached like :func:`unit_from_adj`."""
+    return po.UnitPosition(unit_from_adj(unit))
 
 
 def turn_of(phase: adj.Phase) -> po.Turn:
@@ -172,7 +186,7 @@ def result_to_ord(phase: adj.Phase, result: OrderResult) -> Ord:
     return Ord(
         turn_of(phase),
         order_from_adj(result.order),
-        po.DaideOrderResult(result.outcome, result.dislodged),
+        _order_result(result.outcome, result.dislodged),
     )
 
 
@@ -193,8 +207,14 @@ def ord_messages(
     for r in outcome.results:
         known = submitted.get(id(r.order))
         order = known[1] if known is not None and known[0] is r.order else order_from_adj(r.order)
-        out.append(Ord(turn, order, po.DaideOrderResult(r.outcome, r.dislodged)))
+        out.append(Ord(turn, order, _order_result(r.outcome, r.dislodged)))
     return tuple(out)
+
+
+@cache
+def _order_result(outcome: str | None, dislodged: bool) -> po.DaideOrderResult:
+    """The ``(result)`` of an ORD: a dozen values in all, each built once."""
+    return po.DaideOrderResult(outcome, dislodged)
 
 
 def slo_message(winner: str) -> Slo:
@@ -235,7 +255,7 @@ def now_message(state: adj.GameState) -> Now:
     that took its province.
     """
     entries: list[tuple[str, int, po.UnitPosition]] = [
-        (u.location.province, 0, po.UnitPosition(unit_from_adj(u))) for u in state.units
+        (u.location.province, 0, _standing(u)) for u in state.units
     ]
     entries += [
         (
@@ -316,7 +336,7 @@ def missing_message(
     ordered = {o.unit for o in accepted if not isinstance(o, adj.Waive)}
     if kind == adj.MOVEMENT:
         units = tuple(
-            po.UnitPosition(unit_from_adj(u))
+            _standing(u)
             for u in state.units_of(power)
             if u not in ordered
         )

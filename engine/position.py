@@ -178,9 +178,12 @@ class PhaseOrders:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._per_unit = engine.season in PER_UNIT_SEASONS
-        #: power -> key -> adjudicator order; the key is the unit in the
-        #: movement and retreat phases (a later order for it replaces the
-        #: earlier one), a fresh object otherwise (adjustment orders accumulate).
+        #: power -> key -> adjudicator order; the key is the unit's province
+        #: in the movement and retreat phases (a later order for the unit
+        #: replaces the earlier one; an accepted order's unit is on the board,
+        #: and one unit - or one dislodged unit - stands in a province, so
+        #: the province names it), a fresh object otherwise (adjustment
+        #: orders accumulate).
         self._accepted: dict[str, dict[object, adj.Order]] = {}
         self._submitted: dict[int, tuple[adj.Order, po.DaideOrder]] = {}
 
@@ -194,7 +197,8 @@ class PhaseOrders:
         if note == MBV:
             # keep_order's rule (docs/protocol.md §8.3): the unit's earlier
             # order goes, the new one comes last.
-            key = given.unit if self._per_unit and not isinstance(given, adj.Waive) else object()
+            key = (given.unit.location.province
+                   if self._per_unit and not isinstance(given, adj.Waive) else object())
             mine.pop(key, None)
             mine[key] = given
             self._submitted[id(given)] = (given, order)
