@@ -45,27 +45,10 @@ def centroid(poly: Sequence[Point]) -> Point:
 
 def clip_halfplane(poly: Sequence[Point], a: float, b: float, c: float) -> Polygon:
     """The part of ``poly`` where a*x + b*y <= c."""
-    out: Polygon = []
-    n = len(poly)
-    if n == 0:
-        return out
-    for i in range(n):
-        p = poly[i - 1]
-        q = poly[i]
-        fp = a * p[0] + b * p[1] - c
-        fq = a * q[0] + b * q[1] - c
-        if fq <= 0:
-            if fp > 0:
-                t = fp / (fp - fq)
-                out.append((p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])))
-            out.append(q)
-        elif fp <= 0:
-            t = fp / (fp - fq)
-            out.append((p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])))
-    return out
+    return _clip_labelled(poly, [0] * len(poly), a, b, c, 0)[0]
 
 
-def _clip_labelled(poly: Polygon, labels: list[int], a: float, b: float, c: float,
+def _clip_labelled(poly: Sequence[Point], labels: list[int], a: float, b: float, c: float,
                    label: int) -> tuple[Polygon, list[int]]:
     """:func:`clip_halfplane` keeping a label per edge (``labels[i]`` is the edge
     ending at ``poly[i]``); the new edge along the cut gets ``label``."""
