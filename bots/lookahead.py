@@ -278,13 +278,9 @@ class _Search:
         for _ in range(self.s.own_samples):
             rng = random.Random(self.rng.random())
             plan = self._plan(_Movement(self.view, self.values, rng).plan())
-            key = frozenset(plan.values())
-            if key in tried:
-                continue
-            score = self.evaluate(list(plan.values()))
+            score = self._score_once(plan, tried)
             if score is None:
                 break
-            tried[key] = score
             if score > best_score:
                 best, best_score = plan, score
         if best is None:        # not even one evaluation allowed: DumbBot's plan
@@ -295,19 +291,27 @@ class _Search:
             improved = False
             for unit in order:
                 for plan in self._alternatives(unit, best):
-                    key = frozenset(plan.values())
-                    if key in tried:
-                        continue
-                    score = self.evaluate(list(plan.values()))
+                    score = self._score_once(plan, tried)
                     if score is None:
                         break
-                    tried[key] = score
                     if score > best_score + 1e-9:
                         best, best_score = plan, score
                         improved = True
                 if self.allowance.stopped is not None:
                     break
         return [best[u.location.province] for u in units]
+
+    def _score_once(self, plan: Plan, tried: dict[frozenset[adj.Order], float]
+                    ) -> float | None:
+        """The plan's expected score, evaluated once: a plan already in `tried` scores
+        -inf (never better, no adjudication spent); None when the budget ran out."""
+        key = frozenset(plan.values())
+        if key in tried:
+            return float("-inf")
+        score = self.evaluate(list(plan.values()))
+        if score is not None:
+            tried[key] = score
+        return score
 
     def _plan(self, trees: Sequence[Order]) -> Plan:
         plan: Plan = {}
