@@ -355,6 +355,7 @@ def _markdown(config: TournamentConfig, stored: Sequence[StoredGame],
                     ["---", *(["--:"] * (len(powers) + 1))])
 
     lines += ["", "## Games", ""]
+    links = replays or {}
     lines += _table(
         ["game", "seed", "status", "ending", "end", "centres (power bot count)", "node",
          "server game", "replay"],
@@ -362,7 +363,7 @@ def _markdown(config: TournamentConfig, stored: Sequence[StoredGame],
           " ".join(f"{s.power}:{s.bot}:{s.centres}" + ("*" if g.winner == s.power else "")
                    for s in g.seats) if g.status == "finished" else (g.note or "-"),
           g.node or "-", g.server_game_id if g.server_game_id is not None else "-",
-          f"[replay]({replays[g.number]})" if g.number in (replays or {}) else "-"]
+          f"[replay]({links[g.number]})" if g.number in links else "-"]
          for g in stored],
         ["--:", "--:", "---", "---", "---", "---", "---", "--:", "---"])
     lines += ["", "`*` marks the solo winner."]
