@@ -13,15 +13,16 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test,dev,cluster]'
 	touch $(STAMP)
 
-# The adjudicator compiled with mypyc into the venv's site-packages (never
-# into the source tree): rebuilt when a source it was made from changes, and
-# used only while it matches them (adjudicator/native.py).  Without a C
-# compiler the build is skipped and the adjudicator runs as pure Python.
+# The hot packages (native.COMPILED_PACKAGES: the order model and the
+# adjudicator) compiled with mypyc into the venv's site-packages (never into
+# the source tree): rebuilt when a source it was made from changes, and used
+# only while it matches them (native/__init__.py).  Without a C compiler the
+# build is skipped and they run as pure Python.
 NATIVE         := $(VENV)/.native
-NATIVE_SOURCES := $(wildcard adjudicator/*.py maps/*.py) tools/compile_adjudicator.py
+NATIVE_SOURCES := $(wildcard native/*.py orders/*.py adjudicator/*.py maps/*.py) tools/compile_native.py
 
 $(NATIVE): $(STAMP) $(NATIVE_SOURCES)
-	$(BIN)/python tools/compile_adjudicator.py
+	$(BIN)/python tools/compile_native.py
 	touch $(NATIVE)
 
 install: $(STAMP) $(NATIVE)
@@ -58,7 +59,7 @@ bench: $(NATIVE) $(BENCH_STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/mypy protocol adjudicator engine
+	$(BIN)/mypy protocol adjudicator engine orders native
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -17,13 +17,13 @@ Public API (stdlib only; reads :mod:`maps` data, never imports ``protocol``):
 
 When ``make install`` could compile the package with mypyc, the compiled
 modules are used - but only while they match the source files exactly
-(:mod:`adjudicator.native`); :data:`COMPILED` tells which one runs.
+(:mod:`native`); :data:`COMPILED` tells which one runs.
 """
 
-from adjudicator.native import activate as _activate
+from native import activate as _activate
 
-#: True when the mypyc-compiled modules run (adjudicator.native), False for pure Python
-COMPILED: bool = _activate(__path__)
+#: True when the mypyc-compiled modules run (see native/), False for pure Python
+COMPILED: bool = _activate(__name__, __path__)
 
 # The modules below are imported after that choice.
 

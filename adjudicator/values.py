@@ -4,7 +4,7 @@ All are frozen dataclasses.  The ones made for every order of every phase -
 :class:`Location`, :class:`Unit`, the movement orders - and :class:`Phase`
 and :class:`GameState` (which check or derive a field) write their
 ``__init__`` out, setting the fields with ``object.__setattr__``: compiled
-with mypyc (``adjudicator/native.py``) that is a direct slot store, about
+with mypyc (``native/``) that is a direct slot store, about
 70 ns, where the ``__init__`` a frozen dataclass generates stays interpreted
 and takes about 1 us - for the 30-odd orders of a phase, more than the
 adjudication itself.  The others use the generated ``__init__``.

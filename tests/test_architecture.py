@@ -27,7 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS: dict[str, frozenset[str]] = {
     "protocol": frozenset(),
     "maps": frozenset(),
-    "adjudicator": frozenset({"maps"}),
+    # the loader of the mypyc-compiled packages: each of them imports it first thing
+    "native": frozenset(),
+    "adjudicator": frozenset({"maps", "native"}),
     "engine": frozenset({"protocol", "maps", "adjudicator"}),
     # map pictures: above maps/ and engine/, below server/ and daide/ (docs/render.md)
     "render": frozenset({"protocol", "maps", "engine"}),
@@ -42,13 +44,14 @@ LAYERS: dict[str, frozenset[str]] = {
                              "server", "tournament", "daide", "load"}),
     "load": frozenset({"protocol", "maps", "adjudicator", "engine", "bots", "server"}),
     "fuzz": frozenset({"protocol", "maps", "adjudicator", "engine", "server"}),
-    "tools": frozenset({"adjudicator", "maps"}),  # builds the compiled adjudicator
+    "tools": frozenset({"native"}),  # builds the compiled packages
 }
 #: Third-party packages a layer must not use: the cores are pure (no I/O framework,
 #: no logging), and only protocol/frames.py speaks construct (test below).
 THIRD_PARTY = {
     "protocol": {"trio", "structlog"},
     "maps": {"trio", "structlog", "construct"},
+    "native": {"trio", "structlog", "construct"},
     "adjudicator": {"trio", "structlog", "construct"},
     "engine": {"trio", "structlog", "construct"},
     "render": {"trio", "structlog"},

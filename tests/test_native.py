@@ -1,5 +1,5 @@
-"""The compiled adjudicator (adjudicator/native.py): used only when it matches
-the sources, and equal to the pure-Python one.
+"""The compiled packages (native/): used only when the build matches the
+sources, all of them or none, and equal to the pure-Python ones.
 
 The rest of the suite runs whichever implementation the product runs
 (``adjudicator.COMPILED``); the tests here run the pure-Python one in a
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import adjudicator as A
-from adjudicator import native
+import native
 from engine.variants import standard_map
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,13 +28,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _fake_tree(tmp_path: Path) -> tuple[Path, Path]:
-    """A source tree with adjudicator/ and maps/, and a build home for it."""
+    """A source tree with the source packages, and a build home for it."""
     src = tmp_path / "src"
-    for package, body in (("adjudicator", "X = 1\n"), ("maps", "Y = 2\n")):
+    for n, package in enumerate(native.SOURCE_PACKAGES):
         (src / package).mkdir(parents=True)
-        (src / package / "mod.py").write_text(body, encoding="utf-8")
+        (src / package / "mod.py").write_text(f"X = {n}\n", encoding="utf-8")
     home = tmp_path / "site" / native.BUILD_DIR
-    (home / "adjudicator").mkdir(parents=True)
+    for package in (*native.COMPILED_PACKAGES, "native"):
+        (home / package).mkdir(parents=True)
     manifest = {"ext_suffix": native.ext_suffix(), "sources": native.source_digests(src)}
     (home / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     return src, home
@@ -45,30 +46,57 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     src, home = _fake_tree(tmp_path)
     monkeypatch.setattr(native, "build_home", lambda: home)
     monkeypatch.delenv(native.PURE_ENV, raising=False)
+    monkeypatch.setattr(native, "__path__", list(native.__path__))
     return src, home
 
 
 def test_a_build_of_exactly_these_sources_is_used(tree: tuple[Path, Path]) -> None:
     src, home = tree
-    assert native.compiled_path(src / "adjudicator") == home / "adjudicator"
-    path = [str(src / "adjudicator")]
-    assert native.activate(path) is True
-    assert path == [str(home / "adjudicator"), str(src / "adjudicator")]
+    assert native.matching_build(src) == home
+    for package in native.COMPILED_PACKAGES:
+        path = [str(src / package)]
+        assert native.activate(package, path) is True
+        assert path == [str(home / package), str(src / package)]
+    # the group's shared library is found through the loader package
+    assert native.__path__[0] == str(home / "native")
 
 
 def test_an_edited_source_disables_the_build(tree: tuple[Path, Path]) -> None:
     src, _home = tree
     (src / "maps" / "mod.py").write_text("Y = 3\n", encoding="utf-8")
-    assert native.compiled_path(src / "adjudicator") is None
+    assert native.matching_build(src) is None
     path = [str(src / "adjudicator")]
-    assert native.activate(path) is False
+    assert native.activate("adjudicator", path) is False
     assert path == [str(src / "adjudicator")]
+
+
+def test_the_choice_is_made_once_for_all_packages(tree: tuple[Path, Path]) -> None:
+    """A source edited after the first package chose does not split the group
+    (a class compiled in one package and interpreted in another)."""
+    src, _home = tree
+    first, *others = native.COMPILED_PACKAGES
+    assert native.activate(first, [str(src / first)]) is True
+    (src / first / "mod.py").write_text("Z = 9\n", encoding="utf-8")
+    for package in others:
+        assert native.activate(package, [str(src / package)]) is True
 
 
 def test_a_new_source_file_disables_the_build(tree: tuple[Path, Path]) -> None:
     src, _home = tree
     (src / "adjudicator" / "extra.py").write_text("", encoding="utf-8")
-    assert native.compiled_path(src / "adjudicator") is None
+    assert native.matching_build(src) is None
+
+
+def test_a_package_missing_from_the_build_disables_it(tree: tuple[Path, Path]) -> None:
+    src, home = tree
+    (home / native.COMPILED_PACKAGES[0]).rmdir()
+    assert native.matching_build(src) is None
+
+
+def test_only_listed_packages_may_activate(tree: tuple[Path, Path]) -> None:
+    src, _home = tree
+    with pytest.raises(ValueError, match="COMPILED_PACKAGES"):
+        native.activate("maps", [str(src / "maps")])
 
 
 def test_another_interpreter_or_no_manifest_disables_the_build(tree: tuple[Path, Path]) -> None:
@@ -76,9 +104,9 @@ def test_another_interpreter_or_no_manifest_disables_the_build(tree: tuple[Path,
     manifest = json.loads((home / "manifest.json").read_text(encoding="utf-8"))
     manifest["ext_suffix"] = ".cpython-39-x86_64-linux-gnu.so"
     (home / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-    assert native.compiled_path(src / "adjudicator") is None
+    assert native.matching_build(src) is None
     (home / "manifest.json").unlink()
-    assert native.compiled_path(src / "adjudicator") is None
+    assert native.matching_build(src) is None
 
 
 def test_the_environment_switch_forces_pure_python(
@@ -86,15 +114,21 @@ def test_the_environment_switch_forces_pure_python(
 ) -> None:
     src, _home = tree
     monkeypatch.setenv(native.PURE_ENV, "1")
-    assert native.compiled_path(src / "adjudicator") is None
+    assert native.matching_build(src) is None
 
 
-def test_the_package_reports_which_modules_run() -> None:
-    movement = sys.modules["adjudicator.movement"]
-    assert A.COMPILED == (not str(movement.__file__).endswith(".py"))
+def test_the_packages_report_which_modules_run() -> None:
+    for package in native.COMPILED_PACKAGES:
+        __import__(package)
+    modules = [m for name, m in sys.modules.items()
+               if name.split(".")[0] in native.COMPILED_PACKAGES and "." in name
+               and not name.endswith("__mypyc")]
+    assert modules
+    # all of them compiled, or none
+    assert {not str(m.__file__).endswith(".py") for m in modules} == {A.COMPILED}
     if A.COMPILED:
-        assert str(native.build_home()) in str(movement.__file__)
-        assert native.compiled_path(Path(A.__file__).parent) is not None
+        assert all(str(native.build_home()) in str(m.__file__) for m in modules)
+        assert native.matching_build(ROOT) is not None
 
 
 # --- the same results ------------------------------------------------------------------

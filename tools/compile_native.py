@@ -1,17 +1,19 @@
-"""Compile the adjudicator with mypyc into the virtual environment (``make install``).
+"""Compile our hot packages with mypyc into the virtual environment (``make install``).
 
 mypyc (part of mypy, a dev dependency) turns the type-annotated modules of
-``adjudicator/`` into C extension modules; the movement phase runs several
-times faster than interpreted.  The build goes to
-``<site-packages>/daide_native/`` with a manifest of the sources it was made
-from; ``adjudicator/native.py`` uses it only while every source file is
+the packages in ``native.COMPILED_PACKAGES`` (the order model ``orders/``
+and the adjudicator) into C extension modules, in one group, so that a
+compiled module uses a compiled class of another package directly; the
+movement phase runs several times faster than interpreted.  The build goes
+to ``<site-packages>/daide_native/`` with a manifest of the sources it was
+made from; ``native/__init__.py`` uses it only while every source file is
 unchanged, so the source tree never holds a binary and an edited module is
 never shadowed by a stale one.
 
 Without mypyc or a working C compiler this prints why and leaves the
-package pure Python (exit status 0: the product works either way).
+packages pure Python (exit status 0: the product works either way).
 
-    python tools/compile_adjudicator.py [--check]
+    python tools/compile_native.py [--check]
 
 ``--check`` only reports whether the installed build matches the sources.
 ``--c-dir DIR`` writes the generated C there instead of a temporary
@@ -33,17 +35,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from adjudicator import native  # noqa: E402
-
-#: name of the shared library module that holds the compiled code
-GROUP = "adjudicator.compiled"
+import native  # noqa: E402
 
 
 def modules_to_compile() -> list[str]:
-    """``adjudicator/<module>.py`` paths (relative to the repository root)."""
+    """``<package>/<module>.py`` paths (relative to the repository root)."""
     return [
-        f"adjudicator/{path.name}"
-        for path in sorted((ROOT / "adjudicator").glob("*.py"))
+        f"{package}/{path.name}"
+        for package in native.COMPILED_PACKAGES
+        for path in sorted((ROOT / package).glob("*.py"))
         if path.name not in native.NOT_COMPILED
     ]
 
@@ -62,7 +62,7 @@ def build(into: Path, c_dir: Path | None = None) -> None:
             os.chdir(ROOT)  # mypy reads pyproject.toml and resolves maps/ from here
             c_target = work / "c" if c_dir is None else c_dir
             extensions = mypycify(
-                modules_to_compile(), target_dir=str(c_target), group_name=GROUP
+                modules_to_compile(), target_dir=str(c_target), group_name=native.GROUP
             )
             os.chdir(work)  # setuptools must not read the project's own configuration
             setup(
@@ -80,10 +80,13 @@ def build(into: Path, c_dir: Path | None = None) -> None:
         finally:
             os.chdir(cwd)
         staged = work / "stage"
-        shutil.copytree(work / "lib" / "adjudicator", staged / "adjudicator")
+        # each compiled package, and the group's shared library (native/)
+        for package in (*native.COMPILED_PACKAGES, native.GROUP.split(".")[0]):
+            shutil.copytree(work / "lib" / package, staged / package)
         manifest = {
             "ext_suffix": native.ext_suffix(),
             "python": sys.version,
+            "packages": list(native.COMPILED_PACKAGES),
             "sources": digests,
         }
         (staged / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
@@ -104,23 +107,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--c-dir", type=Path, help="keep the generated C in this directory")
     args = parser.parse_args(argv)
     into = native.build_home()
+    names = ", ".join(native.COMPILED_PACKAGES)
     if args.check:
-        ok = native.compiled_path(ROOT / "adjudicator") is not None
-        print(f"compiled adjudicator in {into}: {'up to date' if ok else 'missing or stale'}")
+        ok = native.matching_build(ROOT) is not None
+        print(f"compiled {names} in {into}: {'up to date' if ok else 'missing or stale'}")
         return 0 if ok else 1
     try:
         import mypyc  # noqa: F401, PLC0415
     except ImportError:
-        print("adjudicator: mypyc is not installed - running as pure Python")
+        print(f"{names}: mypyc is not installed - running as pure Python")
         return 0
     start = time.monotonic()
     try:
         build(into, None if args.c_dir is None else args.c_dir.resolve())
     except (Exception, SystemExit) as exc:  # a missing compiler surfaces as either
         shutil.rmtree(into, ignore_errors=True)
-        print(f"adjudicator: could not compile ({exc!r}) - running as pure Python")
+        print(f"{names}: could not compile ({exc!r}) - running as pure Python")
         return 0
-    print(f"adjudicator: compiled with mypyc into {into} ({time.monotonic() - start:.0f} s)")
+    print(f"{names}: compiled with mypyc into {into} ({time.monotonic() - start:.0f} s)")
     return 0
 
 
