@@ -1,12 +1,12 @@
 """A DATC-compliant Diplomacy adjudicator: pure functions over frozen values.
 
-Public API (stdlib only; reads :mod:`maps` data, never imports ``protocol``):
+Public API (stdlib only; uses :mod:`maps` and :mod:`orders`, never ``protocol``):
 
-* values - :class:`Location`, :class:`Unit`, the orders (:class:`Hold`,
-  :class:`Move`, :class:`SupportHold`, :class:`SupportMove`, :class:`Convoy`,
-  :class:`ConvoyMove`, :class:`Retreat`, :class:`Disband`, :class:`Build`,
-  :class:`Remove`, :class:`Waive`), :class:`Phase`, :class:`GameState`,
-  :class:`Dislodged`, :func:`initial_state`;
+* values - :class:`Phase`, :class:`GameState`, :class:`Dislodged`,
+  :func:`initial_state`; the orders it judges are the one order model of
+  :mod:`orders` (:class:`Location`, :class:`Unit`, :class:`Hold`,
+  :class:`Move`... :class:`Waive`), exported here too as the inputs of
+  this API;
 * rules - :class:`Rulebook` with the presets :data:`DATC_2_4` (default) and
   :data:`DATC_3_0`;
 * checks - :func:`validate` (the THX note), :func:`check_order`;
@@ -54,20 +54,18 @@ from adjudicator.results import (  # noqa: E402
 )
 from adjudicator.rulebook import DATC_2_4, DATC_3_0, DEFAULT, Rulebook  # noqa: E402
 from adjudicator.validate import check_order, validate  # noqa: E402
-from adjudicator.values import (  # noqa: E402
+from adjudicator.values import Dislodged, GameState, Phase, initial_state  # noqa: E402
+from orders import (  # noqa: E402
     AMY,
     FLT,
     Build,
     Convoy,
     ConvoyMove,
     Disband,
-    Dislodged,
-    GameState,
     Hold,
     Location,
     Move,
     Order,
-    Phase,
     Remove,
     Retreat,
     SupportHold,
@@ -75,7 +73,6 @@ from adjudicator.values import (  # noqa: E402
     Unit,
     UnitOrder,
     Waive,
-    initial_state,
 )
 
 __all__ = [

@@ -25,8 +25,9 @@ from typing import Final
 
 from adjudicator.results import SUC, Default, OrderResult
 from adjudicator.rulebook import Rulebook
-from adjudicator.values import AMY, Build, GameState, Order, Remove, Unit, Waive
+from adjudicator.values import GameState
 from maps import Map
+from orders import AMY, Build, Order, Remove, Unit, Waive
 
 _FAR_AWAY: Final = 1 << 20
 _UNUSED_BUILD: Final = Default("build not used: waived")

@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final, final
 
 if TYPE_CHECKING:
-    from adjudicator.values import GameState, Unit
+    from adjudicator.values import GameState
+    from orders import Unit
 
 #: states kept.  Few: an entry keeps its state alive, and every object kept
 #: alive is work for the garbage collector.  The usual question comes right

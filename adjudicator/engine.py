@@ -32,17 +32,9 @@ from adjudicator.retreats import resolve_retreats
 from adjudicator.rulebook import DEFAULT, Rulebook
 from adjudicator.tables import tables
 from adjudicator.validate import MBV, NYU, check_order, movement_checks
-from adjudicator.values import (
-    ADJUSTMENT,
-    MOVEMENT,
-    GameState,
-    Order,
-    Phase,
-    Unit,
-    Waive,
-    phase_of,
-)
+from adjudicator.values import ADJUSTMENT, MOVEMENT, GameState, Phase, phase_of
 from maps import Map
+from orders import Order, Unit, Waive
 
 OrdersByPower = Mapping[str, Iterable[Order]]
 

@@ -14,17 +14,15 @@ from typing import Final
 from adjudicator.convoys import route_seas
 from adjudicator.derived import derived
 from adjudicator.tables import tables
-from adjudicator.values import (
-    ADJUSTMENT,
+from adjudicator.values import ADJUSTMENT, MOVEMENT, RETREAT, GameState
+from maps import Map, ProvinceKind
+from orders import (
     AMY,
     FLT,
-    MOVEMENT,
-    RETREAT,
     Build,
     Convoy,
     ConvoyMove,
     Disband,
-    GameState,
     Hold,
     Location,
     Move,
@@ -36,7 +34,6 @@ from adjudicator.values import (
     Unit,
     Waive,
 )
-from maps import Map, ProvinceKind
 
 
 @dataclass(frozen=True, slots=True)

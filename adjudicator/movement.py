@@ -74,15 +74,8 @@ from adjudicator.validate import (
     MovementChecks,
     Plan,
 )
-from adjudicator.values import (
-    AMY,
-    ConvoyMove,
-    Dislodged,
-    Hold,
-    Location,
-    Move,
-    Unit,
-)
+from adjudicator.values import Dislodged
+from orders import AMY, ConvoyMove, Hold, Location, Move, Unit
 
 # decision states
 _UNDECIDED: Final = 0

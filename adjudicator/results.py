@@ -18,7 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from adjudicator.values import GameState, Order, Phase, Unit
+from adjudicator.values import GameState, Phase
+from orders import Order, Unit
 
 SUC: Final = "SUC"
 BNC: Final = "BNC"

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from typing import Final
 
 from adjudicator.results import BNC, SUC, Default, OrderResult, RetreatClash
-from adjudicator.values import Disband, GameState, Order, Retreat, Unit
+from adjudicator.values import GameState
+from orders import Disband, Order, Retreat, Unit
 
 _NO_ORDER: Final = Default("no retreat order: the unit disbands")
 

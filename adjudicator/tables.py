@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from adjudicator.values import AMY, FLT, Location, Unit, map_location
 from maps import Map, ProvinceKind
+from orders import AMY, FLT, Location, Unit, map_location
 
 
 class MapTables:

@@ -22,17 +22,15 @@ from adjudicator.convoys import necessary_seas
 from adjudicator.derived import derived
 from adjudicator.rulebook import DEFAULT, Rulebook
 from adjudicator.tables import MapTables, tables
-from adjudicator.values import (
-    ADJUSTMENT,
+from adjudicator.values import ADJUSTMENT, MOVEMENT, RETREAT, GameState
+from maps import Map, ProvinceKind
+from orders import (
     AMY,
     FLT,
-    MOVEMENT,
-    RETREAT,
     Build,
     Convoy,
     ConvoyMove,
     Disband,
-    GameState,
     Hold,
     Location,
     Move,
@@ -44,7 +42,6 @@ from adjudicator.values import (
     Unit,
     Waive,
 )
-from maps import Map, ProvinceKind
 
 MBV: Final = "MBV"
 FAR: Final = "FAR"

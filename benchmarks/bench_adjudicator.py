@@ -52,7 +52,10 @@ from adjudicator import (
     legal_orders,
     validate,
 )
-from adjudicator.values import (
+from adjudicator.values import initial_state
+from engine.variants import standard_map
+from maps import Map
+from orders import (
     Build,
     Convoy,
     ConvoyMove,
@@ -64,11 +67,8 @@ from adjudicator.values import (
     SupportMove,
     Unit,
     Waive,
-    initial_state,
     order_power,
 )
-from engine.variants import standard_map
-from maps import Map
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH_PYTHON = ROOT / "bench-env" / "bin" / "python"

@@ -45,7 +45,11 @@ from pathlib import Path
 import adjudicator
 from adjudicator import DATC_2_4, GameState, Order, advance, validate
 from adjudicator.tables import tables
-from adjudicator.values import (
+from adjudicator.values import Phase
+from benchmarks.bench_adjudicator import GAMES, SEED, YEARS, generate_positions
+from engine.variants import standard_map
+from maps import Map
+from orders import (
     AMY,
     FLT,
     Convoy,
@@ -53,14 +57,10 @@ from adjudicator.values import (
     Hold,
     Location,
     Move,
-    Phase,
     SupportHold,
     SupportMove,
     Unit,
 )
-from benchmarks.bench_adjudicator import GAMES, SEED, YEARS, generate_positions
-from engine.variants import standard_map
-from maps import Map
 
 #: the C wrappers of the two entry points in the compiled build
 ENTRY_SYMBOLS = ("CPyPy_validate___validate", "CPyPy_engine___advance")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orders as om  # the one order model (Order below: a DAIDE tree)
 from adjudicator import values as adj
 from adjudicator.values import phase_of
 from bots import orders as o
@@ -99,12 +100,12 @@ def mdf_of(geo: Geography) -> tuple[Any, ...]:
     return ("MDF", tuple(geo.powers), (tuple(centre_groups), others), tuple(adjacencies))
 
 
-def location(node: Node) -> adj.Location:
-    return adj.Location(node[0], node[1])
+def location(node: Node) -> om.Location:
+    return om.Location(node[0], node[1])
 
 
-def unit_of(unit: BoardUnit) -> adj.Unit:
-    return adj.Unit(unit.power, unit.kind, adj.Location(unit.node[0], unit.node[1]))
+def unit_of(unit: BoardUnit) -> om.Unit:
+    return om.Unit(unit.power, unit.kind, om.Location(unit.node[0], unit.node[1]))
 
 
 def state_of(view: BoardView) -> adj.GameState:
@@ -116,73 +117,73 @@ def state_of(view: BoardView) -> adj.GameState:
                          tuple(unit_of(u) for u in view.units), ownership, dislodged)
 
 
-def _unit(tree: Any) -> adj.Unit:
+def _unit(tree: Any) -> om.Unit:
     where = tree[2]
-    loc = adj.Location(where[0], where[1]) if isinstance(where, tuple) else adj.Location(where)
-    return adj.Unit(tree[0], tree[1], loc)
+    loc = om.Location(where[0], where[1]) if isinstance(where, tuple) else om.Location(where)
+    return om.Unit(tree[0], tree[1], loc)
 
 
-def _loc(where: Any) -> adj.Location:
-    return adj.Location(where[0], where[1]) if isinstance(where, tuple) else adj.Location(where)
+def _loc(where: Any) -> om.Location:
+    return om.Location(where[0], where[1]) if isinstance(where, tuple) else om.Location(where)
 
 
-def adj_order(tree: Order) -> adj.Order:
+def adj_order(tree: Order) -> om.Order:
     """One order tree of `bots.orders` as the adjudicator's order value."""
     kind = tree[1]
     if kind == "WVE":
-        return adj.Waive(tree[0])
+        return om.Waive(tree[0])
     unit = _unit(tree[0])
     if kind == "HLD":
-        return adj.Hold(unit)
+        return om.Hold(unit)
     if kind == "MTO":
-        return adj.Move(unit, _loc(tree[2]))
+        return om.Move(unit, _loc(tree[2]))
     if kind == "SUP":
         if len(tree) == 3:
-            return adj.SupportHold(unit, _unit(tree[2]))
-        return adj.SupportMove(unit, _unit(tree[2]), tree[4])
+            return om.SupportHold(unit, _unit(tree[2]))
+        return om.SupportMove(unit, _unit(tree[2]), tree[4])
     if kind == "CVY":
-        return adj.Convoy(unit, _unit(tree[2]), tree[4])
+        return om.Convoy(unit, _unit(tree[2]), tree[4])
     if kind == "CTO":
-        return adj.ConvoyMove(unit, tree[2], tuple(tree[4]))
+        return om.ConvoyMove(unit, tree[2], tuple(tree[4]))
     if kind == "RTO":
-        return adj.Retreat(unit, _loc(tree[2]))
+        return om.Retreat(unit, _loc(tree[2]))
     if kind == "DSB":
-        return adj.Disband(unit)
+        return om.Disband(unit)
     if kind == "BLD":
-        return adj.Build(unit)
+        return om.Build(unit)
     if kind == "REM":
-        return adj.Remove(unit)
+        return om.Remove(unit)
     raise ValueError(f"not an order tree: {tree!r}")
 
 
-def _board_unit(unit: adj.Unit) -> BoardUnit:
+def _board_unit(unit: om.Unit) -> BoardUnit:
     loc = unit.location
     return BoardUnit(unit.power, unit.kind, (loc.province, loc.coast))
 
 
-def tree_of(order: adj.Order) -> Order:
+def tree_of(order: om.Order) -> Order:
     """An adjudicator order as the order tree a strategy returns."""
-    if isinstance(order, adj.Waive):
+    if isinstance(order, om.Waive):
         return o.waive(order.power)
     unit = _board_unit(order.unit)
-    if isinstance(order, adj.Hold):
+    if isinstance(order, om.Hold):
         return o.hold(unit)
-    if isinstance(order, adj.Move):
+    if isinstance(order, om.Move):
         return o.move(unit, (order.dest.province, order.dest.coast))
-    if isinstance(order, adj.SupportHold):
+    if isinstance(order, om.SupportHold):
         return o.support_hold(unit, _board_unit(order.supported))
-    if isinstance(order, adj.SupportMove):
+    if isinstance(order, om.SupportMove):
         return o.support_move(unit, _board_unit(order.supported), order.dest)
-    if isinstance(order, adj.Convoy):
+    if isinstance(order, om.Convoy):
         return o.convoy(unit, _board_unit(order.army), order.dest)
-    if isinstance(order, adj.ConvoyMove):
+    if isinstance(order, om.ConvoyMove):
         return o.convoy_move(unit, order.dest, order.via)
-    if isinstance(order, adj.Retreat):
+    if isinstance(order, om.Retreat):
         return o.retreat(unit, (order.dest.province, order.dest.coast))
-    if isinstance(order, adj.Disband):
+    if isinstance(order, om.Disband):
         return o.disband(unit)
-    if isinstance(order, adj.Build):
+    if isinstance(order, om.Build):
         return o.build(unit.power, unit.kind, unit.node)
-    if isinstance(order, adj.Remove):
+    if isinstance(order, om.Remove):
         return o.remove(unit)
     raise TypeError(f"not an adjudicator order: {order!r}")

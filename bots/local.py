@@ -16,21 +16,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adjudicator.validate import MBV
-from adjudicator.values import (
-    ADJUSTMENT,
-    MOVEMENT,
-    GameState,
-    Location,
-    Order,
-    Unit,
-    initial_state,
-)
+from adjudicator.values import ADJUSTMENT, MOVEMENT, GameState, initial_state
 from bots.board import BoardUnit, BoardView
 from bots.geography import geography_of
 from bots.strategy import Strategy, phase_rng
 from engine.convert import order_from_node, order_to_adj
 from engine.position import Engine
 from maps import Map
+from orders import Location, Order, Unit
 from protocol import orders as po
 from protocol.tokens import STANDARD, Representation
 

@@ -39,6 +39,7 @@ import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
+import orders as om  # the one order model (Order below: a DAIDE tree)
 from adjudicator import advance
 from adjudicator import values as adj
 from bots.board import ADJUSTMENT, MOVEMENT, RETREAT, BoardView
@@ -106,7 +107,7 @@ class Scorer:
         self.norm = settings.position / best if best > 0 else 0.0
         self._reach: dict[tuple[str, str, str | None], tuple[str, ...]] = {}
 
-    def reach(self, unit: adj.Unit) -> tuple[str, ...]:
+    def reach(self, unit: om.Unit) -> tuple[str, ...]:
         """The provinces a unit stands in or can move to."""
         loc = unit.location
         key = (unit.kind, loc.province, loc.coast)
@@ -194,7 +195,7 @@ class LookaheadBot:
         return [tree_of(order) for order in chosen]
 
 
-Plan = dict[str, adj.UnitOrder]
+Plan = dict[str, om.UnitOrder]
 """Own orders by the province of the ordered unit."""
 
 
@@ -214,7 +215,7 @@ class _Search:
         self.values = valuation(view)
         self.scorer = Scorer(view, self.values, settings)
         self.candidates = 0
-        self.futures: list[dict[str, list[adj.Order]]] = []
+        self.futures: list[dict[str, list[om.Order]]] = []
 
     # -- the others ----------------------------------------------------------
 
@@ -238,7 +239,7 @@ class _Search:
         values = {power: valuation(view) for power, view in views.items()}
         for _ in range(samples):
             seed = self.rng.random()
-            future: dict[str, list[adj.Order]] = {}
+            future: dict[str, list[om.Order]] = {}
             for power, view in views.items():
                 rng = random.Random(f"{seed}/{power}")
                 if kind == MOVEMENT:
@@ -252,7 +253,7 @@ class _Search:
 
     # -- evaluation ------------------------------------------------------------
 
-    def evaluate(self, own: Sequence[adj.Order]) -> float | None:
+    def evaluate(self, own: Sequence[om.Order]) -> float | None:
         """Mean score of `own` over the sampled futures; None when over budget."""
         futures = self.futures or [{}]
         if not self.allowance.spend(len(futures)):
@@ -269,10 +270,10 @@ class _Search:
 
     # -- movement ----------------------------------------------------------------
 
-    def movement(self) -> list[adj.Order]:
+    def movement(self) -> list[om.Order]:
         units = [u for u in self.state.units if u.power == self.me]
         self._predict(self.s.samples)
-        tried: dict[frozenset[adj.Order], float] = {}
+        tried: dict[frozenset[om.Order], float] = {}
         best: Plan | None = None
         best_score = float("-inf")
         for _ in range(self.s.own_samples):
@@ -301,7 +302,7 @@ class _Search:
                     break
         return [best[u.location.province] for u in units]
 
-    def _score_once(self, plan: Plan, tried: dict[frozenset[adj.Order], float]
+    def _score_once(self, plan: Plan, tried: dict[frozenset[om.Order], float]
                     ) -> float | None:
         """The plan's expected score, evaluated once: a plan already in `tried` scores
         -inf (never better, no adjudication spent); None when the budget ran out."""
@@ -317,29 +318,29 @@ class _Search:
         plan: Plan = {}
         for tree in trees:
             order = adj_order(tree)
-            if not isinstance(order, adj.Waive):
+            if not isinstance(order, om.Waive):
                 plan[order.unit.location.province] = order
         for unit in self.state.units:
             if unit.power == self.me and unit.location.province not in plan:
-                plan[unit.location.province] = adj.Hold(unit)
+                plan[unit.location.province] = om.Hold(unit)
         return plan
 
-    def _unit_order(self, units: list[adj.Unit]) -> list[adj.Unit]:
+    def _unit_order(self, units: list[om.Unit]) -> list[om.Unit]:
         """Units whose choices matter most first: those next to centres and enemies."""
-        def weight(unit: adj.Unit) -> tuple[int, str]:
+        def weight(unit: om.Unit) -> tuple[int, str]:
             reach = self.scorer.reach(unit)
             centres = sum(1 for p in reach if p in self.geo.centres)
             return (-centres, unit.location.province)
         return sorted(units, key=weight)
 
-    def _alternatives(self, unit: adj.Unit, plan: Plan) -> Iterator[Plan]:
+    def _alternatives(self, unit: om.Unit, plan: Plan) -> Iterator[Plan]:
         """Plans differing from `plan` in this unit's order (and a supporter's)."""
         here = unit.location.province
         mine = {p: o for p, o in plan.items()}
-        options: list[adj.UnitOrder] = [adj.Hold(unit)]
+        options: list[om.UnitOrder] = [om.Hold(unit)]
         node = (here, unit.location.coast)
         for dest in self.geo.neighbours(unit.kind, node):
-            options.append(adj.Move(unit, adj.Location(dest[0], dest[1])))
+            options.append(om.Move(unit, om.Location(dest[0], dest[1])))
         reach = self.geo.reachable_provinces(unit.kind, node)
         for province, order in mine.items():
             if province == here:
@@ -348,16 +349,16 @@ class _Search:
             target = _target(order)
             if target is None:
                 if province in reach:
-                    options.append(adj.SupportHold(unit, other))
+                    options.append(om.SupportHold(unit, other))
             elif target in reach:
-                options.append(adj.SupportMove(unit, other, target))
+                options.append(om.SupportMove(unit, other, target))
         for option in options:
             new = dict(plan)
             new[here] = option
             yield _consistent(new)
         # An attack with a supporter: the move plus one own unit supporting it.
         for option in options:
-            if not isinstance(option, adj.Move):
+            if not isinstance(option, om.Move):
                 continue
             target = option.dest.province
             for province in sorted(mine):
@@ -368,22 +369,22 @@ class _Search:
                     continue
                 new = dict(plan)
                 new[here] = option
-                new[province] = adj.SupportMove(helper, unit, target)
+                new[province] = om.SupportMove(helper, unit, target)
                 yield _consistent(new)
 
     # -- retreats ------------------------------------------------------------------
 
-    def retreats(self) -> list[adj.Order]:
+    def retreats(self) -> list[om.Order]:
         mine = [d for d in self.state.dislodged if d.unit.power == self.me]
         self._predict(self.s.retreat_samples)
-        choices: list[list[adj.Order]] = [
-            [*(adj.Retreat(d.unit, loc) for loc in d.retreats), adj.Disband(d.unit)]
+        choices: list[list[om.Order]] = [
+            [*(om.Retreat(d.unit, loc) for loc in d.retreats), om.Disband(d.unit)]
             for d in mine]
         return self._best_combination(choices)
 
     # -- adjustments -----------------------------------------------------------------
 
-    def adjustments(self) -> list[adj.Order]:
+    def adjustments(self) -> list[om.Order]:
         owed = self.view.adjustment
         self._predict(self.s.retreat_samples)
         if owed < 0:
@@ -391,20 +392,20 @@ class _Search:
                            key=lambda u: u.location.province)
             return self._best_removals(units, -owed)
         sites = self.view.build_sites()
-        options: list[list[adj.Order]] = []
+        options: list[list[om.Order]] = []
         for site in sites:
-            site_options: list[adj.Order] = []
+            site_options: list[om.Order] = []
             if self.geo.is_land(site):
-                site_options.append(adj.Build(adj.Unit(self.me, adj.AMY, adj.Location(site))))
+                site_options.append(om.Build(om.Unit(self.me, om.AMY, om.Location(site))))
             for node in self.geo.fleet_nodes(site):
-                site_options.append(adj.Build(
-                    adj.Unit(self.me, adj.FLT, adj.Location(node[0], node[1]))))
+                site_options.append(om.Build(
+                    om.Unit(self.me, om.FLT, om.Location(node[0], node[1]))))
             options.append(site_options)
         builds = min(owed, len(options))
         chosen = self._best_builds(options, builds)
-        return chosen + [adj.Waive(self.me)] * (owed - len(chosen))
+        return chosen + [om.Waive(self.me)] * (owed - len(chosen))
 
-    def _best_builds(self, options: list[list[adj.Order]], builds: int) -> list[adj.Order]:
+    def _best_builds(self, options: list[list[om.Order]], builds: int) -> list[om.Order]:
         """The best `builds` builds, one per site (all combinations, or greedily)."""
         if builds == 0:
             return []
@@ -418,7 +419,7 @@ class _Search:
             sets = [list(choice) for sites in itertools.combinations(range(len(options)), builds)
                     for choice in itertools.product(*(options[i] for i in sites))]
             return sets[self._best_index(sets)]
-        chosen: list[adj.Order] = []
+        chosen: list[om.Order] = []
         left = list(range(len(options)))
         for _ in range(builds):
             trials = [(chosen + [order], i) for i in left for order in options[i]]
@@ -427,25 +428,25 @@ class _Search:
             left.remove(trials[index][1])
         return chosen
 
-    def _best_removals(self, units: list[adj.Unit], count: int) -> list[adj.Order]:
+    def _best_removals(self, units: list[om.Unit], count: int) -> list[om.Order]:
         count = min(count, len(units))
         total = 1
         for i in range(count):
             total = total * (len(units) - i) // (i + 1)
         if total <= self.s.max_combinations:
-            sets: list[list[adj.Order]] = [[adj.Remove(u) for u in combo]
+            sets: list[list[om.Order]] = [[om.Remove(u) for u in combo]
                                             for combo in itertools.combinations(units, count)]
             return sets[self._best_index(sets)]
-        chosen: list[adj.Order] = []
+        chosen: list[om.Order] = []
         left = list(units)
         for _ in range(count):
-            trials = [chosen + [adj.Remove(u)] for u in left]
+            trials = [chosen + [om.Remove(u)] for u in left]
             index = self._best_index(trials)
             chosen = trials[index]
             left.pop(index)
         return chosen
 
-    def _best_combination(self, choices: list[list[adj.Order]]) -> list[adj.Order]:
+    def _best_combination(self, choices: list[list[om.Order]]) -> list[om.Order]:
         """Best of every combination of one option per unit (greedy if too many)."""
         total = 1
         for c in choices:
@@ -459,7 +460,7 @@ class _Search:
             current = trials[self._best_index(trials)]
         return current
 
-    def _best_index(self, sets: Sequence[list[adj.Order]]) -> int:
+    def _best_index(self, sets: Sequence[list[om.Order]]) -> int:
         """Index of the best-scoring order set (the first when the budget allows none)."""
         best_index = 0
         best_score = float("-inf")
@@ -472,11 +473,11 @@ class _Search:
         return best_index
 
 
-def _target(order: adj.Order) -> str | None:
+def _target(order: om.Order) -> str | None:
     """The province a unit's order takes it to (None: it stays)."""
-    if isinstance(order, adj.Move):
+    if isinstance(order, om.Move):
         return order.dest.province
-    if isinstance(order, adj.ConvoyMove):
+    if isinstance(order, om.ConvoyMove):
         return order.dest
     return None
 
@@ -488,27 +489,27 @@ def _consistent(plan: Plan) -> Plan:
         changed = False
         for province, order in list(plan.items()):
             ok = True
-            if isinstance(order, adj.SupportHold):
+            if isinstance(order, om.SupportHold):
                 other = plan.get(order.supported.location.province)
                 ok = other is None or _target(other) is None
-            elif isinstance(order, adj.SupportMove):
+            elif isinstance(order, om.SupportMove):
                 other = plan.get(order.supported.location.province)
                 ok = other is None or _target(other) == order.dest
-            elif isinstance(order, adj.Convoy):
+            elif isinstance(order, om.Convoy):
                 other = plan.get(order.army.location.province)
-                ok = other is None or (isinstance(other, adj.ConvoyMove)
+                ok = other is None or (isinstance(other, om.ConvoyMove)
                                        and other.dest == order.dest
                                        and province in other.via)
-            elif isinstance(order, adj.ConvoyMove):
+            elif isinstance(order, om.ConvoyMove):
                 for sea in order.via:
                     fleet = plan.get(sea)
-                    if fleet is not None and not (isinstance(fleet, adj.Convoy)
+                    if fleet is not None and not (isinstance(fleet, om.Convoy)
                                                   and fleet.army == order.unit
                                                   and fleet.dest == order.dest):
                         ok = False
                         break
             if not ok:
-                plan[province] = adj.Hold(order.unit)
+                plan[province] = om.Hold(order.unit)
                 changed = True
     return plan
 

@@ -36,6 +36,22 @@ from functools import cache, lru_cache
 
 from adjudicator import values as adj
 from adjudicator.results import OrderResult, PhaseResult
+from orders import (
+    Build,
+    Convoy,
+    ConvoyMove,
+    Disband,
+    Hold,
+    Location,
+    Move,
+    Order,
+    Remove,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Unit,
+    Waive,
+)
 from protocol import orders as po
 from protocol.errors import GrammarError
 from protocol.grammar import Fail, Parser, token_index
@@ -50,22 +66,22 @@ UNO = "UNO"
 # --- locations, units, turns -----------------------------------------------------
 
 
-def location_to_adj(loc: po.DaideLocation) -> adj.Location:
+def location_to_adj(loc: po.DaideLocation) -> Location:
     """``province`` / ``( province coast )`` as an adjudicator location."""
-    return adj.Location(loc.province, loc.coast)
+    return Location(loc.province, loc.coast)
 
 
-def location_from_adj(loc: adj.Location) -> po.DaideLocation:
+def location_from_adj(loc: Location) -> po.DaideLocation:
     return po.DaideLocation(loc.province, loc.coast)
 
 
-def unit_to_adj(unit: po.DaideUnit) -> adj.Unit:
+def unit_to_adj(unit: po.DaideUnit) -> Unit:
     """``( power type place )`` as an adjudicator unit (the coast kept)."""
-    return adj.Unit(unit.power, unit.unit_type, adj.Location(unit.province, unit.coast))
+    return Unit(unit.power, unit.unit_type, Location(unit.province, unit.coast))
 
 
 @lru_cache(maxsize=8192)
-def unit_from_adj(unit: adj.Unit) -> po.DaideUnit:
+def unit_from_adj(unit: Unit) -> po.DaideUnit:
     """The DAIDE unit of an adjudicator unit.
 
     Cached: both are immutable, a map has a few thousand possible units at
@@ -76,7 +92,7 @@ def unit_from_adj(unit: adj.Unit) -> po.DaideUnit:
 
 
 @lru_cache(maxsize=8192)
-def _standing(unit: adj.Unit) -> po.UnitPosition:
+def _standing(unit: Unit) -> po.UnitPosition:
     """A (not dislodged) unit as NOW and MIS list it; cached like :func:`unit_from_adj`."""
     return po.UnitPosition(unit_from_adj(unit))
 
@@ -94,58 +110,58 @@ def phase_of(turn: po.Turn) -> adj.Phase:
 # --- orders ------------------------------------------------------------------------
 
 
-def order_to_adj(order: po.DaideOrder) -> adj.Order:
+def order_to_adj(order: po.DaideOrder) -> Order:
     """A DAIDE order as the adjudicator's value (docs/protocol.md §9.1)."""
     match order:
         case po.DaideHold(unit):
-            return adj.Hold(unit_to_adj(unit))
+            return Hold(unit_to_adj(unit))
         case po.DaideMove(unit, dest):
-            return adj.Move(unit_to_adj(unit), location_to_adj(dest))
+            return Move(unit_to_adj(unit), location_to_adj(dest))
         case po.DaideSupportHold(unit, supported):
-            return adj.SupportHold(unit_to_adj(unit), unit_to_adj(supported))
+            return SupportHold(unit_to_adj(unit), unit_to_adj(supported))
         case po.DaideSupportMove(unit, supported, dest):
-            return adj.SupportMove(unit_to_adj(unit), unit_to_adj(supported), dest)
+            return SupportMove(unit_to_adj(unit), unit_to_adj(supported), dest)
         case po.DaideConvoy(unit, army, dest):
-            return adj.Convoy(unit_to_adj(unit), unit_to_adj(army), dest)
+            return Convoy(unit_to_adj(unit), unit_to_adj(army), dest)
         case po.DaideConvoyMove(unit, dest, via):
-            return adj.ConvoyMove(unit_to_adj(unit), dest, tuple(via))
+            return ConvoyMove(unit_to_adj(unit), dest, tuple(via))
         case po.DaideRetreat(unit, dest):
-            return adj.Retreat(unit_to_adj(unit), location_to_adj(dest))
+            return Retreat(unit_to_adj(unit), location_to_adj(dest))
         case po.DaideDisband(unit):
-            return adj.Disband(unit_to_adj(unit))
+            return Disband(unit_to_adj(unit))
         case po.DaideBuild(unit):
-            return adj.Build(unit_to_adj(unit))
+            return Build(unit_to_adj(unit))
         case po.DaideRemove(unit):
-            return adj.Remove(unit_to_adj(unit))
+            return Remove(unit_to_adj(unit))
         case po.DaideWaive(power):
-            return adj.Waive(power)
+            return Waive(power)
     raise TypeError(f"not a DAIDE order: {order!r}")
 
 
-def order_from_adj(order: adj.Order) -> po.DaideOrder:
+def order_from_adj(order: Order) -> po.DaideOrder:
     """An adjudicator order as the DAIDE order value."""
     match order:
-        case adj.Hold(unit):
+        case Hold(unit):
             return po.DaideHold(unit_from_adj(unit))
-        case adj.Move(unit, dest):
+        case Move(unit, dest):
             return po.DaideMove(unit_from_adj(unit), location_from_adj(dest))
-        case adj.SupportHold(unit, supported):
+        case SupportHold(unit, supported):
             return po.DaideSupportHold(unit_from_adj(unit), unit_from_adj(supported))
-        case adj.SupportMove(unit, supported, dest):
+        case SupportMove(unit, supported, dest):
             return po.DaideSupportMove(unit_from_adj(unit), unit_from_adj(supported), dest)
-        case adj.Convoy(unit, army, dest):
+        case Convoy(unit, army, dest):
             return po.DaideConvoy(unit_from_adj(unit), unit_from_adj(army), dest)
-        case adj.ConvoyMove(unit, dest, via):
+        case ConvoyMove(unit, dest, via):
             return po.DaideConvoyMove(unit_from_adj(unit), dest, tuple(via))
-        case adj.Retreat(unit, dest):
+        case Retreat(unit, dest):
             return po.DaideRetreat(unit_from_adj(unit), location_from_adj(dest))
-        case adj.Disband(unit):
+        case Disband(unit):
             return po.DaideDisband(unit_from_adj(unit))
-        case adj.Build(unit):
+        case Build(unit):
             return po.DaideBuild(unit_from_adj(unit))
-        case adj.Remove(unit):
+        case Remove(unit):
             return po.DaideRemove(unit_from_adj(unit))
-        case adj.Waive(power):
+        case Waive(power):
             return po.DaideWaive(power)
     raise TypeError(f"not an adjudicator order: {order!r}")
 
@@ -165,7 +181,7 @@ def order_from_node(node: Node, rep: Representation = STANDARD) -> po.DaideOrder
         raise GrammarError(tokens, token_index(wrapper, parser.far), parser.reason) from None
 
 
-def order_node(order: adj.Order) -> Node:
+def order_node(order: Order) -> Node:
     """The tree node ``( order )`` of an adjudicator order."""
     return order_from_adj(order).to_node()
 
@@ -191,7 +207,7 @@ def result_to_ord(phase: adj.Phase, result: OrderResult) -> Ord:
 
 
 def ord_messages(
-    outcome: PhaseResult, submitted: Mapping[int, tuple[adj.Order, po.DaideOrder]] | None = None
+    outcome: PhaseResult, submitted: Mapping[int, tuple[Order, po.DaideOrder]] | None = None
 ) -> tuple[Ord, ...]:
     """Every ORD of a processed phase, in the adjudicator's fixed order.
 
@@ -285,7 +301,7 @@ def state_from_messages(sco: Sco, now: Now) -> adj.GameState:
     Units with an MRT list become :class:`~adjudicator.values.Dislodged`
     (whose attacker is unknown from a NOW).  Nothing is checked against a map.
     """
-    units: list[adj.Unit] = []
+    units: list[Unit] = []
     dislodged: list[adj.Dislodged] = []
     for position in now.units:
         unit = unit_to_adj(position.unit)
@@ -315,7 +331,7 @@ def state_from_trees(sco: Tree, now: Tree, rep: Representation = STANDARD) -> ad
 
 
 def missing_message(
-    state: adj.GameState, power: str, accepted: Sequence[adj.Order]
+    state: adj.GameState, power: str, accepted: Sequence[Order]
 ) -> Mis | None:
     """``MIS`` for what ``power`` still has to order, or None when complete (8.3).
 
@@ -327,13 +343,13 @@ def missing_message(
     if kind == adj.ADJUSTMENT:
         owed = state.adjustment(power)
         if owed > 0:
-            left = owed - sum(isinstance(o, (adj.Build, adj.Waive)) for o in accepted)
+            left = owed - sum(isinstance(o, (Build, Waive)) for o in accepted)
             return Mis(count=-left) if left > 0 else None
         if owed < 0:
-            left = -owed - sum(isinstance(o, adj.Remove) for o in accepted)
+            left = -owed - sum(isinstance(o, Remove) for o in accepted)
             return Mis(count=left) if left > 0 else None
         return None
-    ordered = {o.unit for o in accepted if not isinstance(o, adj.Waive)}
+    ordered = {o.unit for o in accepted if not isinstance(o, Waive)}
     if kind == adj.MOVEMENT:
         units = tuple(
             _standing(u)

@@ -30,6 +30,7 @@ from adjudicator.validate import MBV, validate
 from adjudicator.values import GameState
 from engine import convert
 from maps import Map
+from orders import Order, Waive
 from protocol import orders as po
 from protocol.messages import Mis, Now, Ord, Sco
 
@@ -47,7 +48,7 @@ class Outcome:
     #: ``id(adjudicator order)`` -> (that order, the DAIDE order it came
     #: from), for the orders given to the adjudicator: their ORDs reuse the
     #: DAIDE order instead of converting the result back.
-    submitted: Mapping[int, tuple[adj.Order, po.DaideOrder]] = field(default_factory=dict)
+    submitted: Mapping[int, tuple[Order, po.DaideOrder]] = field(default_factory=dict)
 
     @cached_property
     def results(self) -> tuple[Ord, ...]:
@@ -121,10 +122,10 @@ class Engine:
         return convert.centre_counts(self.state, self.map.powers)
 
     @cached_property
-    def _converted(self) -> dict[int, tuple[po.DaideOrder, adj.Order]]:
+    def _converted(self) -> dict[int, tuple[po.DaideOrder, Order]]:
         return {}
 
-    def _adj(self, orders: Sequence[po.DaideOrder]) -> list[adj.Order]:
+    def _adj(self, orders: Sequence[po.DaideOrder]) -> list[Order]:
         """The adjudicator's form of orders, each converted once per position.
 
         Every THX check and MIS of a phase looks at the power's accepted
@@ -158,8 +159,8 @@ class Engine:
         submitted = {id(a): (a, d) for d, a in self._converted.values()}
         return self._process(given, submitted)
 
-    def _process(self, given: Mapping[str, Sequence[adj.Order]],
-                 submitted: Mapping[int, tuple[adj.Order, po.DaideOrder]]) -> Outcome:
+    def _process(self, given: Mapping[str, Sequence[Order]],
+                 submitted: Mapping[int, tuple[Order, po.DaideOrder]]) -> Outcome:
         result = adjudicate(self.map, self.state, given, self.rulebook)
         return Outcome(result, Engine(self.map, result.state, self.rulebook), submitted)
 
@@ -184,8 +185,8 @@ class PhaseOrders:
         #: and one unit - or one dislodged unit - stands in a province, so
         #: the province names it), a fresh object otherwise (adjustment
         #: orders accumulate).
-        self._accepted: dict[str, dict[object, adj.Order]] = {}
-        self._submitted: dict[int, tuple[adj.Order, po.DaideOrder]] = {}
+        self._accepted: dict[str, dict[object, Order]] = {}
+        self._submitted: dict[int, tuple[Order, po.DaideOrder]] = {}
 
     def submit(self, power: str, order: po.DaideOrder) -> str:
         """The THX note of ``order`` from ``power`` (9.3); an MBV order is kept."""
@@ -198,7 +199,7 @@ class PhaseOrders:
             # keep_order's rule (docs/protocol.md §8.3): the unit's earlier
             # order goes, the new one comes last.
             key = (given.unit.location.province
-                   if self._per_unit and not isinstance(given, adj.Waive) else object())
+                   if self._per_unit and not isinstance(given, Waive) else object())
             mine.pop(key, None)
             mine[key] = given
             self._submitted[id(given)] = (given, order)

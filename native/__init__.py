@@ -45,7 +45,7 @@ from typing import Final
 
 #: The packages compiled together, in one mypyc group.  Each must call
 #: :func:`activate` first thing in its ``__init__.py``.
-COMPILED_PACKAGES: Final = ("adjudicator",)
+COMPILED_PACKAGES: Final = ("orders", "adjudicator")
 #: packages whose sources a build depends on: the compiled ones, and the ones
 #: mypy reads for their types (maps/ for ``Map``)
 SOURCE_PACKAGES: Final = (*COMPILED_PACKAGES, "maps")

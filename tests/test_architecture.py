@@ -22,28 +22,31 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Our package -> the packages of ours it may import (docs/architecture.md, "Who
-#: may import whom").  At the bottom protocol/ and maps/ import nothing of ours and
-#: adjudicator/ only maps/; engine/ sits on the three; the programs on top.
+#: may import whom").  At the bottom maps/ and native/ import nothing of ours, the
+#: order model orders/ only native/ (its compiled build), protocol/ only orders/ and
+#: adjudicator/ maps/ and orders/; engine/ sits on them; the programs on top.
 LAYERS: dict[str, frozenset[str]] = {
-    "protocol": frozenset(),
     "maps": frozenset(),
     # the loader of the mypyc-compiled packages: each of them imports it first thing
     "native": frozenset(),
-    "adjudicator": frozenset({"maps", "native"}),
-    "engine": frozenset({"protocol", "maps", "adjudicator"}),
+    # the one order model (compiled with the adjudicator, so it may load native/)
+    "orders": frozenset({"native"}),
+    "protocol": frozenset({"orders"}),
+    "adjudicator": frozenset({"maps", "orders", "native"}),
+    "engine": frozenset({"protocol", "maps", "orders", "adjudicator"}),
     # map pictures: above maps/ and engine/, below server/ and daide/ (docs/render.md)
-    "render": frozenset({"protocol", "maps", "engine"}),
-    "bots": frozenset({"protocol", "maps", "adjudicator", "engine"}),
-    "server": frozenset({"protocol", "maps", "adjudicator", "engine", "render", "web"}),
+    "render": frozenset({"protocol", "maps", "orders", "engine"}),
+    "bots": frozenset({"protocol", "maps", "orders", "adjudicator", "engine"}),
+    "server": frozenset({"protocol", "maps", "orders", "adjudicator", "engine", "render", "web"}),
     "web": frozenset(),
-    "tournament": frozenset({"protocol", "maps", "adjudicator", "engine", "render", "bots",
+    "tournament": frozenset({"protocol", "maps", "orders", "adjudicator", "engine", "render", "bots",
                              "server"}),
-    "daide": frozenset({"protocol", "maps", "adjudicator", "engine", "render", "bots", "server",
+    "daide": frozenset({"protocol", "maps", "orders", "adjudicator", "engine", "render", "bots", "server",
                         "tournament", "web"}),
-    "benchmarks": frozenset({"protocol", "maps", "adjudicator", "engine", "render", "bots",
+    "benchmarks": frozenset({"protocol", "maps", "orders", "adjudicator", "engine", "render", "bots",
                              "server", "tournament", "daide", "load"}),
-    "load": frozenset({"protocol", "maps", "adjudicator", "engine", "bots", "server"}),
-    "fuzz": frozenset({"protocol", "maps", "adjudicator", "engine", "server"}),
+    "load": frozenset({"protocol", "maps", "orders", "adjudicator", "engine", "bots", "server"}),
+    "fuzz": frozenset({"protocol", "maps", "orders", "adjudicator", "engine", "server"}),
     "tools": frozenset({"native"}),  # builds the compiled packages
 }
 #: Third-party packages a layer must not use: the cores are pure (no I/O framework,
@@ -52,6 +55,7 @@ THIRD_PARTY = {
     "protocol": {"trio", "structlog"},
     "maps": {"trio", "structlog", "construct"},
     "native": {"trio", "structlog", "construct"},
+    "orders": {"trio", "structlog", "construct"},
     "adjudicator": {"trio", "structlog", "construct"},
     "engine": {"trio", "structlog", "construct"},
     "render": {"trio", "structlog"},

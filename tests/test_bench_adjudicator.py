@@ -2,19 +2,7 @@
 
 from __future__ import annotations
 
-from adjudicator.values import (
-    Convoy,
-    ConvoyMove,
-    Dislodged,
-    GameState,
-    Hold,
-    Location,
-    Move,
-    Phase,
-    SupportHold,
-    SupportMove,
-    Unit,
-)
+from adjudicator.values import Dislodged, GameState, Phase
 from benchmarks.bench_adjudicator import (
     generate_positions,
     order_text,
@@ -22,6 +10,7 @@ from benchmarks.bench_adjudicator import (
     units_after,
 )
 from engine.variants import standard_map
+from orders import Convoy, ConvoyMove, Hold, Location, Move, SupportHold, SupportMove, Unit
 
 PAR = Unit("FRA", "AMY", Location("PAR"))
 BRE = Unit("FRA", "FLT", Location("BRE"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 
 from adjudicator import advance
-from adjudicator.values import GameState, Location, Phase, Unit
+from adjudicator.values import GameState, Phase
 from bots.board import BoardView
 from bots.convoys import unmatched_convoys
 from bots.dumbbot import DumbBot
@@ -17,6 +17,7 @@ from bots.local import play_game, submit, view_of
 from bots.orders import unmatched_supports
 from bots.strategy import phase_rng
 from engine.variants import standard_map, variant_files, variant_map
+from orders import Location, Unit
 from protocol.text import format_tree
 
 

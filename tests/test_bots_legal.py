@@ -21,7 +21,7 @@ import random
 
 import pytest
 
-from adjudicator.values import Dislodged, GameState, Location, Phase, Unit
+from adjudicator.values import Dislodged, GameState, Phase
 from bots.board import BoardView
 from bots.convoys import unmatched_convoys
 from bots.dumbbot import DumbBot
@@ -31,6 +31,7 @@ from bots.randbot import RandBot
 from bots.strategy import Strategy
 from engine.variants import standard_map, variant_files, variant_map, variant_names
 from maps import Map, MapError
+from orders import Location, Unit
 
 MAP = standard_map()
 SEASONS = ("SPR", "SUM", "FAL", "AUT", "WIN")

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from adjudicator.values import Dislodged, GameState, Location, Phase, Unit
+from adjudicator.values import Dislodged, GameState, Phase
 from bots.budget import Budget, BudgetError
 from bots.client import BotClient, ClientSettings
 from bots.convoys import unmatched_convoys
@@ -34,6 +34,7 @@ from bots.runner import run_clients
 from bots.strategy import Strategy
 from daide.cmd_demo import start_embedded_server
 from engine.variants import standard_map, variant_files, variant_map
+from orders import Location, Unit
 from protocol.text import format_tree
 from tests.test_bots_legal import PLAYABLE, random_state
 

@@ -7,6 +7,7 @@ import pytest
 from adjudicator import values as adj
 from adjudicator.results import DislodgedBy, OrderResult, PhaseResult
 from engine import convert
+from orders import ConvoyMove, Hold, Location, Move, Unit, Waive
 from protocol import orders as po
 from protocol.errors import GrammarError
 from protocol.text import tree_from_text, tree_to_text
@@ -55,11 +56,11 @@ def test_orders_round_trip_through_adjudicator_values(text: str) -> None:
 
 def test_order_values_are_the_adjudicators() -> None:
     order = convert.order_to_adj(convert.order_from_node(_node(ORDERS[3])))
-    assert order == adj.Move(
-        adj.Unit("ENG", "FLT", adj.Location("BAR")), adj.Location("STP", "NCS")
+    assert order == Move(
+        Unit("ENG", "FLT", Location("BAR")), Location("STP", "NCS")
     )
     cto = convert.order_to_adj(convert.order_from_node(_node(ORDERS[6])))
-    assert cto == adj.ConvoyMove(adj.Unit("ITA", "AMY", adj.Location("TUN")), "SYR", ("ION", "EAS"))
+    assert cto == ConvoyMove(Unit("ITA", "AMY", Location("TUN")), "SYR", ("ION", "EAS"))
 
 
 def test_a_bad_order_node_is_a_grammar_error_with_position() -> None:
@@ -82,7 +83,7 @@ def test_standard_sco_and_now_round_trip() -> None:
     state = convert.state_from_trees(tree_from_text(STANDARD_SCO), tree_from_text(now_text))
     assert state.phase == adj.Phase("SPR", 1901)
     assert state.ownership["STP"] == "RUS" and "SER" not in state.ownership
-    assert state.unit_at("STP") == adj.Unit("RUS", "FLT", adj.Location("STP", "SCS"))
+    assert state.unit_at("STP") == Unit("RUS", "FLT", Location("STP", "SCS"))
     sco = convert.sco_message(state, POWERS, CENTRES)
     assert tree_to_text(sco.to_tree()) == (
         "SCO ( AUS BUD TRI VIE ) ( ENG EDI LON LVP ) ( FRA BRE MAR PAR ) ( GER BER KIE MUN ) "
@@ -106,9 +107,9 @@ def test_dislodged_units_carry_mrt_lists() -> None:
         "( RUS FLT CON ) ( ENG FLT NTH MRT ( ) )"
     )
     state = convert.state_from_trees(tree_from_text("SCO ( UNO CON )"), tree_from_text(text))
-    assert state.unit_at("CON") == adj.Unit("RUS", "FLT", adj.Location("CON"))
+    assert state.unit_at("CON") == Unit("RUS", "FLT", Location("CON"))
     assert [d.unit.power for d in state.dislodged] == ["TUR", "ENG"]
-    assert state.dislodged[0].retreats[2] == adj.Location("BUL", "ECS")
+    assert state.dislodged[0].retreats[2] == Location("BUL", "ECS")
     assert tree_to_text(convert.now_message(state).to_tree()) == (
         "NOW ( SUM 1901 ) ( RUS FLT CON ) ( TUR FLT CON MRT ( BLA SMY ( BUL ECS ) ( BUL SCS ) ) ) "
         "( ENG FLT NTH MRT ( ) )"
@@ -117,13 +118,13 @@ def test_dislodged_units_carry_mrt_lists() -> None:
 
 def test_results_render_as_ord_messages() -> None:
     spring = adj.Phase("SPR", 1901)
-    lon = adj.Unit("ENG", "FLT", adj.Location("LON"))
-    bre = adj.Unit("FRA", "FLT", adj.Location("BRE"))
+    lon = Unit("ENG", "FLT", Location("LON"))
+    bre = Unit("FRA", "FLT", Location("BRE"))
     results = (
-        OrderResult(adj.Move(lon, adj.Location("ECH")), "BNC", dislodged=True,
+        OrderResult(Move(lon, Location("ECH")), "BNC", dislodged=True,
                     dislodged_by=DislodgedBy(bre, "ECH")),
-        OrderResult(adj.Hold(bre), None, dislodged=True),
-        OrderResult(adj.Waive("RUS"), "SUC"),
+        OrderResult(Hold(bre), None, dislodged=True),
+        OrderResult(Waive("RUS"), "SUC"),
     )
     state = adj.GameState(adj.Phase("FAL", 1901), ())
     outcome = PhaseResult(spring, results, state, False, None, ())
@@ -136,18 +137,18 @@ def test_results_render_as_ord_messages() -> None:
 
 
 def test_missing_orders() -> None:
-    tri = adj.Unit("AUS", "FLT", adj.Location("TRI"))
-    vie = adj.Unit("AUS", "AMY", adj.Location("VIE"))
+    tri = Unit("AUS", "FLT", Location("TRI"))
+    vie = Unit("AUS", "AMY", Location("VIE"))
     moving = adj.GameState(adj.Phase("SPR", 1901), (tri, vie))
-    mis = convert.missing_message(moving, "AUS", [adj.Hold(tri)])
+    mis = convert.missing_message(moving, "AUS", [Hold(tri)])
     assert mis is not None and tree_to_text(mis.to_tree()) == "MIS ( AUS AMY VIE )"
-    assert convert.missing_message(moving, "AUS", [adj.Hold(tri), adj.Hold(vie)]) is None
+    assert convert.missing_message(moving, "AUS", [Hold(tri), Hold(vie)]) is None
     winter = adj.GameState(adj.Phase("WIN", 1901), (tri,), {"TRI": "AUS", "VIE": "AUS", "BUD": "AUS"})
-    mis = convert.missing_message(winter, "AUS", [adj.Waive("AUS")])
+    mis = convert.missing_message(winter, "AUS", [Waive("AUS")])
     assert mis is not None and tree_to_text(mis.to_tree()) == "MIS ( -1 )"
     retreat = adj.GameState(adj.Phase("SUM", 1901), (), {},
-                            (adj.Dislodged(tri, (adj.Location("ALB"),)),))
+                            (adj.Dislodged(tri, (Location("ALB"),)),))
     mis = convert.missing_message(retreat, "AUS", [])
     assert mis is not None and tree_to_text(mis.to_tree()) == "MIS ( AUS FLT TRI MRT ( ALB ) )"
     assert convert.centre_counts(winter, ["AUS", "ENG"]) == {"AUS": 3, "ENG": 0}
-    assert isinstance(convert.order_from_adj(adj.Hold(tri)), po.DaideHold)
+    assert isinstance(convert.order_from_adj(Hold(tri)), po.DaideHold)

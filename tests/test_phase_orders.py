@@ -4,10 +4,11 @@ the same next position (docs/protocol.md §8.3, 8.4, 9.3)."""
 
 from __future__ import annotations
 
-from adjudicator.values import AMY, GameState, Location, Phase, Unit
+from adjudicator.values import GameState, Phase
 from engine import convert
 from engine.position import Engine, PhaseOrders, keep_order
 from engine.variants import load_variant
+from orders import AMY, Location, Unit
 from protocol import orders as po
 from protocol.text import tree_from_text, tree_to_text
 
