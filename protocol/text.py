@@ -32,6 +32,21 @@ _WORD_END = frozenset(" \t\r\n\f\v()'")
 _WORDS = re.compile(r"[()]|[^ \t\r\n\f\v()]+")
 
 
+def _words(s: str) -> list[str]:
+    """``_WORDS.findall(s)``: the brackets and words of text without strings.
+
+    ``str.split`` finds the same words several times faster once the
+    brackets are spaced out, when its separators are those of the text form:
+    for ASCII text it also splits at the four control characters 0x1C-0x1F,
+    which are word characters here, so text holding one of them (or any
+    non-ASCII character) takes the regular expression.
+    """
+    if s.isascii() and "\x1c" not in s and "\x1d" not in s and "\x1e" not in s \
+            and "\x1f" not in s:
+        return s.replace("(", " ( ").replace(")", " ) ").split()
+    return _WORDS.findall(s)
+
+
 def parse_text(s: str, rep: Representation = STANDARD) -> tuple[int, ...]:
     """Parse the text form into tokens; :class:`TextSyntaxError` on faults.
 
@@ -43,7 +58,7 @@ def parse_text(s: str, rep: Representation = STANDARD) -> tuple[int, ...]:
         # Anything else (lower case, signs, raw tokens, faults) takes the
         # general reader below.
         table = rep.word_table
-        found = [table.get(word) for word in _WORDS.findall(s)]
+        found = [table.get(word) for word in _words(s)]
         if None not in found:
             return tuple(found)  # type: ignore[arg-type]
     return _parse_text(s, rep)
@@ -175,7 +190,7 @@ def plain_tree(s: str, rep: Representation = STANDARD) -> Tree | None:
     nodes = rep.word_nodes
     stack: list[list[Node]] = []
     current: list[Node] = []
-    for word in _WORDS.findall(s):
+    for word in _words(s):
         node = nodes.get(word)
         if isinstance(node, str):  # a mnemonic
             current.append(node)

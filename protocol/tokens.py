@@ -22,7 +22,6 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 
@@ -176,6 +175,24 @@ _FIXED_NAMES: dict[int, str] = {
 }
 
 
+class _Tables:
+    """The private lookup tables of a :class:`Representation`, built on first use.
+
+    A separate mutable holder rather than ``functools.cached_property`` on
+    the frozen representation: compiled with mypyc, a cached property is a
+    plain property and would rebuild its table on every access."""
+
+    __slots__ = ("decode", "encode", "words", "nodes", "token_words", "categories")
+
+    def __init__(self) -> None:
+        self.decode: dict[int, str] | None = None
+        self.encode: dict[str, int] | None = None
+        self.words: dict[str, int] | None = None
+        self.nodes: dict[str, str | int] | None = None
+        self.token_words: dict[int, str] | None = None
+        self.categories: dict[str, int] | None = None
+
+
 @dataclass(frozen=True, eq=False)
 class Representation:
     """Power and province tokens <-> mnemonics, plus the fixed language tokens.
@@ -196,6 +213,8 @@ class Representation:
     entries: tuple[tuple[int, str], ...]
     names: Mapping[int, str] = field(repr=False)
     values: Mapping[str, int] = field(repr=False)
+    #: the lookup tables derived from ``names``, each built when first used
+    _tables: _Tables = field(default_factory=_Tables, init=False, repr=False)
 
     @classmethod
     def from_entries(cls, entries: Iterable[tuple[int, str]]) -> Representation:
@@ -295,55 +314,73 @@ class Representation:
         kind = "standard" if self.is_standard else "variant"
         return f"<Representation {kind}: {len(self.powers())} powers, {len(self.provinces())} provinces>"
 
-    @cached_property
+    @property
     def decode_table(self) -> dict[int, str]:
         """Private plain-dict copy of ``names`` for the decoder's hot loop (do not mutate)."""
-        return dict(self.names)
+        tables = self._tables
+        if tables.decode is None:
+            tables.decode = dict(self.names)
+        return tables.decode
 
-    @cached_property
+    @property
     def encode_table(self) -> dict[str, int]:
         """Private plain-dict copy of ``values`` for the encoder's hot loop (do not mutate)."""
-        return dict(self.values)
+        tables = self._tables
+        if tables.encode is None:
+            tables.encode = dict(self.values)
+        return tables.encode
 
-    @cached_property
+    @property
     def word_table(self) -> dict[str, int]:
         """Private: word -> token for the common case of the text form
         (:func:`protocol.text.parse_text`): the mnemonics, both brackets and
         the integers 0..8191 in plain decimal (a number wins over a mnemonic
         made of digits, as in the general reader).  Do not mutate."""
-        table = dict(self.values)
-        table.update((str(n), n) for n in range(8192))
-        table["("] = BRA
-        table[")"] = KET
-        return table
+        tables = self._tables
+        if tables.words is None:
+            table = dict(self.values)
+            table.update((str(n), n) for n in range(8192))
+            table["("] = BRA
+            table[")"] = KET
+            tables.words = table
+        return tables.words
 
-    @cached_property
+    @property
     def word_nodes(self) -> dict[str, str | int]:
         """Private: the words of :attr:`word_table` -> their tree node
         (:func:`protocol.text.plain_tree`): a mnemonic is itself, a number
         its int, a bracket its token (BRA / KET, outside the numbers' range).
         Do not mutate."""
-        return {word: (word if value >= BRA and word not in "()" else value)
-                for word, value in self.word_table.items()}
+        tables = self._tables
+        if tables.nodes is None:
+            tables.nodes = {word: (word if value >= BRA and word not in "()" else value)
+                            for word, value in self.word_table.items()}
+        return tables.nodes
 
-    @cached_property
+    @property
     def token_words(self) -> dict[int, str]:
         """Private: token -> its word in the text form for brackets, named
         tokens and numbers (:func:`protocol.text.render_text`; text tokens
         are left out, as a run of them is one string).  Do not mutate."""
-        table = {n: str(n - 0x4000 if n & 0x2000 else n) for n in range(0x4000)}
-        table.update(self.names)
-        table[BRA] = "("
-        table[KET] = ")"
-        return table
+        tables = self._tables
+        if tables.token_words is None:
+            table = {n: str(n - 0x4000 if n & 0x2000 else n) for n in range(0x4000)}
+            table.update(self.names)
+            table[BRA] = "("
+            table[KET] = ")"
+            tables.token_words = table
+        return tables.token_words
 
-    @cached_property
+    @property
     def categories(self) -> Mapping[str, int]:
         """Mnemonic -> category byte (0x41 power, 0x50-0x57 province, ...).
 
         A plain dict for speed (the grammar looks up every mnemonic); read only.
         """
-        return {m: v >> 8 for v, m in self.names.items()}
+        tables = self._tables
+        if tables.categories is None:
+            tables.categories = {m: v >> 8 for v, m in self.names.items()}
+        return tables.categories
 
     @property
     def is_standard(self) -> bool:

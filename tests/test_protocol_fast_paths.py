@@ -20,7 +20,15 @@ from protocol import orders, parse
 from protocol.errors import ProtocolError
 from protocol.grammar import Fail, Parser
 from protocol.parse import Sender, parse_message, parse_message_text
-from protocol.text import _parse_text, _render_text, parse_text, render_text, tree_to_text
+from protocol.text import (
+    _WORDS,
+    _parse_text,
+    _render_text,
+    _words,
+    parse_text,
+    render_text,
+    tree_to_text,
+)
 from protocol.tokens import STANDARD, Representation
 from protocol.tree import Text, from_tree, to_tree
 
@@ -88,6 +96,19 @@ def rep(request: pytest.FixtureRequest) -> Representation:
 def test_parse_text_equals_the_general_reader(rep: Representation) -> None:
     for text in _mutations(1, 600) + ["BRA VIE ( 8191 )", "( 8192 )", "1\u00b2", ""]:
         assert _outcome(parse_text, text, rep) == _outcome(_parse_text, text, rep), text
+
+
+def test_words_are_split_at_the_separators_of_the_text_form(rep: Representation) -> None:
+    """Only space, tab, CR, LF, FF and VT separate words (docs/protocol.md §6.8);
+    other characters ``str.split`` would split at (0x1C-0x1F, NEL, NBSP, the
+    Unicode spaces) are part of a word, which is then unknown."""
+    odd = ["\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\xa0", "\u2028", "\u3000"]
+    for sep in [" ", "\t", "\r", "\n", "\f", "\v", *odd]:
+        for text in MESSAGES[:6]:
+            joined = text.replace(" ", sep)
+            assert _words(joined) == _WORDS.findall(joined)
+            assert _outcome(parse_text, joined, rep) == _outcome(_parse_text, joined, rep)
+    assert _outcome(parse_text, "SPR\x1c1901", rep)[0] == "TextSyntaxError"  # one unknown word
 
 
 def test_render_text_equals_the_general_writer(rep: Representation) -> None:
