@@ -42,17 +42,18 @@ MAX_YEAR = 1910
 TARGET_MS = 0.7
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a process so far (``/proc/<pid>/stat``)."""
+def cpu_times(pid: int) -> tuple[float, float]:
+    """User and system CPU seconds of a process so far (``/proc/<pid>/stat``)."""
     stat = Path(f"/proc/{pid}/stat").read_text()
     fields = stat[stat.rindex(")") + 2:].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
 def run_games(games: int, max_year: int, work: Path,
-              profile: Path | None = None) -> tuple[float, int, int]:
-    """Play the games; the server's CPU seconds while they ran, the phases, and
-    the bots' problem count."""
+              profile: Path | None = None) -> tuple[tuple[float, float], int, int]:
+    """Play the games; the server's user and system CPU seconds while they ran,
+    the phases, and the bots' problem count."""
     port = free_port()
     db = work / "server.db"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -74,12 +75,12 @@ def run_games(games: int, max_year: int, work: Path,
                  "--games", str(games), "--out", str(out), "--nice", "10"],
                 cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=stdout, stderr=log)
         wait_for_line(bot_out, "joined", bots, seconds=600)
-        before = cpu_seconds(server.pid)
+        before = cpu_times(server.pid)
         assert bots.stdin is not None
         bots.stdin.write(b"go\n")
         bots.stdin.close()
         bots.wait(timeout=1800)
-        after = cpu_seconds(server.pid)
+        after = cpu_times(server.pid)
         result = json.loads(out.read_text())
     finally:
         if bots is not None and bots.poll() is None:
@@ -92,7 +93,7 @@ def run_games(games: int, max_year: int, work: Path,
     phases, _rate, _live = game_figures(db)
     problems = len(result["problems"]) + len(result["errors"]) + (
         7 * games - result["finished_clients"])
-    return after - before, phases, problems
+    return (after[0] - before[0], after[1] - before[1]), phases, problems
 
 
 def yardstick_ms() -> float:
@@ -119,12 +120,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     max_year = int(args[args.index("--max-year") + 1]) if "--max-year" in args else MAX_YEAR
     with tempfile.TemporaryDirectory(prefix="daide-bench-server-") as tmp:
         profile = Path(args[args.index("--profile") + 1]) if "--profile" in args else None
-        cpu, phases, problems = run_games(games, max_year, Path(tmp), profile)
+        (user, system), phases, problems = run_games(games, max_year, Path(tmp), profile)
+    cpu = user + system
     per_phase = cpu * 1000 / max(phases, 1)
     print(f"machine: {machine()}, load average {os.getloadavg()[0]:.1f}")
     print(f"server: {games} games of seven RandBots to {max_year} over TCP against "
-          f"`daide serve`: {phases} phases, {cpu:.2f} s server CPU while they ran, "
-          f"bot problems {problems}")
+          f"`daide serve`: {phases} phases, {cpu:.2f} s server CPU while they ran "
+          f"({user:.2f} s user, {system:.2f} s system), bot problems {problems}")
     print("  the adjudicator: " + ("compiled with mypyc" if adjudicator.COMPILED else
                                    "pure Python (no compiled build matches the sources)"))
     print(f"  yardstick: daide adjudicate in process, {yardstick_ms():.3f} ms CPU per "

@@ -66,6 +66,7 @@ from protocol.frames import (
 from protocol.messages import Message, Nme, Now, Obs, Off, Sub
 from protocol.parse import Sender
 from protocol.press_tokens import mentions_disputed
+from server.direct_io import FAIR_TURNS, DirectSocket, StreamIO, direct_io
 from server.durability import DurabilityLost
 from server.limits import FrameTracker, TokenBucket
 from server.press import NumberingDetector, packet_frames
@@ -125,9 +126,11 @@ async def handle_connection(stream: trio.abc.Stream, lobby: Lobby, peer: str | N
             try:
                 async with trio.open_nursery() as nursery:
                     client.cancel_scope = nursery.cancel_scope
-                    reader = _Reader(stream, machine, client, lobby)
-                    nursery.start_soon(_writer, stream, machine, receive_channel, client, lobby,
-                                       reader.peer_closed)
+                    # Reads and writes skip the scheduler's turn when the socket is ready.
+                    direct = direct_io(stream)
+                    reader = _Reader(direct, machine, client, lobby)
+                    nursery.start_soon(_writer, stream, direct, machine, receive_channel, client,
+                                       lobby, reader.peer_closed)
                     await reader.run()
             except Exception as exc:
                 if _socket_gone(exc):
@@ -164,8 +167,8 @@ def _socket_gone(exc: BaseException) -> bool:
 class _Reader:
     """Reads until the peer closes, breaks the protocol or runs into a limit."""
 
-    def __init__(self, stream: trio.abc.Stream, machine: Machine, client: Client,
-                 lobby: Lobby) -> None:
+    def __init__(self, stream: DirectSocket | StreamIO, machine: Machine,
+                 client: Client, lobby: Lobby) -> None:
         self.stream = stream
         self.machine = machine
         self.client = client
@@ -377,8 +380,8 @@ def _frame_of(machine: Machine, message: Message) -> bytes | None:
     return build_frame(DiplomacyMessage(message.to_tokens(machine.representation)))
 
 
-async def _writer(stream: trio.abc.Stream, machine: Machine,
-                  queue: trio.MemoryReceiveChannel[Outgoing], client: Client,
+async def _writer(stream: trio.abc.Stream, direct: DirectSocket | StreamIO,
+                  machine: Machine, queue: trio.MemoryReceiveChannel[Outgoing], client: Client,
                   lobby: Lobby, peer_closed: trio.Event) -> None:
     """Write queued messages in batches of whole frames; a close marker ends the connection."""
     # One cancel scope for the writer's life, its deadline armed only while a
@@ -387,7 +390,7 @@ async def _writer(stream: trio.abc.Stream, machine: Machine,
     orderly = False
     with trio.CancelScope() as watchdog:
         try:
-            orderly = await _write_loop(stream, machine, queue, client, lobby, watchdog)
+            orderly = await _write_loop(direct, machine, queue, client, lobby, watchdog)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             client.close_reason = client.close_reason or RESET
     if watchdog.cancelled_caught:
@@ -413,14 +416,22 @@ async def _close_orderly(stream: trio.abc.Stream, peer_closed: trio.Event) -> No
         await peer_closed.wait()
 
 
-async def _write_loop(stream: trio.abc.Stream, machine: Machine,
+async def _write_loop(stream: DirectSocket | StreamIO, machine: Machine,
                       queue: trio.MemoryReceiveChannel[Outgoing], client: Client,
                       lobby: Lobby, watchdog: trio.CancelScope) -> bool:
     """Write until the queue ends; True when a close marker ended it (an orderly close)."""
     send_timeout = lobby.settings.send_timeout
+    unyielded = 0
     while True:
+        await trio.lowlevel.checkpoint_if_cancelled()     # an abort drops what is queued
         try:
-            items = [await queue.receive()]
+            # Parked on the queue only when it is empty (``receive`` would also
+            # give the scheduler a turn when it is not).
+            try:
+                items = [queue.receive_nowait()]
+            except trio.WouldBlock:
+                unyielded = 0
+                items = [await queue.receive()]
         except trio.EndOfChannel:
             return False
         while len(items) < WRITE_BATCH:
@@ -435,9 +446,18 @@ async def _write_loop(stream: trio.abc.Stream, machine: Machine,
             except DurabilityLost as exc:
                 client.abort(f"storage failed: {exc}")
                 return False
-            watchdog.deadline = trio.current_time() + send_timeout
-            await stream.send_all(b"".join(chunks))
-            watchdog.deadline = math.inf
+            data = b"".join(chunks)
+            sent = stream.send_now(data)
+            if sent < len(data):
+                # The socket is full: wait for room, at most send_timeout seconds.
+                watchdog.deadline = trio.current_time() + send_timeout
+                await stream.send_all(memoryview(data)[sent:])
+                watchdog.deadline = math.inf
+            else:
+                unyielded += 1
+                if unyielded >= FAIR_TURNS:
+                    unyielded = 0
+                    await trio.lowlevel.checkpoint()
             if lobby.turn_stats is not None and client.game is not None \
                     and client.role is Role.PLAYER:
                 _note_now_out(lobby, client, items)

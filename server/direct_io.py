@@ -1,0 +1,116 @@
+"""A connection's socket read and written at once when it is ready.
+
+trio's ``SocketStream.receive_some`` and ``send_all`` give the scheduler a
+turn on every call, even when the socket could take or give the bytes at
+once - as it almost always can on a game server, whose messages are small
+(``python -m benchmarks server``: a phase is a few dozen reads and writes,
+and these turns were a tenth of the server's time).  `DirectSocket` first
+tries the system call without blocking, and waits for the socket through
+trio (`trio.lowlevel.wait_readable` / ``send_all``) only when it is not
+ready (`DirectSocket.send_now`, then ``send_all`` for the rest).  Errors are trio's: `trio.BrokenResourceError` when the connection
+broke, `trio.ClosedResourceError` when the socket was closed, as the stream
+raises them.
+
+Cancellation is kept: a read checks for it first
+(`trio.lowlevel.checkpoint_if_cancelled`, which does not yield unless
+cancelled), so a deadline around a read still ends it when the data keeps
+coming; and every `FAIR_TURNS` calls that did not wait give the scheduler a
+turn anyway, so a peer that never lets its socket run dry cannot hold the
+event loop.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import trio
+
+#: Calls in a row that found the socket ready, after which one yields anyway.
+FAIR_TURNS = 16
+
+_CLOSED = (errno.EBADF, errno.ENOTSOCK)
+
+
+@contextmanager
+def _stream_errors() -> Iterator[None]:
+    """OS errors as a trio stream raises them (closed vs broken)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno in _CLOSED:
+            raise trio.ClosedResourceError("the socket was already closed") from None
+        raise trio.BrokenResourceError(f"socket connection broken: {exc}") from exc
+
+
+class DirectSocket:
+    """Reads and writes of one `trio.SocketStream`, without a scheduler turn when ready.
+
+    Only one task may read and one task write (as for the stream itself).
+    """
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.socket = stream.socket
+        self._ready_reads = 0
+
+    async def receive_some(self, size: int) -> bytes:
+        """Up to ``size`` bytes, ``b""`` at the end of the stream."""
+        await trio.lowlevel.checkpoint_if_cancelled()
+        while True:
+            with _stream_errors():
+                try:
+                    data = os.read(self._fd(), size)
+                    break
+                except BlockingIOError:
+                    self._ready_reads = 0
+                    await trio.lowlevel.wait_readable(self.socket)
+        self._ready_reads += 1
+        if self._ready_reads >= FAIR_TURNS:
+            self._ready_reads = 0
+            await trio.lowlevel.checkpoint()
+        return data
+
+    def send_now(self, data: bytes) -> int:
+        """Write what the socket takes of ``data`` without waiting; the bytes written."""
+        if self.socket.did_shutdown_SHUT_WR:
+            raise trio.ClosedResourceError("can't send data after sending EOF")
+        with _stream_errors():
+            try:
+                return os.write(self._fd(), data)
+            except BlockingIOError:
+                return 0
+
+    async def send_all(self, data: bytes | memoryview) -> None:
+        """Write all of ``data``, waiting for room (the stream's ``send_all``)."""
+        await self.stream.send_all(data)
+
+    def _fd(self) -> int:
+        fd = self.socket.fileno()
+        if fd == -1:
+            raise trio.ClosedResourceError("the socket was already closed")
+        return fd
+
+
+class StreamIO:
+    """The same calls on any other stream (memory streams in tests, a web socket
+    bridge): every read and write goes through the stream."""
+
+    def __init__(self, stream: trio.abc.Stream) -> None:
+        self.stream = stream
+
+    async def receive_some(self, size: int) -> bytes:
+        return bytes(await self.stream.receive_some(size))
+
+    def send_now(self, data: bytes) -> int:
+        return 0
+
+    async def send_all(self, data: bytes | memoryview) -> None:
+        await self.stream.send_all(data)
+
+
+def direct_io(stream: trio.abc.Stream) -> DirectSocket | StreamIO:
+    """`DirectSocket` for a TCP stream, `StreamIO` for any other."""
+    return DirectSocket(stream) if isinstance(stream, trio.SocketStream) else StreamIO(stream)
