@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import trio
 
@@ -34,15 +32,11 @@ FAIR_TURNS = 16
 _CLOSED = (errno.EBADF, errno.ENOTSOCK)
 
 
-@contextmanager
-def _stream_errors() -> Iterator[None]:
-    """OS errors as a trio stream raises them (closed vs broken)."""
-    try:
-        yield
-    except OSError as exc:
-        if exc.errno in _CLOSED:
-            raise trio.ClosedResourceError("the socket was already closed") from None
-        raise trio.BrokenResourceError(f"socket connection broken: {exc}") from exc
+def _stream_error(exc: OSError) -> trio.ClosedResourceError | trio.BrokenResourceError:
+    """An OS error as a trio stream raises it (closed vs broken)."""
+    if exc.errno in _CLOSED:
+        return trio.ClosedResourceError("the socket was already closed")
+    return trio.BrokenResourceError(f"socket connection broken: {exc}")
 
 
 class DirectSocket:
@@ -60,13 +54,14 @@ class DirectSocket:
         """Up to ``size`` bytes, ``b""`` at the end of the stream."""
         await trio.lowlevel.checkpoint_if_cancelled()
         while True:
-            with _stream_errors():
-                try:
-                    data = os.read(self._fd(), size)
-                    break
-                except BlockingIOError:
-                    self._ready_reads = 0
-                    await trio.lowlevel.wait_readable(self.socket)
+            try:
+                data = os.read(self._fd(), size)
+                break
+            except BlockingIOError:
+                self._ready_reads = 0
+            except OSError as exc:
+                raise _stream_error(exc) from exc
+            await trio.lowlevel.wait_readable(self.socket)
         self._ready_reads += 1
         if self._ready_reads >= FAIR_TURNS:
             self._ready_reads = 0
@@ -77,11 +72,12 @@ class DirectSocket:
         """Write what the socket takes of ``data`` without waiting; the bytes written."""
         if self.socket.did_shutdown_SHUT_WR:
             raise trio.ClosedResourceError("can't send data after sending EOF")
-        with _stream_errors():
-            try:
-                return os.write(self._fd(), data)
-            except BlockingIOError:
-                return 0
+        try:
+            return os.write(self._fd(), data)
+        except BlockingIOError:
+            return 0
+        except OSError as exc:
+            raise _stream_error(exc) from exc
 
     async def send_all(self, data: bytes | memoryview) -> None:
         """Write all of ``data``, waiting for room (the stream's ``send_all``)."""
