@@ -21,10 +21,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from orders import Order
 from protocol.frames import DiplomacyMessage, build_frame, parse_frames
-from protocol.messages import Message, Now
+from protocol.messages import Message, Now, Ord
+from protocol.orders import DaideOrderResult, Turn, order_node
 from protocol.text import render_text
-from protocol.tokens import Representation
+from protocol.tokens import BRA, KET, Representation
 from protocol.tree import from_tree, to_tree
 
 
@@ -89,3 +91,69 @@ def reframe(frames: bytes, old: Representation, new: Representation) -> bytes:
     return b"".join(
         build_frame(DiplomacyMessage(from_tree(to_tree(frame.tokens, old), new)))
         for frame in parsed if isinstance(frame, DiplomacyMessage))
+
+
+class OrderCodes:
+    """The tokens of the current phase's orders, encoded once for all their uses.
+
+    An accepted order goes out three times - in its THX (docs/protocol.md
+    §9.3), in the stored list of the power's orders (its text, rewritten at
+    every SUB), and in its ORD after the phase (§9.4; the engine's results
+    carry the submitted order objects) - so its tokens are computed once and
+    the messages are put together around them: ``THX ( order ) ( note )``
+    and ``ORD ( turn ) ( order ) ( result )``, the same tokens as `Thx` and
+    `Ord` encode (tests/test_server_wire.py holds them to it).
+
+    Keyed by identity (hashing an order costs more than looking it up): the
+    cache holds the orders, so their ids cannot be reused while it does.
+    `clear` it when a phase ends.
+    """
+
+    def __init__(self, rep: Representation) -> None:
+        self.rep = rep
+        table = rep.encode_table
+        self._thx, self._ord = table["THX"], table["ORD"]
+        self._orders: dict[int, tuple[Order, tuple[int, ...]]] = {}
+        self._texts: dict[int, tuple[Order, str]] = {}
+        self._results: dict[DaideOrderResult, tuple[int, ...]] = {}
+        self._turn: tuple[Turn, tuple[int, ...]] | None = None
+
+    def clear(self) -> None:
+        """Forget the phase's orders (the results and turns stay: a few small values)."""
+        self._orders.clear()
+        self._texts.clear()
+
+    def tokens(self, order: Order) -> tuple[int, ...]:
+        """The tokens inside ``( order )``."""
+        known = self._orders.get(id(order))
+        if known is not None and known[0] is order:
+            return known[1]
+        tokens = from_tree(order_node(order), self.rep)
+        self._orders[id(order)] = (order, tokens)
+        return tokens
+
+    def text(self, order: Order) -> str:
+        """The order's text, as the store keeps it (``( ENG FLT NTH ) HLD``)."""
+        known = self._texts.get(id(order))
+        if known is not None and known[0] is order:
+            return known[1]
+        text = render_text(self.tokens(order), self.rep)
+        self._texts[id(order)] = (order, text)
+        return text
+
+    def thx(self, order: Order, note: str) -> bytes:
+        """The frame of ``THX ( order ) ( note )``."""
+        return build_frame(DiplomacyMessage(
+            (self._thx, BRA, *self.tokens(order), KET, BRA, self.rep.encode_table[note], KET)))
+
+    def ord(self, message: Ord) -> Encoded:
+        """An ORD's packet and text (`encode`)."""
+        turn = self._turn
+        if turn is None or turn[0] != message.turn:
+            turn = self._turn = (message.turn, from_tree(message.turn.to_node(), self.rep))
+        result = self._results.get(message.result)
+        if result is None:
+            result = self._results[message.result] = from_tree(message.result.to_node(), self.rep)
+        tokens = (self._ord, BRA, *turn[1], KET, BRA, *self.tokens(message.order), KET,
+                  BRA, *result, KET)
+        return Encoded(_packet(message, tokens, self.rep), render_text(tokens, self.rep))

@@ -5,12 +5,14 @@ from __future__ import annotations
 import pytest
 
 from protocol.frames import DiplomacyMessage, build_frame, parse_frames
-from protocol.messages import Frm, Message, Now, Sco
+from protocol.messages import Frm, Message, Now, Ord, Sco, Sub, Thx
+from protocol.orders import Turn, order_node
 from protocol.parse import Sender, parse_message
 from protocol.text import parse_text, render_text
 from protocol.tokens import STANDARD, Representation
+from protocol.tree import from_tree
 from server.press import wire_representation
-from server.wire import Packet, encode, join, reframe
+from server.wire import OrderCodes, Packet, encode, join, packet, reframe
 
 NOW_TEXT = "NOW ( SPR 1901 ) ( AUS AMY BUD ) ( ENG FLT ( STP NCS ) )"
 FRM_TEXT = "FRM ( FRA ) ( ENG ) ( FCT ( PCE ( FRA ENG ) ) )"
@@ -72,3 +74,54 @@ def test_packets_are_immutable(text: str) -> None:
     packet = encode(message(text), STANDARD).packet
     with pytest.raises(AttributeError):
         packet.frames = b""  # type: ignore[misc]
+
+
+#: Orders of every kind (docs/protocol.md §9.1), as a client submits them.
+ORDER_TEXTS = [
+    "( ENG FLT NTH ) HLD",
+    "( FRA AMY PAR ) MTO BUR",
+    "( RUS FLT SEV ) MTO ( BUL ECS )",
+    "( GER AMY MUN ) SUP ( GER AMY BER )",
+    "( GER AMY MUN ) SUP ( FRA AMY PAR ) MTO BUR",
+    "( ENG FLT NTH ) CVY ( ENG AMY LON ) CTO NWY",
+    "( ENG AMY LON ) CTO NWY VIA ( NTH )",
+    "( RUS FLT ( STP SCS ) ) RTO GOB",
+    "( ITA AMY VEN ) DSB",
+    "( AUS AMY VIE ) BLD",
+    "( RUS FLT ( STP NCS ) ) BLD",
+    "( AUS AMY BUD ) REM",
+    "AUS WVE",
+]
+RESULTS = ["SUC", "BNC", "CUT", "DSR", "NSO", "RET", "SUC RET", "BNC RET", "NRS"]
+
+
+def orders_of(rep: Representation) -> list[object]:
+    sub = parse_message(parse_text("SUB " + " ".join(f"( {t} )" for t in ORDER_TEXTS), rep),
+                        rep, sender=Sender.CLIENT)
+    assert isinstance(sub, Sub)
+    return list(sub.orders)
+
+
+@pytest.mark.parametrize("numbering", ["daide", "parlance"])
+def test_order_codes_put_together_the_same_thx_text_and_ord_as_the_messages(
+        numbering: str) -> None:
+    rep = wire_representation(STANDARD, numbering)
+    codes = OrderCodes(rep)
+    turn = Turn("FAL", 1901)
+    for order, text in zip(orders_of(rep), ORDER_TEXTS, strict=True):
+        assert codes.text(order) == text == codes.text(order)           # once, then remembered
+        assert codes.text(order) == render_text(order_node_tokens(order, STANDARD), STANDARD)
+        for note in ("MBV", "FAR", "NSU", "NYU"):
+            assert codes.thx(order, note) == packet(Thx(order, note), rep).frames
+        for result_text in RESULTS:
+            ord_ = message(f"ORD ( FAL 1901 ) ( {text} ) ( {result_text} )", rep)
+            assert isinstance(ord_, Ord) and ord_.turn == turn
+            assert codes.ord(ord_) == encode(ord_, rep)
+    codes.clear()
+    order = orders_of(rep)[0]
+    assert codes.thx(order, "MBV") == packet(Thx(order, "MBV"), rep).frames
+
+
+def order_node_tokens(order: object, rep: Representation) -> tuple[int, ...]:
+    """The order's tokens the generic way (what the store wrote before `OrderCodes`)."""
+    return from_tree(order_node(order), rep)  # type: ignore[arg-type]
