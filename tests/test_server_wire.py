@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from orders import Order
 from protocol.frames import DiplomacyMessage, build_frame, parse_frames
 from protocol.messages import Frm, Message, Now, Ord, Sco, Sub, Thx
 from protocol.orders import Turn, order_node
@@ -95,7 +96,7 @@ ORDER_TEXTS = [
 RESULTS = ["SUC", "BNC", "CUT", "DSR", "NSO", "RET", "SUC RET", "BNC RET", "NRS"]
 
 
-def orders_of(rep: Representation) -> list[object]:
+def orders_of(rep: Representation) -> list[Order]:
     sub = parse_message(parse_text("SUB " + " ".join(f"( {t} )" for t in ORDER_TEXTS), rep),
                         rep, sender=Sender.CLIENT)
     assert isinstance(sub, Sub)
@@ -122,6 +123,6 @@ def test_order_codes_put_together_the_same_thx_text_and_ord_as_the_messages(
     assert codes.thx(order, "MBV") == packet(Thx(order, "MBV"), rep).frames
 
 
-def order_node_tokens(order: object, rep: Representation) -> tuple[int, ...]:
+def order_node_tokens(order: Order, rep: Representation) -> tuple[int, ...]:
     """The order's tokens the generic way (what the store wrote before `OrderCodes`)."""
-    return from_tree(order_node(order), rep)  # type: ignore[arg-type]
+    return from_tree(order_node(order), rep)
