@@ -66,7 +66,7 @@ def block_text(game: Setting, position: Position) -> str:
     lines = [render_text(convert.sco_message(state, game.map.powers, game.centres).to_tokens(rep), rep),
              render_text(convert.now_message(state).to_tokens(rep), rep)]
     for given in position.orders.values():
-        sub = Sub(tuple(convert.order_from_adj(order) for order in given))
+        sub = Sub(tuple(given))
         lines.append(render_text(sub.to_tokens(rep), rep))
     return "\n".join(lines) + "\n\n"
 

@@ -21,20 +21,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from orders import Hold, Location, Move, Order, SupportMove, Unit, order_power
 from protocol.connection import NEED_DATA, Connection, MessageReceived
 from protocol.frames import InitialMessage, RepresentationMessage
 from protocol.messages import Message, Ord, Sub
-from protocol.orders import (
-    DaideHold,
-    DaideLocation,
-    DaideMove,
-    DaideOrder,
-    DaideOrderResult,
-    DaideSupportMove,
-    DaideUnit,
-    DaideWaive,
-    Turn,
-)
+from protocol.orders import DaideOrderResult, Turn
 from protocol.parse import Sender, parse_message
 from protocol.text import parse_text
 from protocol.tree import bytes_to_tokens
@@ -69,20 +60,20 @@ _OPENINGS = [
 ]
 
 
-def spring_orders() -> list[tuple[DaideOrder, DaideOrderResult]]:
+def spring_orders() -> list[tuple[Order, DaideOrderResult]]:
     """The 22 orders of the SPR 1901 batch with their results."""
-    out: list[tuple[DaideOrder, DaideOrderResult]] = []
+    out: list[tuple[Order, DaideOrderResult]] = []
     for power, kind, province, coast, verb, dest, result in _OPENINGS:
-        unit = DaideUnit(power, kind, province, coast)
-        order: DaideOrder
+        unit = Unit(power, kind, Location(province, coast))
+        order: Order
         if verb == "HLD":
-            order = DaideHold(unit)
+            order = Hold(unit)
         elif verb == "SUP":
             assert dest is not None
-            order = DaideSupportMove(unit, DaideUnit("FRA", "AMY", "PAR"), dest)
+            order = SupportMove(unit, Unit("FRA", "AMY", Location("PAR")), dest)
         else:
             assert dest is not None
-            order = DaideMove(unit, DaideLocation(dest))
+            order = Move(unit, Location(dest))
         out.append((order, DaideOrderResult(result)))
     return out
 
@@ -92,10 +83,9 @@ def ord_batch() -> list[Message]:
 
 
 def sub_batch() -> list[Message]:
-    by_power: dict[str, list[DaideOrder]] = {}
+    by_power: dict[str, list[Order]] = {}
     for order, _ in spring_orders():
-        power = order.power if isinstance(order, DaideWaive) else order.unit.power
-        by_power.setdefault(power, []).append(order)
+        by_power.setdefault(order_power(order), []).append(order)
     return [Sub(tuple(orders)) for orders in by_power.values()]
 
 

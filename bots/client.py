@@ -83,7 +83,7 @@ from protocol.messages import (
     Thx,
     Yes,
 )
-from protocol.orders import Turn
+from protocol.orders import Turn, order_node
 from protocol.press import (
     PressFault,
     ReceivedPress,
@@ -355,7 +355,7 @@ class BotClient:
                 await self._maybe_submit(link)
             case Thx(order=order, note=note):
                 if note != "MBV":
-                    self._problem("rejected-order", f"{self._text(order.to_node())} -> {note}")
+                    self._problem("rejected-order", f"{self._text(order_node(order))} -> {note}")
             case Mis(units=units, count=count):
                 if units or count is not None:
                     self._problem("missing-orders", self._text(tree))

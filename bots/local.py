@@ -20,11 +20,11 @@ from adjudicator.values import ADJUSTMENT, MOVEMENT, GameState, initial_state
 from bots.board import BoardUnit, BoardView
 from bots.geography import geography_of
 from bots.strategy import Strategy, phase_rng
-from engine.convert import order_from_node, order_to_adj
+from engine.convert import order_from_node
 from engine.position import Engine
 from maps import Map
 from orders import Location, Order, Unit
-from protocol import orders as po
+from protocol.orders import order_node
 from protocol.tokens import STANDARD, Representation
 
 
@@ -83,15 +83,14 @@ class LocalGame:
 def submit(game_map: Map, state: GameState, power: str, trees: Sequence[tuple[Any, ...]],
            rejections: list[Rejection] | None = None, rep: Representation = STANDARD
            ) -> list[Order]:
-    """Check a power's order trees one by one; the MBV ones as adjudicator orders."""
-    accepted = _accepted(Engine(game_map, state), power, trees, rejections, rep)
-    return [order_to_adj(o) for o in accepted]
+    """Check a power's order trees one by one; the MBV ones as order values."""
+    return _accepted(Engine(game_map, state), power, trees, rejections, rep)
 
 
 def _accepted(engine: Engine, power: str, trees: Sequence[tuple[Any, ...]],
-              rejections: list[Rejection] | None, rep: Representation) -> list[po.DaideOrder]:
+              rejections: list[Rejection] | None, rep: Representation) -> list[Order]:
     """The orders the server would accept, each checked against the ones before (9.3)."""
-    accepted: list[po.DaideOrder] = []
+    accepted: list[Order] = []
     for tree in trees:
         order = order_from_node(tree, rep)
         note = engine.check(power, order, accepted)
@@ -125,7 +124,7 @@ def play_game(
         state = engine.state
         if on_phase is not None:
             on_phase(state)
-        orders: dict[str, list[po.DaideOrder]] = {}
+        orders: dict[str, list[Order]] = {}
         for power in game_map.powers:
             if power in players and owes_orders(state, power):
                 view = view_of(game_map, state, power)
@@ -150,5 +149,5 @@ def _past(state: GameState, max_year: int) -> bool:
 
 
 def _tree(order: Any) -> tuple[Any, ...]:
-    to_node = getattr(order, "to_node", None)
-    return tuple(to_node()) if callable(to_node) else tuple(order)
+    """A strategy's order as a tree: a tree already, or an order value."""
+    return tuple(order) if isinstance(order, tuple) else order_node(order)

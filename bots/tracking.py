@@ -19,6 +19,7 @@ from typing import Any
 from bots.board import ADJUSTMENT, MOVEMENT, RETREAT, BoardUnit, BoardView
 from bots.geography import Geography, Node
 from maps.model import Map
+from orders import Location
 from protocol.errors import ProtocolError
 from protocol.mapdef import CentreGroup
 from protocol.messages import (
@@ -34,7 +35,7 @@ from protocol.messages import (
     Smr,
     Tme,
 )
-from protocol.orders import DaideLocation, Turn, UnitPosition  # Turn: str() is "SPR 1901"
+from protocol.orders import Turn, UnitPosition  # Turn: str() is "SPR 1901"
 from protocol.parse import Sender, parse_message
 from protocol.tokens import STANDARD, Representation
 from protocol.tree import from_tree
@@ -55,7 +56,7 @@ def read_server_message(tree: Tree, rep: Representation = STANDARD) -> Message |
         return None
 
 
-def node_of(location: DaideLocation) -> Node:
+def node_of(location: Location) -> Node:
     """A location as a geography node."""
     return (location.province, location.coast)
 
@@ -66,7 +67,7 @@ def unit_of(position: UnitPosition) -> BoardUnit:
     retreats = None
     if position.retreats is not None:
         retreats = tuple(node_of(x) for x in position.retreats)
-    return BoardUnit(power=unit.power, kind=unit.unit_type,
+    return BoardUnit(power=unit.power, kind=unit.kind,
                      node=(unit.province, unit.coast), retreats=retreats)
 
 

@@ -27,10 +27,11 @@ from engine import convert
 from engine.position import Engine, PhaseOrders
 from engine.variants import UnknownVariant, variant_files, variant_names
 from maps import Map, MapError
+from orders import Order, order_power
 from protocol.errors import ProtocolError
 from protocol.mapdef import CentreGroup
 from protocol.messages import Message, Now, Ord, Sco, Slo, Sub, Thx
-from protocol.orders import DaideOrder, DaideWaive
+from protocol.orders import order_node
 from protocol.parse import Sender, parse_message_text
 from protocol.text import tree_to_text
 from protocol.tokens import STANDARD, Representation
@@ -239,7 +240,7 @@ def _ord_lines(ords: Sequence[Ord], rep: Representation) -> list[str]:
         result = results.get(id(o.result))
         if result is None:
             result = results[id(o.result)] = tree_to_text((o.result.to_node(),), rep)
-        lines.append(f"ORD {turn} {tree_to_text((o.order.to_node(),), rep)} {result}")
+        lines.append(f"ORD {turn} {tree_to_text((order_node(o.order),), rep)} {result}")
     return lines
 
 
@@ -259,7 +260,7 @@ class Orders:
     """The orders of one SUB, as submitted, and their submitter (None: each
     order's own power)."""
 
-    orders: tuple[DaideOrder, ...]
+    orders: tuple[Order, ...]
     submitter: str | None = None
 
 
@@ -277,7 +278,7 @@ def run_phase(s: Setting, state: GameState, submissions: Sequence[Orders]) -> Ph
     thx: list[Thx] = []
     for sub in submissions:
         for submitted in sub.orders:
-            power = sub.submitter or _power_of(submitted)
+            power = sub.submitter or order_power(submitted)
             note = phase.submit(power, submitted)
             if note != MBV:
                 thx.append(convert.thx_message(submitted, note))
@@ -291,11 +292,6 @@ def run_phase(s: Setting, state: GameState, submissions: Sequence[Orders]) -> Ph
         slo=convert.slo_message(outcome.solo) if outcome.solo is not None else None,
         result=outcome.result,
     )
-
-
-def _power_of(order: DaideOrder) -> str:
-    """Whose order it is: the unit's owner, or the waiving power."""
-    return order.power if isinstance(order, DaideWaive) else order.unit.power
 
 
 def sco_of(s: Setting, state: GameState) -> Sco:

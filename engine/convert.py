@@ -1,19 +1,19 @@
-"""The seam between DAIDE messages and adjudicator values (docs/architecture.md).
+"""Where DAIDE messages and the adjudicator meet (docs/architecture.md).
 
-protocol/ and adjudicator/ never import each other; this module translates.
-Both sides keep DAIDE mnemonics (``'ENG'``, ``'STP'``, ``'NCS'``, ``'FLT'``),
-so every conversion is one-to-one, independent of the token representation
-(variants work unchanged), and never consults a map.
+protocol/ and adjudicator/ never import each other.  Both speak the one
+order model of :mod:`orders` - a SUB's orders are the adjudicator's input
+as they are, its results hold the same values - so nothing here converts
+orders; this module builds the messages around them.  Both sides keep
+DAIDE mnemonics (``'ENG'``, ``'STP'``, ``'NCS'``, ``'FLT'``), independent of
+the token representation (variants work unchanged), and never consult a
+map.
 
-What it converts:
+What it builds:
 
-* orders (docs/protocol.md §9.1): :mod:`protocol.orders` values <->
-  :mod:`adjudicator.values` orders (:func:`order_to_adj`,
-  :func:`order_from_adj`), also straight from / to tree nodes
-  (:func:`order_from_node`, :func:`order_node`);
+* an order from a tree node of a SUB (:func:`order_from_node`,
+  docs/protocol.md §9.1);
 * the THX reply (8.3): :func:`thx_message` echoes the order *exactly as
-  submitted* - pass the protocol order that was parsed from the SUB, never
-  one rebuilt from the adjudicator's canonical form;
+  submitted* - the very value parsed from the SUB;
 * results (8.4, 9.4, docs/adjudication-conventions.md): an adjudicator
   :class:`~adjudicator.results.OrderResult` -> ``ORD (turn) (order)
   (result)`` (:func:`result_to_ord`, :func:`ord_messages`).  The adjudicator
@@ -36,22 +36,7 @@ from functools import cache, lru_cache
 
 from adjudicator import values as adj
 from adjudicator.results import OrderResult, PhaseResult
-from orders import (
-    Build,
-    Convoy,
-    ConvoyMove,
-    Disband,
-    Hold,
-    Location,
-    Move,
-    Order,
-    Remove,
-    Retreat,
-    SupportHold,
-    SupportMove,
-    Unit,
-    Waive,
-)
+from orders import Build, Order, Remove, Unit, Waive
 from protocol import orders as po
 from protocol.errors import GrammarError
 from protocol.grammar import Fail, Parser, token_index
@@ -63,38 +48,18 @@ from protocol.tree import Node, Tree, from_tree
 
 UNO = "UNO"
 
-# --- locations, units, turns -----------------------------------------------------
-
-
-def location_to_adj(loc: po.DaideLocation) -> Location:
-    """``province`` / ``( province coast )`` as an adjudicator location."""
-    return Location(loc.province, loc.coast)
-
-
-def location_from_adj(loc: Location) -> po.DaideLocation:
-    return po.DaideLocation(loc.province, loc.coast)
-
-
-def unit_to_adj(unit: po.DaideUnit) -> Unit:
-    """``( power type place )`` as an adjudicator unit (the coast kept)."""
-    return Unit(unit.power, unit.unit_type, Location(unit.province, unit.coast))
-
-
-@lru_cache(maxsize=8192)
-def unit_from_adj(unit: Unit) -> po.DaideUnit:
-    """The DAIDE unit of an adjudicator unit.
-
-    Cached: both are immutable, a map has a few thousand possible units at
-    most, and every NOW, MIS and ORD converts the same units again - a
-    lookup is several times cheaper than building the value.
-    """
-    return po.DaideUnit(unit.power, unit.kind, unit.location.province, unit.location.coast)
+# --- units, turns ------------------------------------------------------------------
 
 
 @lru_cache(maxsize=8192)
 def _standing(unit: Unit) -> po.UnitPosition:
-    """A (not dislodged) unit as NOW and MIS list it; cached like :func:`unit_from_adj`."""
-    return po.UnitPosition(unit_from_adj(unit))
+    """A (not dislodged) unit as NOW and MIS list it.
+
+    Cached: both are immutable, a map has a few thousand possible units at
+    most, and every NOW and MIS lists the same units again - a lookup is
+    several times cheaper than building the value.
+    """
+    return po.UnitPosition(unit)
 
 
 def turn_of(phase: adj.Phase) -> po.Turn:
@@ -110,63 +75,7 @@ def phase_of(turn: po.Turn) -> adj.Phase:
 # --- orders ------------------------------------------------------------------------
 
 
-def order_to_adj(order: po.DaideOrder) -> Order:
-    """A DAIDE order as the adjudicator's value (docs/protocol.md §9.1)."""
-    match order:
-        case po.DaideHold(unit):
-            return Hold(unit_to_adj(unit))
-        case po.DaideMove(unit, dest):
-            return Move(unit_to_adj(unit), location_to_adj(dest))
-        case po.DaideSupportHold(unit, supported):
-            return SupportHold(unit_to_adj(unit), unit_to_adj(supported))
-        case po.DaideSupportMove(unit, supported, dest):
-            return SupportMove(unit_to_adj(unit), unit_to_adj(supported), dest)
-        case po.DaideConvoy(unit, army, dest):
-            return Convoy(unit_to_adj(unit), unit_to_adj(army), dest)
-        case po.DaideConvoyMove(unit, dest, via):
-            return ConvoyMove(unit_to_adj(unit), dest, tuple(via))
-        case po.DaideRetreat(unit, dest):
-            return Retreat(unit_to_adj(unit), location_to_adj(dest))
-        case po.DaideDisband(unit):
-            return Disband(unit_to_adj(unit))
-        case po.DaideBuild(unit):
-            return Build(unit_to_adj(unit))
-        case po.DaideRemove(unit):
-            return Remove(unit_to_adj(unit))
-        case po.DaideWaive(power):
-            return Waive(power)
-    raise TypeError(f"not a DAIDE order: {order!r}")
-
-
-def order_from_adj(order: Order) -> po.DaideOrder:
-    """An adjudicator order as the DAIDE order value."""
-    match order:
-        case Hold(unit):
-            return po.DaideHold(unit_from_adj(unit))
-        case Move(unit, dest):
-            return po.DaideMove(unit_from_adj(unit), location_from_adj(dest))
-        case SupportHold(unit, supported):
-            return po.DaideSupportHold(unit_from_adj(unit), unit_from_adj(supported))
-        case SupportMove(unit, supported, dest):
-            return po.DaideSupportMove(unit_from_adj(unit), unit_from_adj(supported), dest)
-        case Convoy(unit, army, dest):
-            return po.DaideConvoy(unit_from_adj(unit), unit_from_adj(army), dest)
-        case ConvoyMove(unit, dest, via):
-            return po.DaideConvoyMove(unit_from_adj(unit), dest, tuple(via))
-        case Retreat(unit, dest):
-            return po.DaideRetreat(unit_from_adj(unit), location_from_adj(dest))
-        case Disband(unit):
-            return po.DaideDisband(unit_from_adj(unit))
-        case Build(unit):
-            return po.DaideBuild(unit_from_adj(unit))
-        case Remove(unit):
-            return po.DaideRemove(unit_from_adj(unit))
-        case Waive(power):
-            return po.DaideWaive(power)
-    raise TypeError(f"not an adjudicator order: {order!r}")
-
-
-def order_from_node(node: Node, rep: Representation = STANDARD) -> po.DaideOrder:
+def order_from_node(node: Node, rep: Representation = STANDARD) -> Order:
     """One bracketed order node of a SUB, e.g. ``(('ENG', 'FLT', 'NTH'), 'MTO', 'PIC')``.
 
     Raises :class:`GrammarError` (with the token position of the fault
@@ -181,12 +90,7 @@ def order_from_node(node: Node, rep: Representation = STANDARD) -> po.DaideOrder
         raise GrammarError(tokens, token_index(wrapper, parser.far), parser.reason) from None
 
 
-def order_node(order: Order) -> Node:
-    """The tree node ``( order )`` of an adjudicator order."""
-    return order_from_adj(order).to_node()
-
-
-def thx_message(submitted: po.DaideOrder, note: str) -> Thx:
+def thx_message(submitted: Order, note: str) -> Thx:
     """``THX (order) (note)``; ``submitted`` is echoed exactly (docs/protocol.md §8.3)."""
     return Thx(submitted, note)
 
@@ -199,32 +103,16 @@ def result_to_ord(phase: adj.Phase, result: OrderResult) -> Ord:
 
     ``result.outcome`` None is a dislodged holder / convoyer: ``( RET )``.
     """
-    return Ord(
-        turn_of(phase),
-        order_from_adj(result.order),
-        _order_result(result.outcome, result.dislodged),
-    )
+    return Ord(turn_of(phase), result.order, _order_result(result.outcome, result.dislodged))
 
 
-def ord_messages(
-    outcome: PhaseResult, submitted: Mapping[int, tuple[Order, po.DaideOrder]] | None = None
-) -> tuple[Ord, ...]:
-    """Every ORD of a processed phase, in the adjudicator's fixed order.
-
-    ``submitted`` maps ``id(adjudicator order)`` to that order and the DAIDE
-    order it was converted from: a result whose order is one of them (the
-    very object) shows that DAIDE order, equal to what :func:`order_from_adj`
-    would build, without building it again.  Other results (the defaults,
-    orders the adjudicator rewrote) are converted.
-    """
-    submitted = submitted or {}
+def ord_messages(outcome: PhaseResult) -> tuple[Ord, ...]:
+    """Every ORD of a processed phase, in the adjudicator's fixed order; each
+    shows the adjudicator's order value (for a submitted order, the very
+    value parsed from the SUB)."""
     turn = turn_of(outcome.phase)
-    out = []
-    for r in outcome.results:
-        known = submitted.get(id(r.order))
-        order = known[1] if known is not None and known[0] is r.order else order_from_adj(r.order)
-        out.append(Ord(turn, order, _order_result(r.outcome, r.dislodged)))
-    return tuple(out)
+    return tuple(Ord(turn, r.order, _order_result(r.outcome, r.dislodged))
+                 for r in outcome.results)
 
 
 @cache
@@ -277,7 +165,7 @@ def now_message(state: adj.GameState) -> Now:
         (
             d.unit.location.province,
             1,
-            po.UnitPosition(unit_from_adj(d.unit), tuple(location_from_adj(r) for r in d.retreats)),
+            po.UnitPosition(d.unit, d.retreats),
         )
         for d in state.dislodged
     ]
@@ -304,12 +192,10 @@ def state_from_messages(sco: Sco, now: Now) -> adj.GameState:
     units: list[Unit] = []
     dislodged: list[adj.Dislodged] = []
     for position in now.units:
-        unit = unit_to_adj(position.unit)
         if position.retreats is None:
-            units.append(unit)
+            units.append(position.unit)
         else:
-            retreats = tuple(location_to_adj(r) for r in position.retreats)
-            dislodged.append(adj.Dislodged(unit, retreats))
+            dislodged.append(adj.Dislodged(position.unit, position.retreats))
     units.sort(key=lambda u: u.location.province)
     dislodged.sort(key=lambda d: d.unit.location.province)
     return adj.GameState(phase_of(now.turn), tuple(units), ownership_from_sco(sco), tuple(dislodged))
@@ -358,7 +244,7 @@ def missing_message(
         )
     else:
         units = tuple(
-            po.UnitPosition(unit_from_adj(d.unit), tuple(location_from_adj(r) for r in d.retreats))
+            po.UnitPosition(d.unit, d.retreats)
             for d in state.dislodged
             if d.unit.power == power and d.unit not in ordered
         )
@@ -374,15 +260,10 @@ def centre_counts(state: adj.GameState, powers: Iterable[str]) -> Mapping[str, i
 __all__ = [
     "UNO",
     "centre_counts",
-    "location_from_adj",
-    "location_to_adj",
     "missing_message",
     "now_message",
     "ord_messages",
-    "order_from_adj",
     "order_from_node",
-    "order_node",
-    "order_to_adj",
     "ownership_from_sco",
     "phase_of",
     "result_to_ord",
@@ -392,6 +273,4 @@ __all__ = [
     "state_from_trees",
     "thx_message",
     "turn_of",
-    "unit_from_adj",
-    "unit_to_adj",
 ]

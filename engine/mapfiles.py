@@ -111,7 +111,7 @@ def map_from_definition(
             if position.retreats is not None:
                 raise MapError(f"bad unit {position.to_node()!r} (starting units have no MRT)",
                                "NOW")
-            start_units.append(StartUnit(unit.power, unit.unit_type, unit.province, unit.coast))
+            start_units.append(StartUnit(unit.power, unit.kind, unit.province, unit.coast))
     if sco is not None:
         start_ownership = [(None if g.owner == UNO else g.owner, g.centres)
                            for g in sco.ownership if isinstance(g.owner, str)]

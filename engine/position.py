@@ -4,22 +4,22 @@
 `adjudicator.values.GameState` plus its map and rulebook) with the
 questions a game asks - the THX note of an order, the MIS of a power, who
 owes orders - and `Engine.advance`, which calls the adjudicator and returns
-the next position with the ORD messages.  Everything crossing this module is
-a `protocol` message or order; the adjudicator's values stay inside
-(converted by `engine.convert`).
+the next position with the ORD messages.  Orders are the one order model
+(`orders`): what a SUB carried is what the adjudicator judges and the THX
+echoes; positions cross as `protocol` messages (built by `engine.convert`).
 
 This is the one phase runner: the server's games, ``daide adjudicate`` and
 ``daide datc`` (`daide.phase_runner`), the bots' in-process games
 (`bots.local`) and the benchmarks built on them all check orders with
 `Engine.check` and process phases with `Engine.advance` - or, when a whole
 phase's orders arrive at once (`daide.phase_runner`), with `PhaseOrders`,
-which asks the same questions but converts each order only once.
+which asks the same questions keeping the accepted orders by unit.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 from adjudicator import advance as adjudicate
@@ -45,15 +45,11 @@ class Outcome:
 
     result: PhaseResult
     engine: Engine
-    #: ``id(adjudicator order)`` -> (that order, the DAIDE order it came
-    #: from), for the orders given to the adjudicator: their ORDs reuse the
-    #: DAIDE order instead of converting the result back.
-    submitted: Mapping[int, tuple[Order, po.DaideOrder]] = field(default_factory=dict)
 
     @cached_property
     def results(self) -> tuple[Ord, ...]:
         """``ORD`` for every order, in the adjudicator's fixed order (docs/protocol.md §8.4)."""
-        return convert.ord_messages(self.result, self.submitted)
+        return convert.ord_messages(self.result)
 
     @property
     def year_end(self) -> bool:
@@ -121,110 +117,75 @@ class Engine:
     def centre_counts(self) -> Mapping[str, int]:
         return convert.centre_counts(self.state, self.map.powers)
 
-    @cached_property
-    def _converted(self) -> dict[int, tuple[po.DaideOrder, Order]]:
-        return {}
-
-    def _adj(self, orders: Sequence[po.DaideOrder]) -> list[Order]:
-        """The adjudicator's form of orders, each converted once per position.
-
-        Every THX check and MIS of a phase looks at the power's accepted
-        orders again; converting them once keeps a SUB of n orders linear.
-        Keyed by identity (cheaper than hashing an order); the cache holds
-        each order, so its id cannot be reused while the position lives.
-        """
-        cache = self._converted
-        out = []
-        for order in orders:
-            found = cache.get(id(order))
-            if found is None or found[0] is not order:
-                found = cache[id(order)] = (order, convert.order_to_adj(order))
-            out.append(found[1])
-        return out
-
-    def check(self, power: str, order: po.DaideOrder, accepted: Sequence[po.DaideOrder]) -> str:
+    def check(self, power: str, order: Order, accepted: Sequence[Order]) -> str:
         """The THX note of ``order`` from ``power`` given its accepted orders (9.3)."""
-        return validate(self.map, self.state, power, self._adj((order,))[0],
-                        self._adj(accepted), self.rulebook)
+        return validate(self.map, self.state, power, order, accepted, self.rulebook)
 
-    def missing(self, power: str, accepted: Sequence[po.DaideOrder]) -> Mis | None:
+    def missing(self, power: str, accepted: Sequence[Order]) -> Mis | None:
         """The MIS for ``power``, or None when its orders are complete."""
         if power not in self._owing:
             return None
-        return convert.missing_message(self.state, power, self._adj(accepted))
+        return convert.missing_message(self.state, power, accepted)
 
-    def advance(self, orders: Mapping[str, Sequence[po.DaideOrder]]) -> Outcome:
+    def advance(self, orders: Mapping[str, Sequence[Order]]) -> Outcome:
         """Adjudicate the phase; missing orders get the civil-disorder defaults."""
-        given = {p: self._adj(held) for p, held in orders.items()}
-        submitted = {id(a): (a, d) for d, a in self._converted.values()}
-        return self._process(given, submitted)
-
-    def _process(self, given: Mapping[str, Sequence[Order]],
-                 submitted: Mapping[int, tuple[Order, po.DaideOrder]]) -> Outcome:
-        result = adjudicate(self.map, self.state, given, self.rulebook)
-        return Outcome(result, Engine(self.map, result.state, self.rulebook), submitted)
+        result = adjudicate(self.map, self.state, orders, self.rulebook)
+        return Outcome(result, Engine(self.map, result.state, self.rulebook))
 
 
 class PhaseOrders:
     """The orders one phase receives, checked and kept as a server does.
 
-    Each submitted order is converted to the adjudicator's form once, and
-    the accepted ones are kept in both forms, per power: the THX check of
-    the next order needs the adjudicator's list as it stands, the ORDs show
-    the DAIDE orders (`Outcome.submitted`).  Same answers as
-    `Engine.check` + `keep_order` + `Engine.advance` on DAIDE lists, without
-    converting or comparing the accepted orders again for every new one.
+    The accepted orders are kept per power by unit: the THX check of the
+    next order needs the power's list as it stands.  Same answers as
+    `Engine.check` + `keep_order` + `Engine.advance` on lists, without
+    comparing the accepted orders again for every new one.
     """
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._per_unit = engine.season in PER_UNIT_SEASONS
-        #: power -> key -> adjudicator order; the key is the unit's province
+        #: power -> key -> accepted order; the key is the unit's province
         #: in the movement and retreat phases (a later order for the unit
         #: replaces the earlier one; an accepted order's unit is on the board,
         #: and one unit - or one dislodged unit - stands in a province, so
         #: the province names it), a fresh object otherwise (adjustment
         #: orders accumulate).
         self._accepted: dict[str, dict[object, Order]] = {}
-        self._submitted: dict[int, tuple[Order, po.DaideOrder]] = {}
 
-    def submit(self, power: str, order: po.DaideOrder) -> str:
+    def submit(self, power: str, order: Order) -> str:
         """The THX note of ``order`` from ``power`` (9.3); an MBV order is kept."""
         mine = self._accepted.setdefault(power, {})
-        given = convert.order_to_adj(order)
         engine = self.engine
-        note = validate(engine.map, engine.state, power, given, list(mine.values()),
+        note = validate(engine.map, engine.state, power, order, list(mine.values()),
                         engine.rulebook)
         if note == MBV:
             # keep_order's rule (docs/protocol.md §8.3): the unit's earlier
             # order goes, the new one comes last.
-            key = (given.unit.location.province
-                   if self._per_unit and not isinstance(given, Waive) else object())
+            key = (order.unit.location.province
+                   if self._per_unit and not isinstance(order, Waive) else object())
             mine.pop(key, None)
-            mine[key] = given
-            self._submitted[id(given)] = (given, order)
+            mine[key] = order
         return note
 
     def advance(self) -> Outcome:
         """Adjudicate the phase on the accepted orders (`Engine.advance`)."""
-        given = {p: list(held.values()) for p, held in self._accepted.items()}
-        return self.engine._process(given, self._submitted)
-
+        return self.engine.advance({p: list(held.values()) for p, held in self._accepted.items()})
 
 
 #: Seasons whose orders are one per unit (movement, retreat).
 PER_UNIT_SEASONS = frozenset({"SPR", "SUM", "FAL", "AUT"})
 
 
-def keep_order(held: list[po.DaideOrder], order: po.DaideOrder, season: str) -> None:
+def keep_order(held: list[Order], order: Order, season: str) -> None:
     """Add an accepted order to a power's orders of the phase.
 
     In movement and retreat phases a later order for a unit replaces the
     earlier one (docs/protocol.md §8.3); adjustment orders accumulate (each
     build, removal or waive is an order of its own).
     """
-    if season in PER_UNIT_SEASONS and not isinstance(order, po.DaideWaive):
-        held[:] = [o for o in held if isinstance(o, po.DaideWaive) or o.unit != order.unit]
+    if season in PER_UNIT_SEASONS and not isinstance(order, Waive):
+        held[:] = [o for o in held if isinstance(o, Waive) or o.unit != order.unit]
     held.append(order)
 
 

@@ -8,7 +8,8 @@ Modules (each owns one concept; docs/protocol.md sections in brackets):
 * :mod:`protocol.text` - the DAIDE text form [6.8];
 * :mod:`protocol.grammar` - the backtracking parser and ERR placement [14.2];
 * :mod:`protocol.orders`, :mod:`protocol.variant`, :mod:`protocol.mapdef` -
-  typed orders/notes/results [9], HLO options [10], the MDF [11];
+  orders (the values of the one order model, package ``orders``) read and
+  written, notes and results [9], HLO options [10], the MDF [11];
 * :mod:`protocol.messages` + :mod:`protocol.parse` - typed Level 0
   messages, ``parse_message`` and the PRN/HUH replies [8-15];
 * :mod:`protocol.frames` - the five frame types, the only user of
@@ -16,5 +17,6 @@ Modules (each owns one concept; docs/protocol.md sections in brackets):
 * :mod:`protocol.connection` - the h11-style ``Connection`` [4.5, 5, 19];
 * :mod:`protocol.errors` - the exception types.
 
-This package never imports trio, structlog, the clock or the server.
+This package never imports trio, structlog, the clock or the server; of
+ours it imports only the order model ``orders``.
 """

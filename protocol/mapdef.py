@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from orders import Location
 from protocol.grammar import Loc, Parser
-from protocol.orders import DaideLocation, location, parse_location
+from protocol.orders import location, location_node, parse_location
 from protocol.tree import Node
 
 
@@ -45,11 +46,11 @@ class UnitAdjacency:
 
     unit_type: str
     coast: str | None
-    dests: tuple[DaideLocation, ...]
+    dests: tuple[Location, ...]
 
     def to_node(self) -> tuple[Node, ...]:
         head: Node = self.unit_type if self.coast is None else (self.unit_type, self.coast)
-        return (head, *(d.to_node() for d in self.dests))
+        return (head, *(location_node(d) for d in self.dests))
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,9 +28,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from orders import Order
 from protocol.errors import EncodeError, GrammarError, ProtocolError
 from protocol.mapdef import CentreGroup, MapDefinition
-from protocol.orders import DaideOrder, DaideOrderResult, Turn, UnitPosition
+from protocol.orders import DaideOrderResult, Turn, UnitPosition, order_node
 from protocol.press import PressBody, ReceivedPress, SendPress
 from protocol.text import format_tree, render_text
 from protocol.tokens import BRA, ERR, KET, STANDARD, Representation
@@ -230,12 +231,12 @@ class Sub(Message):
     """
 
     COMMAND: ClassVar[str] = "SUB"
-    orders: tuple[DaideOrder, ...]
+    orders: tuple[Order, ...]
     turn: Turn | None = None
 
     def to_tree(self) -> Tree:
         head: tuple[Node, ...] = ("SUB",) if self.turn is None else ("SUB", self.turn.to_node())
-        return (*head, *(o.to_node() for o in self.orders))
+        return (*head, *(order_node(o) for o in self.orders))
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,11 +244,11 @@ class Thx(Message):
     """``THX (order) (note)`` - the server's note on one submitted order."""
 
     COMMAND: ClassVar[str] = "THX"
-    order: DaideOrder
+    order: Order
     note: str
 
     def to_tree(self) -> Tree:
-        return ("THX", self.order.to_node(), (self.note,))
+        return ("THX", order_node(self.order), (self.note,))
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,11 +292,11 @@ class Ord(Message):
 
     COMMAND: ClassVar[str] = "ORD"
     turn: Turn
-    order: DaideOrder
+    order: Order
     result: DaideOrderResult
 
     def to_tree(self) -> Tree:
-        return ("ORD", self.turn.to_node(), self.order.to_node(), self.result.to_node())
+        return ("ORD", self.turn.to_node(), order_node(self.order), self.result.to_node())
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,14 @@
-"""Turns, units, orders, THX notes and ORD results as typed values.
+"""Turns, units, orders, THX notes and ORD results: reading and writing them.
 
-docs/protocol.md §8 (common definitions) and 9 (orders).  Every value here is a
-frozen dataclass holding mnemonics (upper-case ``str``) and ints; it renders
-itself to tree nodes (``to_node``) and is read from them by the ``parse_*``
-functions, which report grammar errors through :class:`protocol.grammar.Parser`.
+docs/protocol.md §8 (common definitions) and 9 (orders).  Locations, units
+and orders are the one order model of :mod:`orders` (``Location``,
+``Unit``, ``Hold``... ``Waive``), which knows nothing of the wire: the
+``parse_*`` functions read them from tree nodes (reporting grammar errors
+through :class:`protocol.grammar.Parser`) and :func:`location_node`,
+:func:`unit_node` and :func:`order_node` write them back.  What is not an
+order - a :class:`Turn`, a :class:`UnitPosition` of NOW / MIS, an ORD's
+:class:`DaideOrderResult` - is a frozen value of this module that renders
+itself (``to_node``).
 
 The grammar is purely categorical: it checks that a power is a power token
 and a province a province token, never whether a fleet may be there (that is
@@ -14,7 +19,24 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from orders import (
+    Build,
+    Convoy,
+    ConvoyMove,
+    Disband,
+    Hold,
+    Location,
+    Move,
+    Order,
+    Remove,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Unit,
+    Waive,
+)
 from protocol.grammar import Loc, Parser
 from protocol.tokens import (
     CAT_COAST,
@@ -46,35 +68,6 @@ class Turn:
 
 
 @dataclass(frozen=True, slots=True)
-class DaideLocation:
-    """``province`` or ``( province coast )``."""
-
-    province: str
-    coast: str | None = None
-
-    def to_node(self) -> Node:
-        return self.province if self.coast is None else (self.province, self.coast)
-
-
-@dataclass(frozen=True, slots=True)
-class DaideUnit:
-    """``power AMY province``, ``power FLT province`` or ``power FLT ( province coast )``."""
-
-    power: str
-    unit_type: str
-    province: str
-    coast: str | None = None
-
-    @property
-    def location(self) -> DaideLocation:
-        return DaideLocation(self.province, self.coast)
-
-    def to_node(self) -> tuple[Node, ...]:
-        where: Node = self.province if self.coast is None else (self.province, self.coast)
-        return (self.power, self.unit_type, where)
-
-
-@dataclass(frozen=True, slots=True)
 class UnitPosition:
     """A unit as listed in NOW and MIS; ``retreats`` is its MRT list if dislodged.
 
@@ -82,150 +75,13 @@ class UnitPosition:
     ``MRT ( )`` (no retreat possible) -> ``retreats=()``; no MRT -> None.
     """
 
-    unit: DaideUnit
-    retreats: tuple[DaideLocation, ...] | None = None
+    unit: Unit
+    retreats: tuple[Location, ...] | None = None
 
     def to_node(self) -> tuple[Node, ...]:
         if self.retreats is None:
-            return self.unit.to_node()
-        return (*self.unit.to_node(), "MRT", tuple(r.to_node() for r in self.retreats))
-
-
-# --- orders (docs/protocol.md §9.1) -----------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class DaideHold:
-    """``(unit) HLD``"""
-
-    unit: DaideUnit
-
-    def to_node(self) -> tuple[Node, ...]:
-        return (self.unit.to_node(), "HLD")
-
-
-@dataclass(frozen=True, slots=True)
-class DaideMove:
-    """``(unit) MTO location``"""
-
-    unit: DaideUnit
-    dest: DaideLocation
-
-    def to_node(self) -> tuple[Node, ...]:
-        return (self.unit.to_node(), "MTO", self.dest.to_node())
-
-
-@dataclass(frozen=True, slots=True)
-class DaideSupportHold:
-    """``(unit) SUP (unit)``"""
-
-    unit: DaideUnit
-    supported: DaideUnit
-
-    def to_node(self) -> tuple[Node, ...]:
-        return (self.unit.to_node(), "SUP", self.supported.to_node())
-
-
-@dataclass(frozen=True, slots=True)
-class DaideSupportMove:
-    """``(unit) SUP (unit) MTO province`` (the destination never has a coast)."""
-
-    unit: DaideUnit
-    supported: DaideUnit
-    dest: str
-
-    def to_node(self) -> tuple[Node, ...]:
-        return (self.unit.to_node(), "SUP", self.supported.to_node(), "MTO", self.dest)
-
-
-@dataclass(frozen=True, slots=True)
-class DaideConvoy:
-    """``(unit) CVY (unit) CTO province``"""
-
-    unit: DaideUnit
-    army: DaideUnit
-    dest: str
-
-    def to_node(self) -> tuple[Node, ...]:
-        return (self.unit.to_node(), "CVY", self.army.to_node(), "CTO", self.dest)
-
-
-@dataclass(frozen=True, slots=True)
-class DaideConvoyMove:
-    """``(unit) CTO province VIA ( province province ... )``"""
-
-    unit: DaideUnit
-    dest: str
-    via: tuple[str, ...]
-
-    def to_node(self) -> tuple[Node, ...]:
-        return (self.unit.to_node(), "CTO", self.dest, "VIA", self.via)
-
-
-@dataclass(frozen=True, slots=True)
-class DaideRetreat:
-    """``(unit) RTO location``"""
-
-    unit: DaideUnit
-    dest: DaideLocation
-
-    def to_node(self) -> tuple[Node, ...]:
-        return (self.unit.to_node(), "RTO", self.dest.to_node())
-
-
-@dataclass(frozen=True, slots=True)
-class DaideDisband:
-    """``(unit) DSB``"""
-
-    unit: DaideUnit
-
-    def to_node(self) -> tuple[Node, ...]:
-        return (self.unit.to_node(), "DSB")
-
-
-@dataclass(frozen=True, slots=True)
-class DaideBuild:
-    """``(unit) BLD``"""
-
-    unit: DaideUnit
-
-    def to_node(self) -> tuple[Node, ...]:
-        return (self.unit.to_node(), "BLD")
-
-
-@dataclass(frozen=True, slots=True)
-class DaideRemove:
-    """``(unit) REM``"""
-
-    unit: DaideUnit
-
-    def to_node(self) -> tuple[Node, ...]:
-        return (self.unit.to_node(), "REM")
-
-
-@dataclass(frozen=True, slots=True)
-class DaideWaive:
-    """``power WVE`` (no brackets around the power)."""
-
-    power: str
-
-    def to_node(self) -> tuple[Node, ...]:
-        return (self.power, "WVE")
-
-
-DaideOrder = (
-    DaideHold
-    | DaideMove
-    | DaideSupportHold
-    | DaideSupportMove
-    | DaideConvoy
-    | DaideConvoyMove
-    | DaideRetreat
-    | DaideDisband
-    | DaideBuild
-    | DaideRemove
-    | DaideWaive
-)
+            return unit_node(self.unit)
+        return (*unit_node(self.unit), "MRT", tuple(location_node(r) for r in self.retreats))
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,14 +101,98 @@ class DaideOrderResult:
         return (self.outcome, "RET") if self.retreat else (self.outcome,)
 
 
+# --- writing (docs/protocol.md §8: location, unit; §9.1: orders) --------------------
+
+
+def location_node(loc: Location) -> Node:
+    """``province`` or ``( province coast )``."""
+    return loc.province if loc.coast is None else (loc.province, loc.coast)
+
+
+def unit_node(unit: Unit) -> tuple[Node, ...]:
+    """``power AMY province``, ``power FLT province`` or ``power FLT ( province coast )``."""
+    loc = unit.location
+    where: Node = loc.province if loc.coast is None else (loc.province, loc.coast)
+    return (unit.power, unit.kind, where)
+
+
+def _hold(o: Hold) -> tuple[Node, ...]:
+    return (unit_node(o.unit), "HLD")
+
+
+def _move(o: Move) -> tuple[Node, ...]:
+    return (unit_node(o.unit), "MTO", location_node(o.dest))
+
+
+def _support_hold(o: SupportHold) -> tuple[Node, ...]:
+    return (unit_node(o.unit), "SUP", unit_node(o.supported))
+
+
+def _support_move(o: SupportMove) -> tuple[Node, ...]:
+    return (unit_node(o.unit), "SUP", unit_node(o.supported), "MTO", o.dest)
+
+
+def _convoy(o: Convoy) -> tuple[Node, ...]:
+    return (unit_node(o.unit), "CVY", unit_node(o.army), "CTO", o.dest)
+
+
+def _convoy_move(o: ConvoyMove) -> tuple[Node, ...]:
+    return (unit_node(o.unit), "CTO", o.dest, "VIA", tuple(o.via))
+
+
+def _retreat(o: Retreat) -> tuple[Node, ...]:
+    return (unit_node(o.unit), "RTO", location_node(o.dest))
+
+
+def _disband(o: Disband) -> tuple[Node, ...]:
+    return (unit_node(o.unit), "DSB")
+
+
+def _build(o: Build) -> tuple[Node, ...]:
+    return (unit_node(o.unit), "BLD")
+
+
+def _remove(o: Remove) -> tuple[Node, ...]:
+    return (unit_node(o.unit), "REM")
+
+
+def _waive(o: Waive) -> tuple[Node, ...]:
+    return (o.power, "WVE")  # no brackets around the power
+
+
+# order class -> its writer (a lookup by type, not a chain of isinstance tests)
+_WRITERS: dict[type, Callable[[Any], tuple[Node, ...]]] = {
+    Hold: _hold,
+    Move: _move,
+    SupportHold: _support_hold,
+    SupportMove: _support_move,
+    Convoy: _convoy,
+    ConvoyMove: _convoy_move,
+    Retreat: _retreat,
+    Disband: _disband,
+    Build: _build,
+    Remove: _remove,
+    Waive: _waive,
+}
+
+
+def order_node(order: Order) -> tuple[Node, ...]:
+    """The contents of ``( order )`` (docs/protocol.md §9.1), e.g.
+    ``(('ENG', 'FLT', 'NTH'), 'MTO', 'PIC')``."""
+    writer = _WRITERS.get(type(order))
+    if writer is None:
+        raise TypeError(f"not an order: {order!r}")
+    return writer(order)
+
+
 # --- parsing ------------------------------------------------------------------
 
 _UNIT_ORDERS = frozenset(("HLD", "MTO", "SUP", "CVY", "CTO", "RTO", "DSB", "BLD", "REM"))
-_SIMPLE: dict[str, Callable[[DaideUnit], DaideOrder]] = {
-    "HLD": DaideHold,
-    "DSB": DaideDisband,
-    "BLD": DaideBuild,
-    "REM": DaideRemove,
+_SIMPLE: dict[str, Callable[[Unit], Order]] = {
+    "HLD": Hold,
+    "DSB": Disband,
+    "BLD": Build,
+    "REM": Remove,
 }
 
 
@@ -272,28 +212,28 @@ def parse_turn(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Turn:
 
 # Values are immutable, so the parser shares one instance per distinct value
 # (their number is bounded by the map); this halves the cost of a big MDF.
-_LOCATIONS: dict[tuple[str, str | None], DaideLocation] = {}
-_UNITS: dict[tuple[str, str, str, str | None], DaideUnit] = {}
+_LOCATIONS: dict[tuple[str, str | None], Location] = {}
+_UNITS: dict[tuple[str, str, str, str | None], Unit] = {}
 
 
-def location(province: str, coast: str | None = None) -> DaideLocation:
+def location(province: str, coast: str | None = None) -> Location:
     """The shared :class:`Location` for this province and coast."""
     key = (province, coast)
     found = _LOCATIONS.get(key)
     if found is None:
-        found = _LOCATIONS[key] = DaideLocation(province, coast)
+        found = _LOCATIONS[key] = Location(province, coast)
     return found
 
 
-def _unit(power: str, unit_type: str, province: str, coast: str | None = None) -> DaideUnit:
+def _unit(power: str, unit_type: str, province: str, coast: str | None = None) -> Unit:
     key = (power, unit_type, province, coast)
     found = _UNITS.get(key)
     if found is None:
-        found = _UNITS[key] = DaideUnit(power, unit_type, province, coast)
+        found = _UNITS[key] = Unit(power, unit_type, location(province, coast))
     return found
 
 
-def parse_location(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> DaideLocation:
+def parse_location(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Location:
     """Element ``i``: ``province`` or ``( province coast )``."""
     if i < len(seq):
         node = seq[i]
@@ -308,7 +248,7 @@ def parse_location(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> DaideL
     return location(p.province(seq, i, loc))
 
 
-def _unit_fields(p: Parser, seq: tuple[Node, ...], loc: Loc) -> DaideUnit:
+def _unit_fields(p: Parser, seq: tuple[Node, ...], loc: Loc) -> Unit:
     """``power unit_type where`` at the start of ``seq``."""
     power = p.power(seq, 0, loc)
     unit_type = p.unit_type(seq, 1, loc)
@@ -318,7 +258,7 @@ def _unit_fields(p: Parser, seq: tuple[Node, ...], loc: Loc) -> DaideUnit:
     return _unit(power, unit_type, p.province(seq, 2, loc))
 
 
-def parse_unit(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> DaideUnit:
+def parse_unit(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Unit:
     """Element ``i`` must be ``( unit )``."""
     g = p.group(seq, i, loc, "unit")
     here = loc + (i,)
@@ -345,7 +285,7 @@ def parse_unit_position(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> U
     return UnitPosition(unit, retreats)
 
 
-def parse_order(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> DaideOrder:
+def parse_order(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Order:
     """Element ``i`` must be ``( order )`` (docs/protocol.md §9.1)."""
     if i < len(seq):
         found = plain_order(seq[i], p.cats)
@@ -357,35 +297,35 @@ def parse_order(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> DaideOrde
         power = p.power(g, 0, here)
         p.keyword(g, 1, here, "WVE")
         p.end(g, 2, here)
-        return DaideWaive(power)
+        return Waive(power)
     unit = parse_unit(p, g, 0, here)
     kind = p.one_of(g, 1, here, _UNIT_ORDERS)
-    order: DaideOrder
+    order: Order
     simple = _SIMPLE.get(kind)
     if simple is not None:
         order = simple(unit)
         end = 2
     elif kind == "MTO":
-        order, end = DaideMove(unit, parse_location(p, g, 2, here)), 3
+        order, end = Move(unit, parse_location(p, g, 2, here)), 3
     elif kind == "RTO":
-        order, end = DaideRetreat(unit, parse_location(p, g, 2, here)), 3
+        order, end = Retreat(unit, parse_location(p, g, 2, here)), 3
     elif kind == "SUP":
         supported = parse_unit(p, g, 2, here)
         if len(g) == 3:
-            order, end = DaideSupportHold(unit, supported), 3
+            order, end = SupportHold(unit, supported), 3
         else:
             p.keyword(g, 3, here, "MTO")
-            order, end = DaideSupportMove(unit, supported, p.province(g, 4, here)), 5
+            order, end = SupportMove(unit, supported, p.province(g, 4, here)), 5
     elif kind == "CVY":
         army = parse_unit(p, g, 2, here)
         p.keyword(g, 3, here, "CTO")
-        order, end = DaideConvoy(unit, army, p.province(g, 4, here)), 5
+        order, end = Convoy(unit, army, p.province(g, 4, here)), 5
     else:  # CTO
         dest = p.province(g, 2, here)
         p.keyword(g, 3, here, "VIA")
         seas = p.group(g, 4, here, "VIA provinces")
         via = p.many(seas, 0, here + (4,), p.province)
-        order, end = DaideConvoyMove(unit, dest, via), 5
+        order, end = ConvoyMove(unit, dest, via), 5
     p.end(g, end, here)
     return order
 
@@ -412,7 +352,7 @@ def plain_turn(node: Node, cats: Mapping[str, int]) -> Turn | None:
     return Turn(season, year)
 
 
-def plain_unit(node: Node, cats: Mapping[str, int]) -> DaideUnit | None:
+def plain_unit(node: Node, cats: Mapping[str, int]) -> Unit | None:
     """``( power AMY province )`` or ``( power FLT location )`` as
     :func:`parse_unit` reads it, or None."""
     if type(node) is not tuple or len(node) != 3:
@@ -434,7 +374,7 @@ def plain_unit(node: Node, cats: Mapping[str, int]) -> DaideUnit | None:
     return _unit(power, unit_type, province, coast)
 
 
-def _plain_location(node: Node, cats: Mapping[str, int]) -> DaideLocation | None:
+def _plain_location(node: Node, cats: Mapping[str, int]) -> Location | None:
     if type(node) is str:
         return location(node) if cats.get(node) in _PROVINCE else None
     if type(node) is not tuple or len(node) != 2:
@@ -450,7 +390,7 @@ def _plain_province(node: Node, cats: Mapping[str, int]) -> str | None:
     return node if type(node) is str and cats.get(node) in _PROVINCE else None
 
 
-def plain_order(node: Node, cats: Mapping[str, int]) -> DaideOrder | None:
+def plain_order(node: Node, cats: Mapping[str, int]) -> Order | None:
     """``( order )`` of a unit (all but CTO ... VIA and WVE) as
     :func:`parse_order` reads it, or None."""
     if type(node) is not tuple or not 2 <= len(node) <= 5:
@@ -467,23 +407,23 @@ def plain_order(node: Node, cats: Mapping[str, int]) -> DaideOrder | None:
         dest = _plain_location(node[2], cats) if size == 3 else None
         if dest is None:
             return None
-        return DaideMove(unit, dest) if kind == "MTO" else DaideRetreat(unit, dest)
+        return Move(unit, dest) if kind == "MTO" else Retreat(unit, dest)
     if kind == "SUP":
         supported = plain_unit(node[2], cats) if size in (3, 5) else None
         if supported is None:
             return None
         if size == 3:
-            return DaideSupportHold(unit, supported)
+            return SupportHold(unit, supported)
         target = _plain_province(node[4], cats)
         if node[3] != "MTO" or type(node[3]) is not str or target is None:
             return None
-        return DaideSupportMove(unit, supported, target)
+        return SupportMove(unit, supported, target)
     if kind == "CVY" and size == 5:
         army = plain_unit(node[2], cats)
         target = _plain_province(node[4], cats)
         if army is None or node[3] != "CTO" or type(node[3]) is not str or target is None:
             return None
-        return DaideConvoy(unit, army, target)
+        return Convoy(unit, army, target)
     return None
 
 

@@ -20,9 +20,10 @@ no rules beyond their shape, so an ill-formed value (an AND with one part)
 can be built and rendered, and :func:`protocol.press.legal_at` says it is
 legal at no level.
 
-Turns, units and the orders inside XDO are the values of
-:mod:`protocol.orders` (the SUB grammar of docs/protocol.md §9.1); OCC's units may
-have the unit type ``UNT`` ("any unit").
+The orders inside XDO and the units are the one order model of :mod:`orders`
+(read and written by :mod:`protocol.orders`, the SUB grammar of
+docs/protocol.md §9.1); OCC's units may have the unit type ``UNT`` ("any
+unit").  Turns are :class:`protocol.orders.Turn`.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from protocol.orders import DaideOrder, DaideUnit, Turn
+from orders import Order, Unit
+from protocol.orders import Turn, order_node, unit_node
 from protocol.tree import Text, Tree
 
 # --- common values -----------------------------------------------------------
@@ -159,10 +161,10 @@ class DoOrder(Arrangement):
     (docs/protocol.md §9.1).
     """
 
-    order: DaideOrder
+    order: Order
 
     def nodes(self) -> Tree:
-        return ("XDO", self.order.to_node())
+        return ("XDO", order_node(self.order))
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,10 +212,10 @@ class CentreDistribution(Arrangement):
 class Occupy(Arrangement):
     """``OCC (unit) (unit) ...`` - unit placement; type may be UNT (level 40)."""
 
-    units: tuple[DaideUnit, ...]
+    units: tuple[Unit, ...]
 
     def nodes(self) -> Tree:
-        return ("OCC", *(u.to_node() for u in self.units))
+        return ("OCC", *(unit_node(u) for u in self.units))
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,10 +264,10 @@ class GiveControl(Arrangement):
     """``YDO (power) (unit) (unit) ...`` - the power decides these units' orders (level 110)."""
 
     power: str
-    units: tuple[DaideUnit, ...]
+    units: tuple[Unit, ...]
 
     def nodes(self) -> Tree:
-        return ("YDO", (self.power,), *(u.to_node() for u in self.units))
+        return ("YDO", (self.power,), *(unit_node(u) for u in self.units))
 
 
 @dataclass(frozen=True, slots=True)
@@ -393,10 +395,10 @@ class Think(PressMessage):
 class WhatShould(PressMessage):
     """``WHT (unit)`` - what should this unit do? (level 70)."""
 
-    unit: DaideUnit
+    unit: Unit
 
     def nodes(self) -> Tree:
-        return ("WHT", self.unit.to_node())
+        return ("WHT", unit_node(self.unit))
 
 
 @dataclass(frozen=True, slots=True)
@@ -641,7 +643,6 @@ __all__ = [
     "ThinkQuery",
     "Try",
     "Turn",
-    "DaideUnit",
     "Unknowable",
     "WhatShould",
     "Why",

@@ -43,7 +43,8 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping
 
-from protocol.orders import DaideUnit, Turn, parse_order, parse_unit
+from orders import Unit
+from protocol.orders import Turn, location, parse_order, parse_unit
 from protocol.press_cursor import Mark, Seq, abort, head_word, is_word, peek_word, sequence
 from protocol.press_model import (
     Accept,
@@ -207,7 +208,7 @@ class PressParser:
             return province, coast
         return self.province(seq), None
 
-    def unit(self, seq: Seq, *, any_type: bool = False) -> DaideUnit:
+    def unit(self, seq: Seq, *, any_type: bool = False) -> Unit:
         """``(unit)`` as in NOW (:func:`protocol.orders.parse_unit`).
 
         With ``any_type`` (OCC, level 40) the unit type may also be UNT, "any
@@ -221,7 +222,7 @@ class PressParser:
             group.keyword("UNT")
             province, coast = self.location(group)
             group.finish()
-            return DaideUnit(power, "UNT", province, coast)
+            return Unit(power, "UNT", location(province, coast))
         return seq.external(parse_unit, self.rep)
 
     def turn(self, g: Seq) -> Turn:

@@ -56,6 +56,7 @@ from adjudicator.rulebook import DEFAULT
 from engine.convert import order_from_node
 from engine.position import Engine, Outcome
 from engine.variants import Variant
+from orders import Order
 from protocol.messages import (
     Ccd,
     Hlo,
@@ -77,7 +78,7 @@ from protocol.messages import (
     Tme,
     Yes,
 )
-from protocol.orders import DaideOrder
+from protocol.orders import order_node
 from protocol.parse import Sender, parse_message
 from protocol.press import ReceivedPress
 from protocol.text import parse_text, render_text, tree_from_text
@@ -145,7 +146,7 @@ class Game:
         self.rep = wire_representation(variant.rep, settings.press_numbering)
         self.mdf = packet(variant.mdf, self.rep)           # every client asks for it once
         self._missing_memo: dict[str, tuple[TurnState, int, Mis | None]] = {}
-        self._order_texts: dict[int, tuple[DaideOrder, str]] = {}
+        self._order_texts: dict[int, tuple[Order, str]] = {}
         self.turn = TurnState(self.engine.season)
         self.players: dict[str, Client | None] = {}      # power -> client (None = CD)
         self.joining: list[Client] = []                   # NME'd, map not yet accepted
@@ -530,7 +531,7 @@ class Game:
         return parse_message(parse_text(text, self.variant.rep), self.variant.rep,
                              sender=Sender.SERVER)
 
-    def parse_order(self, text: str) -> DaideOrder:
+    def parse_order(self, text: str) -> Order:
         """A stored order (the text of its node, as `_order_text` wrote it)."""
         return order_from_node(tree_from_text(text, self.variant.rep), self.variant.rep)
 
@@ -767,7 +768,7 @@ class Game:
     def _text(self, message: Message) -> str:
         return render_text(message.to_tokens(self.variant.rep), self.variant.rep)
 
-    def _order_text(self, order: DaideOrder) -> str:
+    def _order_text(self, order: Order) -> str:
         """An accepted order's stored text, rendered once per phase (each SUB saves them all).
 
         Keyed by identity (hashing an order costs more than looking it up):
@@ -777,7 +778,7 @@ class Game:
         cached = self._order_texts.get(id(order))
         if cached is not None and cached[0] is order:
             return cached[1]
-        text = render_text(from_tree(order.to_node(), self.variant.rep), self.variant.rep)
+        text = render_text(from_tree(order_node(order), self.variant.rep), self.variant.rep)
         self._order_texts[id(order)] = (order, text)
         return text
 

@@ -19,6 +19,7 @@ from typing import Protocol
 import structlog
 
 from engine.position import Engine
+from orders import Order
 from protocol.messages import (
     Adm,
     Drw,
@@ -49,7 +50,6 @@ from protocol.messages import (
     Tme,
     Yes,
 )
-from protocol.orders import DaideOrder
 from protocol.tokens import Representation
 from server.deadline import PhaseClock, TimeRequests, whole_seconds
 from server.history import History
@@ -224,7 +224,7 @@ def _sub(game: GameDesk, client: Client, message: Sub) -> None:
         # whole message is rejected (docs/protocol.md §8.3).
         client.send(Rej(message))
         return
-    notes: list[tuple[DaideOrder, str]] = []
+    notes: list[tuple[Order, str]] = []
     for order in message.orders:
         # AOA (docs/protocol.md §9.2): every grammatical order is accepted; the
         # adjudicator shows the note it would have had as its ORD result.

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.position import keep_order
-from protocol.orders import DaideOrder
+from orders import Order
 
 
 @dataclass
@@ -21,7 +21,7 @@ class TurnState:
     """Orders, readiness and draw votes of the phase being played."""
 
     season: str
-    orders: dict[str, list[DaideOrder]] = field(default_factory=dict)
+    orders: dict[str, list[Order]] = field(default_factory=dict)
     waiting: set[str] = field(default_factory=set)          # sent NOT (GOF)
     draw_all: set[str] = field(default_factory=set)         # bare DRW votes
     draw_sets: dict[str, set[frozenset[str]]] = field(default_factory=dict)  # DRW (powers)
@@ -34,16 +34,16 @@ class TurnState:
     def _changed(self, power: str) -> None:
         self.revisions[power] = self.revisions.get(power, 0) + 1
 
-    def of(self, power: str) -> list[DaideOrder]:
+    def of(self, power: str) -> list[Order]:
         """The power's accepted orders (a copy)."""
         return list(self.orders.get(power, ()))
 
-    def accept(self, power: str, order: DaideOrder) -> None:
+    def accept(self, power: str, order: Order) -> None:
         """Store an accepted order, replacing the unit's earlier one where that applies."""
         keep_order(self.orders.setdefault(power, []), order, self.season)
         self._changed(power)
 
-    def cancel(self, power: str, order: DaideOrder) -> bool:
+    def cancel(self, power: str, order: Order) -> bool:
         """Remove one accepted order equal to ``order``; False if there is none."""
         held = self.orders.get(power, [])
         if order in held:

@@ -19,6 +19,7 @@ from bots.tracking import GameTracker, read_server_message
 from bots.values import base_values, valuation
 from engine.variants import standard_map
 from protocol.messages import Frm, Message
+from protocol.orders import order_node
 from protocol.text import tree_from_text, tree_to_text
 
 GEO = geography_of(standard_map())
@@ -48,7 +49,7 @@ def view(power: str, now: str = START_NOW, sco: str = START_SCO) -> BoardView:
 
 
 def texts(orders: list) -> list[str]:
-    return [tree_to_text(o if isinstance(o, tuple) else o.to_node()) for o in orders]
+    return [tree_to_text(o if isinstance(o, tuple) else order_node(o)) for o in orders]
 
 
 # -- geography ------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """`engine.position.PhaseOrders` gives what `Engine.check` + `keep_order` +
-`Engine.advance` give on DAIDE lists: the same THX notes, the same ORDs,
+`Engine.advance` give on lists: the same THX notes, the same ORDs,
 the same next position (docs/protocol.md §8.3, 8.4, 9.3)."""
 
 from __future__ import annotations
@@ -8,12 +8,11 @@ from adjudicator.values import GameState, Phase
 from engine import convert
 from engine.position import Engine, PhaseOrders, keep_order
 from engine.variants import load_variant
-from orders import AMY, Location, Unit
-from protocol import orders as po
+from orders import AMY, Location, Order, Unit
 from protocol.text import tree_from_text, tree_to_text
 
 
-def _order(text: str) -> po.DaideOrder:
+def _order(text: str) -> Order:
     [node] = tree_from_text(text)
     return convert.order_from_node(node)
 
@@ -28,7 +27,7 @@ def _both(engine: Engine, submitted: list[tuple[str, str]]) -> tuple[list[str], 
     phase = PhaseOrders(engine)
     notes = [phase.submit(power, _order(text)) for power, text in submitted]
     outcome = phase.advance()
-    accepted: dict[str, list[po.DaideOrder]] = {}
+    accepted: dict[str, list[Order]] = {}
     list_notes = []
     for power, text in submitted:
         order = _order(text)

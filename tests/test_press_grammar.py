@@ -10,22 +10,23 @@ from __future__ import annotations
 
 import pytest
 
+from orders import (
+    Build,
+    Convoy,
+    ConvoyMove,
+    Disband,
+    Hold,
+    Location,
+    Move,
+    Remove,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Unit,
+    Waive,
+)
 from protocol.errors import GrammarError
 from protocol.grammar import token_index
-from protocol.orders import (
-    DaideBuild,
-    DaideConvoy,
-    DaideConvoyMove,
-    DaideDisband,
-    DaideHold,
-    DaideLocation,
-    DaideMove,
-    DaideRemove,
-    DaideRetreat,
-    DaideSupportHold,
-    DaideSupportMove,
-    DaideWaive,
-)
 from protocol.press import (
     Accept,
     Alliance,
@@ -36,7 +37,6 @@ from protocol.press import (
     Choose,
     Conditional,
     ConditionalReply,
-    DaideUnit,
     Dmz,
     DontKnow,
     DoOrder,
@@ -96,15 +96,15 @@ from protocol.tokens import ERR, Representation
 from protocol.tree import from_tree, to_tree, tokens_to_bytes
 
 
-def A(power: str, province: str) -> DaideUnit:
-    return DaideUnit(power, "AMY", province)
+def A(power: str, province: str) -> Unit:
+    return Unit(power, "AMY", Location(province))
 
 
-def F(power: str, province: str, coast: str | None = None) -> DaideUnit:
-    return DaideUnit(power, "FLT", province, coast)
+def F(power: str, province: str, coast: str | None = None) -> Unit:
+    return Unit(power, "FLT", Location(province, coast))
 
 
-LON_NTH = DoOrder(DaideMove(F("ENG", "LON"), DaideLocation("NTH")))
+LON_NTH = DoOrder(Move(F("ENG", "LON"), Location("NTH")))
 PCE_EF = Peace(("ENG", "FRA"))
 
 # (level, text, value): the construct is introduced at ``level``.
@@ -135,26 +135,26 @@ CONSTRUCTS: list[tuple[int, str, PressBody]] = [
      NotUnderstood(("ERR", "PRP", ("XDO", (("ENG", "FLT", "LON"), "HLD"))))),
     # Level 20: order proposals - every order form of docs/protocol.md §9.1
     (20, "PRP ( XDO ( ( ENG FLT LON ) MTO NTH ) )", Propose(LON_NTH)),
-    (20, "PRP ( XDO ( ( ENG AMY LVP ) HLD ) )", Propose(DoOrder(DaideHold(A("ENG", "LVP"))))),
+    (20, "PRP ( XDO ( ( ENG AMY LVP ) HLD ) )", Propose(DoOrder(Hold(A("ENG", "LVP"))))),
     (20, "PRP ( XDO ( ( ENG FLT BAR ) MTO ( STP NCS ) ) )",
-     Propose(DoOrder(DaideMove(F("ENG", "BAR"), DaideLocation("STP", "NCS"))))),
+     Propose(DoOrder(Move(F("ENG", "BAR"), Location("STP", "NCS"))))),
     (20, "PRP ( XDO ( ( RUS FLT ( STP SCS ) ) HLD ) )",
-     Propose(DoOrder(DaideHold(F("RUS", "STP", "SCS"))))),
+     Propose(DoOrder(Hold(F("RUS", "STP", "SCS"))))),
     (20, "PRP ( XDO ( ( ENG FLT EDI ) SUP ( ENG FLT LON ) ) )",
-     Propose(DoOrder(DaideSupportHold(F("ENG", "EDI"), F("ENG", "LON"))))),
+     Propose(DoOrder(SupportHold(F("ENG", "EDI"), F("ENG", "LON"))))),
     (20, "PRP ( XDO ( ( ENG FLT NWY ) SUP ( ENG FLT BAR ) MTO STP ) )",
-     Propose(DoOrder(DaideSupportMove(F("ENG", "NWY"), F("ENG", "BAR"), "STP")))),
+     Propose(DoOrder(SupportMove(F("ENG", "NWY"), F("ENG", "BAR"), "STP")))),
     (20, "PRP ( XDO ( ( ITA FLT ION ) CVY ( ITA AMY TUN ) CTO SYR ) )",
-     Propose(DoOrder(DaideConvoy(F("ITA", "ION"), A("ITA", "TUN"), "SYR")))),
+     Propose(DoOrder(Convoy(F("ITA", "ION"), A("ITA", "TUN"), "SYR")))),
     (20, "PRP ( XDO ( ( ITA AMY TUN ) CTO SYR VIA ( ION EAS ) ) )",
-     Propose(DoOrder(DaideConvoyMove(A("ITA", "TUN"), "SYR", ("ION", "EAS"))))),
+     Propose(DoOrder(ConvoyMove(A("ITA", "TUN"), "SYR", ("ION", "EAS"))))),
     (20, "PRP ( XDO ( ( TUR FLT CON ) RTO ( BUL ECS ) ) )",
-     Propose(DoOrder(DaideRetreat(F("TUR", "CON"), DaideLocation("BUL", "ECS"))))),
-    (20, "PRP ( XDO ( ( TUR FLT CON ) DSB ) )", Propose(DoOrder(DaideDisband(F("TUR", "CON"))))),
+     Propose(DoOrder(Retreat(F("TUR", "CON"), Location("BUL", "ECS"))))),
+    (20, "PRP ( XDO ( ( TUR FLT CON ) DSB ) )", Propose(DoOrder(Disband(F("TUR", "CON"))))),
     (20, "PRP ( XDO ( ( RUS FLT ( STP NCS ) ) BLD ) )",
-     Propose(DoOrder(DaideBuild(F("RUS", "STP", "NCS"))))),
-    (20, "PRP ( XDO ( ( RUS FLT GOB ) REM ) )", Propose(DoOrder(DaideRemove(F("RUS", "GOB"))))),
-    (20, "PRP ( XDO ( ITA WVE ) )", Propose(DoOrder(DaideWaive("ITA")))),
+     Propose(DoOrder(Build(F("RUS", "STP", "NCS"))))),
+    (20, "PRP ( XDO ( ( RUS FLT GOB ) REM ) )", Propose(DoOrder(Remove(F("RUS", "GOB"))))),
+    (20, "PRP ( XDO ( ITA WVE ) )", Propose(DoOrder(Waive("ITA")))),
     (20, "PRP ( DMZ ( ENG FRA ) ( ECH NTH BEL ) )", Propose(Dmz(("ENG", "FRA"), ("ECH", "NTH", "BEL")))),
     # Level 30: multipart arrangements
     (30, "PRP ( AND ( XDO ( ( ENG FLT LON ) MTO NTH ) ) ( PCE ( ENG FRA ) ) )",
@@ -166,19 +166,19 @@ CONSTRUCTS: list[tuple[int, str, PressBody]] = [
     (40, "PRP ( SCD ( ENG LON EDI NWY ) ( FRA PAR BEL ) )",
      Propose(CentreDistribution((Allotment("ENG", ("LON", "EDI", "NWY")), Allotment("FRA", ("PAR", "BEL")))))),
     (40, "PRP ( OCC ( ENG UNT BEL ) ( FRA FLT ( SPA NCS ) ) ( GER AMY MUN ) )",
-     Propose(Occupy((DaideUnit("ENG", "UNT", "BEL"), DaideUnit("FRA", "FLT", "SPA", "NCS"), DaideUnit("GER", "AMY", "MUN"))))),
+     Propose(Occupy((Unit("ENG", "UNT", Location("BEL")), Unit("FRA", "FLT", Location("SPA", "NCS")), Unit("GER", "AMY", Location("MUN")))))),
     # Level 50: nested multipart arrangements, CHO
     (50, "PRP ( ORR ( XDO ( ( FRA AMY PAR ) MTO PIC ) ) ( AND ( XDO ( ( FRA AMY PAR ) MTO BUR ) ) "
          "( XDO ( ( GER AMY MUN ) MTO BUR ) ) ) )",
-     Propose(Orr((DoOrder(DaideMove(A("FRA", "PAR"), DaideLocation("PIC"))),
-                  And((DoOrder(DaideMove(A("FRA", "PAR"), DaideLocation("BUR"))),
-                       DoOrder(DaideMove(A("GER", "MUN"), DaideLocation("BUR"))))))))),
+     Propose(Orr((DoOrder(Move(A("FRA", "PAR"), Location("PIC"))),
+                  And((DoOrder(Move(A("FRA", "PAR"), Location("BUR"))),
+                       DoOrder(Move(A("GER", "MUN"), Location("BUR"))))))))),
     (50, "PRP ( CHO ( 2 2 ) ( SCD ( ENG NWY ) ) ( SCD ( ENG DEN ) ) ( SCD ( ENG SWE ) ) )",
      Propose(Choose(2, 2, tuple(CentreDistribution((Allotment("ENG", (c,)),)) for c in ("NWY", "DEN", "SWE"))))),
     # Level 60: queries and insistences
     (60, "INS ( PCE ( ENG FRA ) )", Insist(PCE_EF)),
     (60, "QRY ( ALY ( ENG FRA ) VSS ( GER ) )", Query(Alliance(("ENG", "FRA"), ("GER",)))),
-    (60, "SUG ( XDO ( ( RUS FLT SEV ) MTO BLA ) )", Suggest(DoOrder(DaideMove(F("RUS", "SEV"), DaideLocation("BLA"))))),
+    (60, "SUG ( XDO ( ( RUS FLT SEV ) MTO BLA ) )", Suggest(DoOrder(Move(F("RUS", "SEV"), Location("BLA"))))),
     (60, "THK ( PCE ( ENG FRA ) )", Think(PCE_EF)),
     (60, "THK ( QRY ( PCE ( ENG FRA ) ) )", ThinkQuery(PCE_EF)),
     (60, "THK ( NOT ( QRY ( PCE ( ENG FRA ) ) ) )", ThinkQuery(PCE_EF, negated=True)),
@@ -187,12 +187,12 @@ CONSTRUCTS: list[tuple[int, str, PressBody]] = [
     (60, "IDK ( QRY ( DRW ) )", DontKnow(Query(Draw()))),
     (60, "YES ( INS ( DRW ) )", Accept(Insist(Draw()))),
     # Level 70: requests for suggestions
-    (70, "WHT ( ENG FLT LON )", WhatShould(DaideUnit("ENG", "FLT", "LON"))),
-    (70, "WHT ( RUS FLT ( STP SCS ) )", WhatShould(DaideUnit("RUS", "FLT", "STP", "SCS"))),
+    (70, "WHT ( ENG FLT LON )", WhatShould(Unit("ENG", "FLT", Location("LON")))),
+    (70, "WHT ( RUS FLT ( STP SCS ) )", WhatShould(Unit("RUS", "FLT", Location("STP", "SCS")))),
     (70, "HOW ( MUN )", HowToAttack("MUN")),
     (70, "HOW ( GER )", HowToAttack("GER")),
-    (70, "IDK ( WHT ( ENG FLT LON ) )", DontKnow(WhatShould(DaideUnit("ENG", "FLT", "LON")))),
-    (70, "BWX ( WHT ( ENG FLT LON ) )", NoneOfYourBusiness(WhatShould(DaideUnit("ENG", "FLT", "LON")))),
+    (70, "IDK ( WHT ( ENG FLT LON ) )", DontKnow(WhatShould(Unit("ENG", "FLT", Location("LON"))))),
+    (70, "BWX ( WHT ( ENG FLT LON ) )", NoneOfYourBusiness(WhatShould(Unit("ENG", "FLT", Location("LON"))))),
     (70, "REJ ( HOW ( MUN ) )", Reject(HowToAttack("MUN"))),
     (70, "IDK ( HOW ( GER ) )", DontKnow(HowToAttack("GER"))),
     # Level 80: accusations
@@ -213,9 +213,9 @@ CONSTRUCTS: list[tuple[int, str, PressBody]] = [
           "THN ( PRP ( FOR ( SPR 1902 ) ( XDO ( ( ENG FLT NWY ) SUP ( RUS FLT GOB ) MTO SWE ) ) ) ) "
           "ELS ( INS ( FOR ( SPR 1902 ) ( XDO ( ( ENG FLT NWY ) SUP ( GER FLT DEN ) MTO SWE ) ) ) )",
      Conditional(
-         Not(DoOrder(DaideBuild(F("RUS", "STP", "NCS")))),
-         Propose(For(Turn("SPR", 1902), DoOrder(DaideSupportMove(F("ENG", "NWY"), F("RUS", "GOB"), "SWE")))),
-         Insist(For(Turn("SPR", 1902), DoOrder(DaideSupportMove(F("ENG", "NWY"), F("GER", "DEN"), "SWE")))),
+         Not(DoOrder(Build(F("RUS", "STP", "NCS")))),
+         Propose(For(Turn("SPR", 1902), DoOrder(SupportMove(F("ENG", "NWY"), F("RUS", "GOB"), "SWE")))),
+         Insist(For(Turn("SPR", 1902), DoOrder(SupportMove(F("ENG", "NWY"), F("GER", "DEN"), "SWE")))),
      )),
     (100, "IFF ( PCE ( ENG FRA ) ) THN ( PRP ( DRW ) )", Conditional(PCE_EF, Propose(Draw()))),
     (100, "IFF ( PCE ( ENG FRA ) ) THN ( YES ( PRP ( DRW ) ) ) ELS ( REJ ( PRP ( DRW ) ) )",
@@ -225,7 +225,7 @@ CONSTRUCTS: list[tuple[int, str, PressBody]] = [
     # Level 110: puppets and favours
     (110, "PRP ( XOY ( ENG ) ( FRA ) )", Propose(OwesFavour("ENG", "FRA"))),
     (110, "PRP ( YDO ( ENG ) ( FRA AMY PAR ) ( FRA FLT BRE ) )",
-     Propose(GiveControl("ENG", (DaideUnit("FRA", "AMY", "PAR"), DaideUnit("FRA", "FLT", "BRE"))))),
+     Propose(GiveControl("ENG", (Unit("FRA", "AMY", Location("PAR")), Unit("FRA", "FLT", Location("BRE")))))),
     # Level 120: forwarding press
     (120, "PRP ( SND ( ENG ) ( GER RUS ) ( PRP ( PCE ( ENG GER RUS ) ) ) )",
      Propose(SendRequest("ENG", ("GER", "RUS"), Propose(Peace(("ENG", "GER", "RUS")))))),

@@ -19,22 +19,23 @@ from collections.abc import Callable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.grammar import token_index
-from protocol.orders import (
-    DaideBuild,
-    DaideConvoy,
-    DaideConvoyMove,
-    DaideDisband,
-    DaideHold,
-    DaideLocation,
-    DaideMove,
-    DaideOrder,
-    DaideRemove,
-    DaideRetreat,
-    DaideSupportHold,
-    DaideSupportMove,
-    DaideWaive,
+from orders import (
+    Build,
+    Convoy,
+    ConvoyMove,
+    Disband,
+    Hold,
+    Location,
+    Move,
+    Order,
+    Remove,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Unit,
+    Waive,
 )
+from protocol.grammar import token_index
 from protocol.press import (
     Accept,
     Alliance,
@@ -46,7 +47,6 @@ from protocol.press import (
     Choose,
     Conditional,
     ConditionalReply,
-    DaideUnit,
     Dmz,
     DontKnow,
     DoOrder,
@@ -113,17 +113,17 @@ turn = st.builds(Turn, st.sampled_from(SEASONS), st.integers(1901, 2100))
 
 
 @st.composite
-def units(draw: st.DrawFn, any_type: bool = False) -> DaideUnit:
+def units(draw: st.DrawFn, any_type: bool = False) -> Unit:
     """Units as in NOW: armies never have a coast; fleets (and UNT in OCC) may."""
     kind = draw(st.sampled_from(("AMY", "FLT", "UNT") if any_type else ("AMY", "FLT")))
     if kind != "AMY" and draw(st.booleans()):
         prov, coast = draw(st.sampled_from(COASTED))
-        return DaideUnit(draw(power), kind, prov, coast)
-    return DaideUnit(draw(power), kind, draw(province))
+        return Unit(draw(power), kind, Location(prov, coast))
+    return Unit(draw(power), kind, Location(draw(province)))
 
 
 locations = st.one_of(
-    st.builds(DaideLocation, province), st.sampled_from(COASTED).map(lambda pc: DaideLocation(*pc))
+    st.builds(Location, province), st.sampled_from(COASTED).map(lambda pc: Location(*pc))
 )
 
 
@@ -139,37 +139,37 @@ def _newest_first(
     return kinds + extra * 3
 
 
-SIMPLE_ORDERS: dict[str, Callable[[DaideUnit], DaideOrder]] = {
-    "HLD": DaideHold,
-    "DSB": DaideDisband,
-    "BLD": DaideBuild,
-    "REM": DaideRemove,
+SIMPLE_ORDERS: dict[str, Callable[[Unit], Order]] = {
+    "HLD": Hold,
+    "DSB": Disband,
+    "BLD": Build,
+    "REM": Remove,
 }
 ORDER_FORMS = (*SIMPLE_ORDERS, "MTO", "RTO", "SUP", "SUPM", "CVY", "CTO", "WVE")
 
 
 @st.composite
-def orders(draw: st.DrawFn) -> DaideOrder:
+def orders(draw: st.DrawFn) -> Order:
     """Orders of docs/protocol.md §9.1 (typed, as in SUB)."""
     unit = draw(units())
     form = draw(st.sampled_from(ORDER_FORMS))
     if form in SIMPLE_ORDERS:
         return SIMPLE_ORDERS[form](unit)
     if form == "MTO":
-        return DaideMove(unit, draw(locations))
+        return Move(unit, draw(locations))
     if form == "RTO":
-        return DaideRetreat(unit, draw(locations))
+        return Retreat(unit, draw(locations))
     if form == "SUP":
-        return DaideSupportHold(unit, draw(units()))
+        return SupportHold(unit, draw(units()))
     if form == "SUPM":
-        return DaideSupportMove(unit, draw(units()), draw(province))
+        return SupportMove(unit, draw(units()), draw(province))
     if form == "CVY":
-        return DaideConvoy(unit, draw(units()), draw(province))
+        return Convoy(unit, draw(units()), draw(province))
     if form == "CTO":
-        return DaideConvoyMove(
+        return ConvoyMove(
             unit, draw(province), tuple(draw(st.lists(province, min_size=1, max_size=3)))
         )
-    return DaideWaive(draw(power))
+    return Waive(draw(power))
 
 
 # Arrangement kinds: the level that introduces each, and whether it has sub-arrangements.

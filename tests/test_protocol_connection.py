@@ -6,6 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from orders import (
+    Location,
+    Unit,
+)
 from protocol.connection import (
     CLOSED,
     NEED_DATA,
@@ -31,7 +35,7 @@ from protocol.frames import (
     build_frame,
 )
 from protocol.messages import Adm, Drw, Huh, MapMessage, Message, Nme, Now, Off, Prn, Yes
-from protocol.orders import DaideUnit, Turn, UnitPosition
+from protocol.orders import Turn, UnitPosition
 from protocol.parse import Sender
 from protocol.text import parse_text, render_text
 from protocol.tokens import ProvinceCategory, Representation
@@ -256,7 +260,7 @@ def test_variant_rm_switches_the_representation() -> None:
     server = server_after_im()
     client = Connection(Sender.CLIENT)
     client.send(InitialMessage())
-    now = Now(Turn("SPR", 1901), (UnitPosition(DaideUnit("NTH", "FLT", "AAA")),))
+    now = Now(Turn("SPR", 1901), (UnitPosition(Unit("NTH", "FLT", Location("AAA"))),))
     data = server.send(RepresentationMessage.for_representation(rep)) + server.send(now)
     assert server.representation == rep
     got = events(client, data)

@@ -8,6 +8,21 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from orders import (
+    Build,
+    Convoy,
+    ConvoyMove,
+    Disband,
+    Hold,
+    Location,
+    Move,
+    Remove,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Unit,
+    Waive,
+)
 from protocol.errors import BracketError, GrammarError, ProtocolError, UnknownTokenError
 from protocol.frames import DiplomacyMessage, build_frame, parse_frames
 from protocol.mapdef import CentreGroup
@@ -45,20 +60,7 @@ from protocol.messages import (
     Yes,
 )
 from protocol.orders import (
-    DaideBuild,
-    DaideConvoy,
-    DaideConvoyMove,
-    DaideDisband,
-    DaideHold,
-    DaideLocation,
-    DaideMove,
     DaideOrderResult,
-    DaideRemove,
-    DaideRetreat,
-    DaideSupportHold,
-    DaideSupportMove,
-    DaideUnit,
-    DaideWaive,
     Turn,
     UnitPosition,
 )
@@ -128,10 +130,10 @@ def test_worked_byte_examples(text: str, sender: Sender, hexframe: str) -> None:
 
 def test_typed_values_of_examples() -> None:
     assert parse("HLO ( TUR ) ( 132 ) ( ( LVL 0 ) )", SERVER) == Hlo("TUR", 132, VariantOptions(level=0))
-    stp = DaideUnit("RUS", "FLT", "STP", "SCS")
-    assert parse("THX ( ( RUS FLT ( STP SCS ) ) HLD ) ( MBV )", SERVER) == Thx(DaideHold(stp), "MBV")
+    stp = Unit("RUS", "FLT", Location("STP", "SCS"))
+    assert parse("THX ( ( RUS FLT ( STP SCS ) ) HLD ) ( MBV )", SERVER) == Thx(Hold(stp), "MBV")
     assert parse("SUB ( SPR 1901 ) ( ( ENG FLT LON ) MTO NTH )", CLIENT) == Sub(
-        (DaideMove(DaideUnit("ENG", "FLT", "LON"), DaideLocation("NTH")),), Turn("SPR", 1901)
+        (Move(Unit("ENG", "FLT", Location("LON")), Location("NTH")),), Turn("SPR", 1901)
     )
     assert parse("NOT ( CCD ( TUR ) )", SERVER) == NotMessage(Ccd("TUR"))
     assert parse("TME ( -1 )", SERVER) == Tme(-1)
@@ -172,9 +174,9 @@ def test_standard_mdf_typed_content() -> None:
         ("AMY", None),
         ("FLT", "SCS"),
     ]
-    assert bul.lists[0].dests == (DaideLocation("CON"), DaideLocation("BLA"), DaideLocation("RUM"))
+    assert bul.lists[0].dests == (Location("CON"), Location("BLA"), Location("RUM"))
     con = next(a for a in d.adjacencies if a.province == "CON")
-    assert con.lists[1].dests[:2] == (DaideLocation("BUL", "SCS"), DaideLocation("BUL", "ECS"))
+    assert con.lists[1].dests[:2] == (Location("BUL", "SCS"), Location("BUL", "ECS"))
 
 
 def test_standard_now_and_sco() -> None:
@@ -182,7 +184,7 @@ def test_standard_now_and_sco() -> None:
     now = parse(next(ln for ln in lines if ln.startswith("NOW")), SERVER)
     assert isinstance(now, Now)
     assert now.turn == Turn("SPR", 1901) and len(now.units) == 22
-    assert UnitPosition(DaideUnit("RUS", "FLT", "STP", "SCS")) in now.units
+    assert UnitPosition(Unit("RUS", "FLT", Location("STP", "SCS"))) in now.units
     sco = parse(next(ln for ln in lines if ln.startswith("SCO")), SERVER)
     assert isinstance(sco, Sco)
     assert sco.ownership[5] == CentreGroup("RUS", ("MOS", "WAR", "SEV", "STP"))
@@ -311,23 +313,23 @@ COASTS = ("NCS", "NEC", "ECS", "SEC", "SCS", "SWC", "WCS", "NWC")
 
 power = st.sampled_from(POWERS)
 province = st.sampled_from(PROVINCES)
-location = st.builds(DaideLocation, province, st.none() | st.sampled_from(COASTS))
-army = st.builds(DaideUnit, power, st.just("AMY"), province)
-fleet = st.builds(DaideUnit, power, st.just("FLT"), province, st.none() | st.sampled_from(COASTS))
+location = st.builds(Location, province, st.none() | st.sampled_from(COASTS))
+army = st.builds(Unit, power, st.just("AMY"), st.builds(Location, province))
+fleet = st.builds(Unit, power, st.just("FLT"), location)
 unit = army | fleet
 turn = st.builds(Turn, st.sampled_from(("SPR", "SUM", "FAL", "AUT", "WIN")), st.integers(0, 8191))
 order = st.one_of(
-    st.builds(DaideHold, unit),
-    st.builds(DaideMove, unit, location),
-    st.builds(DaideSupportHold, unit, unit),
-    st.builds(DaideSupportMove, unit, unit, province),
-    st.builds(DaideConvoy, unit, unit, province),
-    st.builds(DaideConvoyMove, unit, province, st.lists(province, min_size=1, max_size=4).map(tuple)),
-    st.builds(DaideRetreat, unit, location),
-    st.builds(DaideDisband, unit),
-    st.builds(DaideBuild, unit),
-    st.builds(DaideRemove, unit),
-    st.builds(DaideWaive, power),
+    st.builds(Hold, unit),
+    st.builds(Move, unit, location),
+    st.builds(SupportHold, unit, unit),
+    st.builds(SupportMove, unit, unit, province),
+    st.builds(Convoy, unit, unit, province),
+    st.builds(ConvoyMove, unit, province, st.lists(province, min_size=1, max_size=4).map(tuple)),
+    st.builds(Retreat, unit, location),
+    st.builds(Disband, unit),
+    st.builds(Build, unit),
+    st.builds(Remove, unit),
+    st.builds(Waive, power),
 )
 string = st.text(min_size=1, max_size=12)
 positions = st.builds(UnitPosition, unit, st.none() | st.lists(location, max_size=4).map(tuple))

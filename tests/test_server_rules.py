@@ -8,7 +8,7 @@ import json
 import structlog
 import trio
 
-from protocol.orders import DaideHold, DaideLocation, DaideMove, DaideUnit, DaideWaive
+from orders import Hold, Location, Move, Unit, Waive
 from server.endings import Ending, HouseRules, elimination_years, idle_years
 from server.game import assign_powers
 from server.logconfig import configure_logging
@@ -73,16 +73,16 @@ def test_draw_votes_need_every_survivor() -> None:
 
 
 def test_orders_replace_per_unit_except_adjustments() -> None:
-    lvp = DaideUnit("ENG", "AMY", "LVP")
+    lvp = Unit("ENG", "AMY", Location("LVP"))
     turn = TurnState("SPR")
-    turn.accept("ENG", DaideHold(lvp))
-    turn.accept("ENG", DaideMove(lvp, DaideLocation("YOR")))
-    assert turn.of("ENG") == [DaideMove(lvp, DaideLocation("YOR"))]
-    assert not turn.cancel("ENG", DaideHold(lvp))
+    turn.accept("ENG", Hold(lvp))
+    turn.accept("ENG", Move(lvp, Location("YOR")))
+    assert turn.of("ENG") == [Move(lvp, Location("YOR"))]
+    assert not turn.cancel("ENG", Hold(lvp))
     winter = TurnState("WIN")
-    winter.accept("ENG", DaideWaive("ENG"))
-    winter.accept("ENG", DaideWaive("ENG"))
-    assert winter.of("ENG") == [DaideWaive("ENG"), DaideWaive("ENG")]
+    winter.accept("ENG", Waive("ENG"))
+    winter.accept("ENG", Waive("ENG"))
+    assert winter.of("ENG") == [Waive("ENG"), Waive("ENG")]
 
 
 async def test_power_requests_are_honoured_and_the_rest_dealt() -> None:
