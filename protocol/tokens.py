@@ -175,7 +175,7 @@ _FIXED_NAMES: dict[int, str] = {
 }
 
 
-class _Tables:
+class _LookupTables:
     """The private lookup tables of a :class:`Representation`, built on first use.
 
     A separate mutable holder rather than ``functools.cached_property`` on
@@ -214,7 +214,7 @@ class Representation:
     names: Mapping[int, str] = field(repr=False)
     values: Mapping[str, int] = field(repr=False)
     #: the lookup tables derived from ``names``, each built when first used
-    _tables: _Tables = field(default_factory=_Tables, init=False, repr=False)
+    _tables: _LookupTables = field(default_factory=_LookupTables, init=False, repr=False)
 
     @classmethod
     def from_entries(cls, entries: Iterable[tuple[int, str]]) -> Representation:
