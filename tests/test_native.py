@@ -131,6 +131,26 @@ def test_the_packages_report_which_modules_run() -> None:
         assert native.matching_build(ROOT) is not None
 
 
+def test_the_order_model_is_loaded_once_whichever_package_comes_first() -> None:
+    """``orders.values`` imported before the adjudicator (as the protocol does)
+    is the very module the compiled adjudicator uses: an order the protocol
+    parses is an instance of the adjudicator's classes."""
+    code = (
+        "import orders.values as v\n"
+        "from protocol.orders import plain_order\n"
+        "from protocol.tokens import STANDARD\n"
+        "import adjudicator, orders\n"
+        "node = (('ENG', 'FLT', 'LON'), 'MTO', 'NTH')\n"
+        "order = plain_order(node, STANDARD.categories)\n"
+        "assert type(order) is adjudicator.Move is v.Move, type(order)\n"
+        "print(orders.COMPILED, adjudicator.COMPILED, v.__file__.endswith('.py'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == [str(A.COMPILED), str(A.COMPILED), str(not A.COMPILED)]
+
+
 # --- the same results ------------------------------------------------------------------
 
 # Plays seeded random games and prints every phase's results and next state.
