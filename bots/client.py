@@ -359,13 +359,13 @@ class BotClient:
             case Mis(units=units, count=count):
                 if units or count is not None:
                     self._problem("missing-orders", self._text(tree))
-            case Yes(message=inner):
-                await self._on_yes(link, inner, tree)
-            case Rej(message=inner):
-                await self._on_rej(link, inner, tree)
+            case Yes():
+                await self._on_yes(link, message)
+            case Rej():
+                await self._on_rej(link, message, tree)
             case Huh() | Prn():
                 self._problem(message.COMMAND.lower(), self._text(tree))
-                if self._press_answer(tree):
+                if self._press_answer(message):
                     await self._maybe_submit(link)
             case Frm():
                 if self.negotiator is None:
@@ -374,7 +374,7 @@ class BotClient:
                 else:
                     await self._on_press(link, message)
                     await self._maybe_submit(link)
-            case Ccd() | Out() if self._press_answer(tree):
+            case Ccd() | Out() if self._press_answer(message):
                 await self._maybe_submit(link)     # the answer to one of our SNDs
             case Slo() | Drw():
                 self.log.info("game over", result=self._text(tree), turn=self._turn_text())
@@ -387,8 +387,9 @@ class BotClient:
             case Off():
                 self._off = True
 
-    async def _on_yes(self, link: Transport, inner: Message, tree: Tree) -> None:
-        if isinstance(inner, Snd) and self._press_answer(tree):
+    async def _on_yes(self, link: Transport, yes: Yes) -> None:
+        inner = yes.message
+        if isinstance(inner, Snd) and self._press_answer(yes):
             await self._maybe_submit(link)
         if isinstance(inner, Iam):
             self.rejoins += 1
@@ -398,7 +399,8 @@ class BotClient:
             await self._send(link, ("SCO",))
             await self._send(link, ("NOW",))
 
-    async def _on_rej(self, link: Transport, inner: Message, tree: Tree) -> None:
+    async def _on_rej(self, link: Transport, rej: Rej, tree: Tree) -> None:
+        inner = rej.message
         if isinstance(inner, Iam):
             # The server may not have noticed our old connection's loss yet.
             raise ConnectionLost("IAM refused (the server may not have seen the loss yet)")
@@ -408,7 +410,7 @@ class BotClient:
         if isinstance(inner, Obs):
             raise ClientError("server refused the observer")
         self._problem("rejected", self._text(tree))
-        if isinstance(inner, Snd) and self._press_answer(tree):
+        if isinstance(inner, Snd) and self._press_answer(rej):
             await self._maybe_submit(link)
 
     async def _maybe_submit(self, link: Transport) -> None:
@@ -442,7 +444,8 @@ class BotClient:
             await send(("NOT", ("SUB",)))
         self._submitted = turn
         if orders:
-            await send(("SUB", turn.to_node(), *(_node(order) for order in orders)))
+            # The one place orders become DAIDE trees (docs/protocol.md §9.1).
+            await send(("SUB", turn.to_node(), *(order_node(order) for order in orders)))
         if self.settings.gof:
             await send(("GOF",))
 
@@ -493,7 +496,7 @@ class BotClient:
         await self._send(link, value.nodes())
         return True
 
-    def _press_answer(self, message: Tree) -> bool:
+    def _press_answer(self, message: Message) -> bool:
         """Match a server message to a pending SND; True if it was its answer."""
         answer = self._pending.match(message)
         if answer is None:
@@ -547,10 +550,4 @@ def _representation(link: Transport) -> Representation:
     provinces in press)."""
     rep = _link_representation(link)
     return STANDARD if rep is None else rep
-
-
-def _node(order: Any) -> Any:
-    """An order as a tree node (typed protocol orders render themselves)."""
-    to_node = getattr(order, "to_node", None)
-    return to_node() if callable(to_node) else order
 

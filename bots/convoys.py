@@ -10,11 +10,10 @@ way, a CTO whose chain has an own fleet not convoying it).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
 
 from bots.board import BoardUnit, BoardView
 from bots.geography import ARMY
-from bots.orders import Order
+from orders import Convoy, ConvoyMove, Order, Waive
 
 MAX_CONVOY_FLEETS = 4
 """Longest chain of fleets searched (keeps the search small)."""
@@ -61,28 +60,23 @@ def unmatched_convoys(orders: Sequence[Order]) -> list[Order]:
     Convoys of other powers' armies, and VIA provinces the set has no order
     for, are not judged.
     """
-    own: dict[Any, Order] = {order[0]: order for order in orders
-                             if isinstance(order[0], tuple)}
-    by_province = {_province(unit[2]): order for unit, order in own.items()}
+    own = {order.unit: order for order in orders if not isinstance(order, Waive)}
+    by_province = {unit.province: order for unit, order in own.items()}
     out: list[Order] = []
     for order in orders:
-        if len(order) == 5 and order[1] == "CVY":
-            army = own.get(order[2])
+        if isinstance(order, Convoy):
+            army = own.get(order.army)
             if army is None:
                 continue
-            fleet_province = _province(order[0][2])
-            if not (army[1] == "CTO" and army[2] == order[4]
-                    and fleet_province in army[4]):
+            if not (isinstance(army, ConvoyMove) and army.dest == order.dest
+                    and order.unit.province in army.via):
                 out.append(order)
-        elif len(order) == 5 and order[1] == "CTO":
-            for sea in order[4]:
+        elif isinstance(order, ConvoyMove):
+            for sea in order.via:
                 fleet = by_province.get(sea)
-                if fleet is not None and not (fleet[1] == "CVY" and fleet[2] == order[0]
-                                              and fleet[4] == order[2]):
+                if fleet is not None and not (isinstance(fleet, Convoy)
+                                              and fleet.army == order.unit
+                                              and fleet.dest == order.dest):
                     out.append(order)
                     break
     return out
-
-
-def _province(location: Any) -> str:
-    return str(location[0] if isinstance(location, tuple) else location)

@@ -33,12 +33,26 @@ from __future__ import annotations
 
 import random
 
-from bots import orders as o
 from bots.board import ADJUSTMENT, MOVEMENT, RETREAT, BoardUnit, BoardView
 from bots.convoys import convoy_routes
 from bots.geography import ARMY, FLEET, Node
-from bots.orders import Order
+from bots.orders import location_of, unit_of
 from bots.values import DEFAULT_WEIGHTS, Valuation, Weights, valuation
+from orders import (
+    Build,
+    Convoy,
+    ConvoyMove,
+    Disband,
+    Hold,
+    Move,
+    Order,
+    Remove,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Unit,
+    Waive,
+)
 
 NOISE = 0.08
 """Random spread added to values when ranking options, as a share of the range."""
@@ -75,16 +89,16 @@ class DumbBot:
 
     def _retreats(self, view: BoardView, values: Valuation, rng: random.Random) -> list[Order]:
         taken: set[str] = set()
-        out = []
+        out: list[Order] = []
         for unit in view.my_dislodged:
             ranked = _noisy_rank([(values.value(unit.kind, n), n) for n in unit.retreats or ()],
                                  rng)
             dest = next((n for n in ranked if n[0] not in taken), None)
             if dest is None:
-                out.append(o.disband(unit))
+                out.append(Disband(unit_of(unit)))
             else:
                 taken.add(dest[0])
-                out.append(o.retreat(unit, dest))
+                out.append(Retreat(unit_of(unit), location_of(dest)))
         return out
 
     def _adjustments(self, view: BoardView, values: Valuation, rng: random.Random
@@ -93,7 +107,7 @@ class DumbBot:
         if owed < 0:
             ranked = sorted(view.my_units,
                             key=lambda u: (values.value(u.kind, u.node), u.province))
-            return [o.remove(u) for u in ranked[:-owed]]
+            return [Remove(unit_of(u)) for u in ranked[:-owed]]
         geo = view.geography
         options: list[tuple[float, Node]] = []
         kinds: dict[Node, str] = {}
@@ -121,8 +135,8 @@ class DumbBot:
                 break
             if node[0] not in used:
                 used.add(node[0])
-                out.append(o.build(view.power, kinds[node], node))
-        out.extend(o.waive(view.power) for _ in range(owed - len(out)))
+                out.append(Build(Unit(view.power, kinds[node], location_of(node))))
+        out.extend(Waive(view.power) for _ in range(owed - len(out)))
         return out
 
 
@@ -170,13 +184,13 @@ class _Movement:
     def _order(self, unit: BoardUnit) -> Order:
         """The unit's move, convoy or hold (supports are chosen afterwards)."""
         if unit in self.convoys:
-            return o.convoy_move(unit, self.dest[unit][0], self.convoys[unit])
+            return ConvoyMove(unit_of(unit), self.dest[unit][0], self.convoys[unit])
         if unit in self.carriers:
             army = self.carriers[unit]
-            return o.convoy(unit, army, self.dest[army][0])
+            return Convoy(unit_of(unit), unit_of(army), self.dest[army][0])
         if self.dest[unit] == unit.node:
-            return o.hold(unit)
-        return o.move(unit, self.dest[unit])
+            return Hold(unit_of(unit))
+        return Move(unit_of(unit), location_of(self.dest[unit]))
 
     def _decide(self, unit: BoardUnit) -> None:
         if unit in self.dest or unit in self.deciding:
@@ -329,7 +343,7 @@ class _Movement:
             # end: a support must match the supported unit's final order.
             helped = self.helps.get(unit)
             if helped is not None and helped in movers:
-                orders[unit] = o.support_move(unit, helped, self.dest[helped][0])
+                orders[unit] = SupportMove(unit_of(unit), unit_of(helped), self.dest[helped][0])
                 continue
             reach = self.geo.reachable_provinces(unit.kind, unit.node)
             best: tuple[float, Order] | None = None
@@ -339,7 +353,7 @@ class _Movement:
                     continue
                 score = self.values.value(mover.kind, self.dest[mover])
                 if best is None or score > best[0]:
-                    best = (score, o.support_move(unit, mover, target))
+                    best = (score, SupportMove(unit_of(unit), unit_of(mover), target))
             if best is None:
                 for other in holders:
                     if other is unit or other.province not in reach:
@@ -348,6 +362,6 @@ class _Movement:
                         continue
                     score = self.values.value(other.kind, other.node)
                     if best is None or score > best[0]:
-                        best = (score, o.support_hold(unit, other))
+                        best = (score, SupportHold(unit_of(unit), unit_of(other)))
             if best is not None:
                 orders[unit] = best[1]

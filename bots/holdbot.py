@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import random
 
-from bots import orders as o
 from bots.board import ADJUSTMENT, MOVEMENT, RETREAT, BoardUnit, BoardView
-from bots.orders import Order
+from bots.orders import unit_of
+from orders import Disband, Hold, Order, Remove, Waive
 
 _UNREACHABLE = 10_000
 
@@ -37,11 +37,11 @@ class HoldBot:
     def orders(self, view: BoardView, rng: random.Random) -> list[Order]:
         kind = view.phase_kind
         if kind == MOVEMENT:
-            return [o.hold(u) for u in view.my_units]
+            return [Hold(unit_of(u)) for u in view.my_units]
         if kind == RETREAT:
-            return [o.disband(u) for u in view.my_dislodged]
+            return [Disband(unit_of(u)) for u in view.my_dislodged]
         assert kind == ADJUSTMENT
         owed = view.adjustment
         if owed > 0:
-            return [o.waive(view.power) for _ in range(owed)]
-        return [o.remove(u) for u in farthest_units(view, -owed)]
+            return [Waive(view.power) for _ in range(owed)]
+        return [Remove(unit_of(u)) for u in farthest_units(view, -owed)]

@@ -13,26 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from adjudicator.validate import MBV
 from adjudicator.values import ADJUSTMENT, MOVEMENT, GameState, initial_state
-from bots.board import BoardUnit, BoardView
+from bots.board import BoardView
 from bots.geography import geography_of
+from bots.orders import board_unit
 from bots.strategy import Strategy, phase_rng
-from engine.convert import order_from_node
 from engine.position import Engine
 from maps import Map
-from orders import Location, Order, Unit
-from protocol.orders import order_node
-from protocol.tokens import STANDARD, Representation
-
-
-def _board_unit(unit: Unit, retreats: Sequence[Location] | None = None) -> BoardUnit:
-    return BoardUnit(
-        power=unit.power, kind=unit.kind,
-        node=(unit.location.province, unit.location.coast),
-        retreats=None if retreats is None else tuple((r.province, r.coast) for r in retreats))
+from orders import Order
 
 
 def view_of(game_map: Map, state: GameState, power: str) -> BoardView:
@@ -42,8 +32,8 @@ def view_of(game_map: Map, state: GameState, power: str) -> BoardView:
     owners.update(state.ownership)
     return BoardView(
         geography=geo, power=power, season=state.phase.season, year=state.phase.year,
-        units=tuple(_board_unit(u) for u in state.units),
-        dislodged=tuple(_board_unit(d.unit, d.retreats) for d in state.dislodged),
+        units=tuple(board_unit(u) for u in state.units),
+        dislodged=tuple(board_unit(d.unit, d.retreats) for d in state.dislodged),
         owners=owners)
 
 
@@ -63,7 +53,7 @@ class Rejection:
 
     power: str
     phase: str
-    order: tuple[Any, ...]
+    order: Order
     note: str
 
 
@@ -80,24 +70,22 @@ class LocalGame:
         return self.state.centre_counts()
 
 
-def submit(game_map: Map, state: GameState, power: str, trees: Sequence[tuple[Any, ...]],
-           rejections: list[Rejection] | None = None, rep: Representation = STANDARD
-           ) -> list[Order]:
-    """Check a power's order trees one by one; the MBV ones as order values."""
-    return _accepted(Engine(game_map, state), power, trees, rejections, rep)
+def submit(game_map: Map, state: GameState, power: str, orders: Sequence[Order],
+           rejections: list[Rejection] | None = None) -> list[Order]:
+    """Check a power's orders one by one; the MBV ones."""
+    return _accepted(Engine(game_map, state), power, orders, rejections)
 
 
-def _accepted(engine: Engine, power: str, trees: Sequence[tuple[Any, ...]],
-              rejections: list[Rejection] | None, rep: Representation) -> list[Order]:
+def _accepted(engine: Engine, power: str, orders: Sequence[Order],
+              rejections: list[Rejection] | None) -> list[Order]:
     """The orders the server would accept, each checked against the ones before (9.3)."""
     accepted: list[Order] = []
-    for tree in trees:
-        order = order_from_node(tree, rep)
+    for order in orders:
         note = engine.check(power, order, accepted)
         if note == MBV:
             accepted.append(order)
         elif rejections is not None:
-            rejections.append(Rejection(power, str(engine.state.phase), tuple(tree), note))
+            rejections.append(Rejection(power, str(engine.state.phase), order, note))
     return accepted
 
 
@@ -108,13 +96,11 @@ def play_game(
     seed: int = 0,
     max_year: int | None = None,
     on_phase: Callable[[GameState], None] | None = None,
-    rep: Representation = STANDARD,
 ) -> LocalGame:
     """Play one game to a solo or to the end of `max_year` (its last autumn phase).
 
     `players` maps each power to its strategy; the seed of power *p* is
-    ``seed`` (the phase generator already mixes in the power and the phase);
-    `rep` is the token representation of a variant map (its RM / .rem file).
+    ``seed`` (the phase generator already mixes in the power and the phase).
     """
     engine = Engine(game_map, initial_state(game_map))
     rejections: list[Rejection] = []
@@ -129,8 +115,8 @@ def play_game(
             if power in players and owes_orders(state, power):
                 view = view_of(game_map, state, power)
                 rng = phase_rng(seed, power, state.phase.season, state.phase.year)
-                trees = [_tree(o) for o in players[power].orders(view, rng)]
-                orders[power] = _accepted(engine, power, trees, rejections, rep)
+                chosen = players[power].orders(view, rng)
+                orders[power] = _accepted(engine, power, chosen, rejections)
         outcome = engine.advance(orders)
         phases += 1
         engine = outcome.engine
@@ -146,8 +132,3 @@ def _past(state: GameState, max_year: int) -> bool:
     """True once the last autumn phase of `max_year` is behind (the server's max-year draw)."""
     phase = state.phase
     return phase.year > max_year or (phase.year == max_year and phase.season == "WIN")
-
-
-def _tree(order: Any) -> tuple[Any, ...]:
-    """A strategy's order as a tree: a tree already, or an order value."""
-    return tuple(order) if isinstance(order, tuple) else order_node(order)

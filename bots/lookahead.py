@@ -39,17 +39,34 @@ import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
-import orders as om  # the one order model (Order below: a DAIDE tree)
 from adjudicator import advance
 from adjudicator import values as adj
 from bots.board import ADJUSTMENT, MOVEMENT, RETREAT, BoardView
 from bots.budget import Allowance, Budget
 from bots.dumbbot import DumbBot, _Movement
-from bots.futures import adj_order, map_of, state_of, tree_of
+from bots.futures import map_of, state_of
 from bots.geography import Geography
-from bots.orders import Order
 from bots.values import Valuation, valuation
 from maps import Map
+from orders import (
+    AMY,
+    FLT,
+    Build,
+    Convoy,
+    ConvoyMove,
+    Disband,
+    Hold,
+    Location,
+    Move,
+    Order,
+    Remove,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Unit,
+    UnitOrder,
+    Waive,
+)
 
 DEFAULT_ITERATIONS = 2000
 """Adjudications per phase by default (0.24 s of CPU per phase on average on the
@@ -107,7 +124,7 @@ class Scorer:
         self.norm = settings.position / best if best > 0 else 0.0
         self._reach: dict[tuple[str, str, str | None], tuple[str, ...]] = {}
 
-    def reach(self, unit: om.Unit) -> tuple[str, ...]:
+    def reach(self, unit: Unit) -> tuple[str, ...]:
         """The provinces a unit stands in or can move to."""
         loc = unit.location
         key = (unit.kind, loc.province, loc.coast)
@@ -192,10 +209,10 @@ class LookaheadBot:
             candidates=search.candidates, seconds=allowance.elapsed(),
             stopped=allowance.stopped))
         del self.reports[:-1000]
-        return [tree_of(order) for order in chosen]
+        return chosen
 
 
-Plan = dict[str, om.UnitOrder]
+Plan = dict[str, UnitOrder]
 """Own orders by the province of the ordered unit."""
 
 
@@ -215,7 +232,7 @@ class _Search:
         self.values = valuation(view)
         self.scorer = Scorer(view, self.values, settings)
         self.candidates = 0
-        self.futures: list[dict[str, list[om.Order]]] = []
+        self.futures: list[dict[str, list[Order]]] = []
 
     # -- the others ----------------------------------------------------------
 
@@ -239,21 +256,20 @@ class _Search:
         values = {power: valuation(view) for power, view in views.items()}
         for _ in range(samples):
             seed = self.rng.random()
-            future: dict[str, list[om.Order]] = {}
+            future: dict[str, list[Order]] = {}
             for power, view in views.items():
                 rng = random.Random(f"{seed}/{power}")
                 if kind == MOVEMENT:
-                    trees = _Movement(view, values[power], rng).plan()
+                    future[power] = _Movement(view, values[power], rng).plan()
                 elif kind == RETREAT:
-                    trees = model._retreats(view, values[power], rng)
+                    future[power] = model._retreats(view, values[power], rng)
                 else:
-                    trees = model._adjustments(view, values[power], rng)
-                future[power] = [adj_order(t) for t in trees]
+                    future[power] = model._adjustments(view, values[power], rng)
             self.futures.append(future)
 
     # -- evaluation ------------------------------------------------------------
 
-    def evaluate(self, own: Sequence[om.Order]) -> float | None:
+    def evaluate(self, own: Sequence[Order]) -> float | None:
         """Mean score of `own` over the sampled futures; None when over budget."""
         futures = self.futures or [{}]
         if not self.allowance.spend(len(futures)):
@@ -270,10 +286,10 @@ class _Search:
 
     # -- movement ----------------------------------------------------------------
 
-    def movement(self) -> list[om.Order]:
+    def movement(self) -> list[Order]:
         units = [u for u in self.state.units if u.power == self.me]
         self._predict(self.s.samples)
-        tried: dict[frozenset[om.Order], float] = {}
+        tried: dict[frozenset[Order], float] = {}
         best: Plan | None = None
         best_score = float("-inf")
         for _ in range(self.s.own_samples):
@@ -285,7 +301,7 @@ class _Search:
             if score > best_score:
                 best, best_score = plan, score
         if best is None:        # not even one evaluation allowed: DumbBot's plan
-            return [adj_order(t) for t in DumbBot().orders(self.view, self.rng)]
+            return DumbBot().orders(self.view, self.rng)
         order = self._unit_order(units)
         improved = True
         while improved and self.allowance.stopped is None:
@@ -302,7 +318,7 @@ class _Search:
                     break
         return [best[u.location.province] for u in units]
 
-    def _score_once(self, plan: Plan, tried: dict[frozenset[om.Order], float]
+    def _score_once(self, plan: Plan, tried: dict[frozenset[Order], float]
                     ) -> float | None:
         """The plan's expected score, evaluated once: a plan already in `tried` scores
         -inf (never better, no adjudication spent); None when the budget ran out."""
@@ -314,33 +330,32 @@ class _Search:
             tried[key] = score
         return score
 
-    def _plan(self, trees: Sequence[Order]) -> Plan:
+    def _plan(self, orders: Sequence[Order]) -> Plan:
         plan: Plan = {}
-        for tree in trees:
-            order = adj_order(tree)
-            if not isinstance(order, om.Waive):
+        for order in orders:
+            if not isinstance(order, Waive):
                 plan[order.unit.location.province] = order
         for unit in self.state.units:
             if unit.power == self.me and unit.location.province not in plan:
-                plan[unit.location.province] = om.Hold(unit)
+                plan[unit.location.province] = Hold(unit)
         return plan
 
-    def _unit_order(self, units: list[om.Unit]) -> list[om.Unit]:
+    def _unit_order(self, units: list[Unit]) -> list[Unit]:
         """Units whose choices matter most first: those next to centres and enemies."""
-        def weight(unit: om.Unit) -> tuple[int, str]:
+        def weight(unit: Unit) -> tuple[int, str]:
             reach = self.scorer.reach(unit)
             centres = sum(1 for p in reach if p in self.geo.centres)
             return (-centres, unit.location.province)
         return sorted(units, key=weight)
 
-    def _alternatives(self, unit: om.Unit, plan: Plan) -> Iterator[Plan]:
+    def _alternatives(self, unit: Unit, plan: Plan) -> Iterator[Plan]:
         """Plans differing from `plan` in this unit's order (and a supporter's)."""
         here = unit.location.province
         mine = {p: o for p, o in plan.items()}
-        options: list[om.UnitOrder] = [om.Hold(unit)]
+        options: list[UnitOrder] = [Hold(unit)]
         node = (here, unit.location.coast)
         for dest in self.geo.neighbours(unit.kind, node):
-            options.append(om.Move(unit, om.Location(dest[0], dest[1])))
+            options.append(Move(unit, Location(dest[0], dest[1])))
         reach = self.geo.reachable_provinces(unit.kind, node)
         for province, order in mine.items():
             if province == here:
@@ -349,16 +364,16 @@ class _Search:
             target = _target(order)
             if target is None:
                 if province in reach:
-                    options.append(om.SupportHold(unit, other))
+                    options.append(SupportHold(unit, other))
             elif target in reach:
-                options.append(om.SupportMove(unit, other, target))
+                options.append(SupportMove(unit, other, target))
         for option in options:
             new = dict(plan)
             new[here] = option
             yield _consistent(new)
         # An attack with a supporter: the move plus one own unit supporting it.
         for option in options:
-            if not isinstance(option, om.Move):
+            if not isinstance(option, Move):
                 continue
             target = option.dest.province
             for province in sorted(mine):
@@ -369,22 +384,22 @@ class _Search:
                     continue
                 new = dict(plan)
                 new[here] = option
-                new[province] = om.SupportMove(helper, unit, target)
+                new[province] = SupportMove(helper, unit, target)
                 yield _consistent(new)
 
     # -- retreats ------------------------------------------------------------------
 
-    def retreats(self) -> list[om.Order]:
+    def retreats(self) -> list[Order]:
         mine = [d for d in self.state.dislodged if d.unit.power == self.me]
         self._predict(self.s.retreat_samples)
-        choices: list[list[om.Order]] = [
-            [*(om.Retreat(d.unit, loc) for loc in d.retreats), om.Disband(d.unit)]
+        choices: list[list[Order]] = [
+            [*(Retreat(d.unit, loc) for loc in d.retreats), Disband(d.unit)]
             for d in mine]
         return self._best_combination(choices)
 
     # -- adjustments -----------------------------------------------------------------
 
-    def adjustments(self) -> list[om.Order]:
+    def adjustments(self) -> list[Order]:
         owed = self.view.adjustment
         self._predict(self.s.retreat_samples)
         if owed < 0:
@@ -392,20 +407,20 @@ class _Search:
                            key=lambda u: u.location.province)
             return self._best_removals(units, -owed)
         sites = self.view.build_sites()
-        options: list[list[om.Order]] = []
+        options: list[list[Order]] = []
         for site in sites:
-            site_options: list[om.Order] = []
+            site_options: list[Order] = []
             if self.geo.is_land(site):
-                site_options.append(om.Build(om.Unit(self.me, om.AMY, om.Location(site))))
+                site_options.append(Build(Unit(self.me, AMY, Location(site))))
             for node in self.geo.fleet_nodes(site):
-                site_options.append(om.Build(
-                    om.Unit(self.me, om.FLT, om.Location(node[0], node[1]))))
+                site_options.append(Build(
+                    Unit(self.me, FLT, Location(node[0], node[1]))))
             options.append(site_options)
         builds = min(owed, len(options))
         chosen = self._best_builds(options, builds)
-        return chosen + [om.Waive(self.me)] * (owed - len(chosen))
+        return chosen + [Waive(self.me)] * (owed - len(chosen))
 
-    def _best_builds(self, options: list[list[om.Order]], builds: int) -> list[om.Order]:
+    def _best_builds(self, options: list[list[Order]], builds: int) -> list[Order]:
         """The best `builds` builds, one per site (all combinations, or greedily)."""
         if builds == 0:
             return []
@@ -419,7 +434,7 @@ class _Search:
             sets = [list(choice) for sites in itertools.combinations(range(len(options)), builds)
                     for choice in itertools.product(*(options[i] for i in sites))]
             return sets[self._best_index(sets)]
-        chosen: list[om.Order] = []
+        chosen: list[Order] = []
         left = list(range(len(options)))
         for _ in range(builds):
             trials = [(chosen + [order], i) for i in left for order in options[i]]
@@ -428,25 +443,25 @@ class _Search:
             left.remove(trials[index][1])
         return chosen
 
-    def _best_removals(self, units: list[om.Unit], count: int) -> list[om.Order]:
+    def _best_removals(self, units: list[Unit], count: int) -> list[Order]:
         count = min(count, len(units))
         total = 1
         for i in range(count):
             total = total * (len(units) - i) // (i + 1)
         if total <= self.s.max_combinations:
-            sets: list[list[om.Order]] = [[om.Remove(u) for u in combo]
+            sets: list[list[Order]] = [[Remove(u) for u in combo]
                                             for combo in itertools.combinations(units, count)]
             return sets[self._best_index(sets)]
-        chosen: list[om.Order] = []
+        chosen: list[Order] = []
         left = list(units)
         for _ in range(count):
-            trials = [chosen + [om.Remove(u)] for u in left]
+            trials = [chosen + [Remove(u)] for u in left]
             index = self._best_index(trials)
             chosen = trials[index]
             left.pop(index)
         return chosen
 
-    def _best_combination(self, choices: list[list[om.Order]]) -> list[om.Order]:
+    def _best_combination(self, choices: list[list[Order]]) -> list[Order]:
         """Best of every combination of one option per unit (greedy if too many)."""
         total = 1
         for c in choices:
@@ -460,7 +475,7 @@ class _Search:
             current = trials[self._best_index(trials)]
         return current
 
-    def _best_index(self, sets: Sequence[list[om.Order]]) -> int:
+    def _best_index(self, sets: Sequence[list[Order]]) -> int:
         """Index of the best-scoring order set (the first when the budget allows none)."""
         best_index = 0
         best_score = float("-inf")
@@ -473,11 +488,11 @@ class _Search:
         return best_index
 
 
-def _target(order: om.Order) -> str | None:
+def _target(order: Order) -> str | None:
     """The province a unit's order takes it to (None: it stays)."""
-    if isinstance(order, om.Move):
+    if isinstance(order, Move):
         return order.dest.province
-    if isinstance(order, om.ConvoyMove):
+    if isinstance(order, ConvoyMove):
         return order.dest
     return None
 
@@ -489,27 +504,27 @@ def _consistent(plan: Plan) -> Plan:
         changed = False
         for province, order in list(plan.items()):
             ok = True
-            if isinstance(order, om.SupportHold):
+            if isinstance(order, SupportHold):
                 other = plan.get(order.supported.location.province)
                 ok = other is None or _target(other) is None
-            elif isinstance(order, om.SupportMove):
+            elif isinstance(order, SupportMove):
                 other = plan.get(order.supported.location.province)
                 ok = other is None or _target(other) == order.dest
-            elif isinstance(order, om.Convoy):
+            elif isinstance(order, Convoy):
                 other = plan.get(order.army.location.province)
-                ok = other is None or (isinstance(other, om.ConvoyMove)
+                ok = other is None or (isinstance(other, ConvoyMove)
                                        and other.dest == order.dest
                                        and province in other.via)
-            elif isinstance(order, om.ConvoyMove):
+            elif isinstance(order, ConvoyMove):
                 for sea in order.via:
                     fleet = plan.get(sea)
-                    if fleet is not None and not (isinstance(fleet, om.Convoy)
+                    if fleet is not None and not (isinstance(fleet, Convoy)
                                                   and fleet.army == order.unit
                                                   and fleet.dest == order.dest):
                         ok = False
                         break
             if not ok:
-                plan[province] = om.Hold(order.unit)
+                plan[province] = Hold(order.unit)
                 changed = True
     return plan
 

@@ -1,109 +1,73 @@
-"""Orders as strategies return them: DAIDE order trees (docs/protocol.md §9.1).
+"""Orders in a bot: the one order model (`orders`) seen from a `BoardView`.
 
-An order is the tree of one bracketed SUB argument, in `protocol.tree` form,
-for example ``(("ENG", "FLT", "LON"), "MTO", "NTH")``.  That is exactly what
-goes on the wire, what the server's order conversion reads and what a THX
-echoes, so a bot author can read every order in the logs as DAIDE text.
-
-The helpers below only assemble the grammar; whether an order is legal is
-the adjudicator's business (`bots.legal`).
+Strategies return :mod:`orders` values - ``Move(unit_of(u), location_of(node))``,
+``SupportMove(...)``, ``Waive(power)`` ... - the very values the protocol
+reads from a THX, ORD or NOW and the adjudicator judges; the client writes
+them to the wire once, in the ``SUB`` (`protocol.orders.order_node`,
+docs/protocol.md §9.1).  This module only bridges a bot's board to those
+values (`unit_of`, `location_of`, `board_unit`) and judges a set's own
+consistency (`unmatched_supports`); whether an order is legal is the
+adjudicator's business.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from bots.board import BoardUnit
 from bots.geography import Node
-
-Order = tuple[Any, ...]
-"""One order: the contents of one bracketed SUB argument."""
+from orders import ConvoyMove, Location, Move, Order, SupportHold, SupportMove, Unit, Waive
 
 
-def location(node: Node) -> Any:
-    """`province` or `(province coast)` (docs/protocol.md §8: location)."""
-    province, coast = node
-    return province if coast is None else (province, coast)
+def location_of(node: Node) -> Location:
+    """A geography node ``(province, coast)`` as a location."""
+    return Location(node[0], node[1])
 
 
-def unit_tree(unit: BoardUnit) -> tuple[Any, ...]:
-    """`power unit_type location`, written exactly as in NOW."""
-    return (unit.power, unit.kind, location(unit.node))
+def unit_of(unit: BoardUnit) -> Unit:
+    """The order model's unit for a unit on the bot's board."""
+    node = unit.node
+    return Unit(unit.power, unit.kind, Location(node[0], node[1]))
 
 
-def hold(unit: BoardUnit) -> Order:
-    return (unit_tree(unit), "HLD")
-
-
-def move(unit: BoardUnit, dest: Node) -> Order:
-    return (unit_tree(unit), "MTO", location(dest))
-
-
-def support_hold(unit: BoardUnit, target: BoardUnit) -> Order:
-    return (unit_tree(unit), "SUP", unit_tree(target))
-
-
-def support_move(unit: BoardUnit, target: BoardUnit, province: str) -> Order:
-    """Support to move names a bare province, never a coast (docs/protocol.md §9.1)."""
-    return (unit_tree(unit), "SUP", unit_tree(target), "MTO", province)
-
-
-def convoy(fleet: BoardUnit, army: BoardUnit, province: str) -> Order:
-    return (unit_tree(fleet), "CVY", unit_tree(army), "CTO", province)
-
-
-def convoy_move(army: BoardUnit, province: str, via: Sequence[str]) -> Order:
-    return (unit_tree(army), "CTO", province, "VIA", tuple(via))
-
-
-def retreat(unit: BoardUnit, dest: Node) -> Order:
-    return (unit_tree(unit), "RTO", location(dest))
-
-
-def disband(unit: BoardUnit) -> Order:
-    return (unit_tree(unit), "DSB")
-
-
-def build(power: str, kind: str, node: Node) -> Order:
-    return ((power, kind, location(node)), "BLD")
-
-
-def remove(unit: BoardUnit) -> Order:
-    return (unit_tree(unit), "REM")
-
-
-def waive(power: str) -> Order:
-    """`power WVE`: no brackets around the power (docs/protocol.md §9.1)."""
-    return (power, "WVE")
+def board_unit(unit: Unit, retreats: Sequence[Location] | None = None) -> BoardUnit:
+    """A unit as the bot's board shows it (``retreats``: a dislodged unit's MRT places)."""
+    loc = unit.location
+    return BoardUnit(
+        power=unit.power, kind=unit.kind, node=(loc.province, loc.coast),
+        retreats=None if retreats is None else tuple((r.province, r.coast) for r in retreats))
 
 
 def unmatched_supports(orders: Sequence[Order]) -> list[Order]:
     """The supports in one power's order set that its own orders contradict.
 
     A support matches when the supported unit's own order in the set does what
-    the support names: a support to move ``MTO p`` needs that unit's ``MTO p``
-    (any coast of ``p``) or ``CTO p``; a support to hold needs that unit not to
-    move (hold, support or convoy: a unit not ordered to move may receive
-    support to hold, as DATC 4.D.9 recalls the rules).  Supports
-    of units the set has no order for (other powers' units) are not judged.
-    An unmatched support is legal but wasted - and one naming the supported
-    unit's own province is illegal (FAR), the bug that made this check.
+    the support names: a support to move to ``p`` needs that unit's move to
+    ``p`` (any coast of ``p``) or move by convoy to ``p``; a support to hold
+    needs that unit not to move (hold, support or convoy: a unit not ordered
+    to move may receive support to hold, as DATC 4.D.9 recalls the rules).
+    Supports of units the set has no order for (other powers' units) are not
+    judged.  An unmatched support is legal but wasted - and one naming the
+    supported unit's own province is illegal (FAR), the bug that made this
+    check.
     """
-    own: dict[Any, Order] = {order[0]: order for order in orders
-                             if isinstance(order[0], tuple)}
+    own = {order.unit: order for order in orders if not isinstance(order, Waive)}
     out: list[Order] = []
     for order in orders:
-        if len(order) < 3 or order[1] != "SUP":
+        if isinstance(order, SupportMove):
+            wanted: str | None = order.dest
+        elif isinstance(order, SupportHold):
+            wanted = None
+        else:
             continue
-        target = own.get(order[2])
+        target = own.get(order.supported)
         if target is None:
             continue
         moving_to = None
-        if target[1] in ("MTO", "CTO"):
-            dest = target[2]
-            moving_to = dest[0] if isinstance(dest, tuple) else dest
-        wanted = order[4] if len(order) == 5 else None
+        if isinstance(target, Move):
+            moving_to = target.dest.province
+        elif isinstance(target, ConvoyMove):
+            moving_to = target.dest
         if moving_to != wanted:
             out.append(order)
     return out

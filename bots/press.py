@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from bots.board import BoardView
-from protocol.messages import Frm
+from protocol.errors import ProtocolError
+from protocol.messages import Ccd, Frm, Huh, Message, Out, Rej, Snd, Yes
 from protocol.orders import Turn
 from protocol.press import (
     Accept,
@@ -53,7 +54,7 @@ from protocol.press import (
 )
 from protocol.press_tokens import TOKEN_LEVELS, TRY_VOCABULARY
 from protocol.tokens import STANDARD, Representation
-from protocol.tree import Text
+from protocol.tree import Text, to_tree
 
 Tree = tuple[Any, ...]
 
@@ -198,24 +199,39 @@ class PendingPress:
     def sent(self, value: SendPress) -> None:
         self.waiting.append(value)
 
-    def match(self, message: Tree) -> PressAnswer | None:
-        """The answer ``message`` gives to a pending SND, or None if it is none."""
-        head = message[0] if message else None
-        inner = message[1] if len(message) > 1 and isinstance(message[1], tuple) else None
-        if head in ("YES", "REJ") and inner and inner[0] == "SND":
-            kind: AnswerKind = "YES" if head == "YES" else "REJ"
-            return self._take(lambda s: s.nodes() == inner, kind)
-        if head == "HUH" and inner and (inner[0] == "SND" or _unmarked(inner)[:1] == ("SND",)):
-            plain = _unmarked(inner)
-            found = self._take(lambda s: s.nodes() == plain, "HUH")
-            return None if found is None else PressAnswer(found.send, "HUH", huh=inner)
-        if head in ("CCD", "OUT") and inner and len(inner) == 1:
-            power = str(inner[0])
-            if head == "CCD":
+    def match(self, message: Message) -> PressAnswer | None:
+        """The answer ``message`` (a typed server message) gives to a pending SND, or None.
+
+        A YES or REJ echo is matched by value - recipients, turn and the typed
+        press, orders in XDO included - so any way of writing the same press
+        matches; an echo that is not typed press (no reading at any level) is
+        compared as the tree sent.  A HUH's echo carries ERR marks and need
+        not parse, so it is compared as a tree without them.
+        """
+        match message:
+            case Yes(message=Snd() as snd) | Rej(message=Snd() as snd):
+                kind: AnswerKind = "YES" if isinstance(message, Yes) else "REJ"
+                echoed = snd.send_press()
+                if echoed is None:
+                    tree = snd.to_tree()
+                    return self._take(lambda s: s.nodes() == tree, kind)
+                return self._take(lambda s: _same_press(s, echoed), kind)
+            case Huh(message=tokens):
+                try:
+                    inner = to_tree(tokens, self.rep)
+                except ProtocolError:
+                    return None
+                plain = _unmarked(inner)
+                if plain[:1] != ("SND",):
+                    return None
+                found = self._take(lambda s: s.nodes() == plain, "HUH")
+                return None if found is None else PressAnswer(found.send, "HUH", huh=inner)
+            case Ccd(power=power):
                 return self._take(lambda s: power in s.recipients, "CCD", power)
-            return self._take(
-                lambda s: power in s.recipients or power in powers_named(s.message, self.rep),
-                "OUT", power)
+            case Out(power=power):
+                return self._take(
+                    lambda s: power in s.recipients or power in powers_named(s.message, self.rep),
+                    "OUT", power)
         return None
 
     def _take(self, test: Any, kind: AnswerKind, power: str | None = None) -> PressAnswer | None:
@@ -224,6 +240,12 @@ class PendingPress:
                 del self.waiting[k]
                 return PressAnswer(value, kind, power)
         return None
+
+
+def _same_press(sent: SendPress, echoed: SendPress) -> bool:
+    """Whether an echoed SND is the one sent: same recipients, turn and press value."""
+    return (tuple(sent.recipients) == echoed.recipients and sent.turn == echoed.turn
+            and sent.message == echoed.message)
 
 
 def _unmarked(nodes: Tree) -> Tree:

@@ -19,11 +19,25 @@ from __future__ import annotations
 
 import random
 
-from bots import orders as o
 from bots.board import ADJUSTMENT, MOVEMENT, RETREAT, BoardUnit, BoardView
 from bots.convoys import convoy_routes
 from bots.geography import ARMY, FLEET, Node
-from bots.orders import Order
+from bots.orders import location_of, unit_of
+from orders import (
+    Build,
+    Convoy,
+    ConvoyMove,
+    Disband,
+    Hold,
+    Move,
+    Order,
+    Remove,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Unit,
+    Waive,
+)
 
 HOLD, MOVE, SUPPORT, CONVOY, VIA = "HLD", "MTO", "SUP", "CVY", "CTO"
 
@@ -59,10 +73,10 @@ class RandBot:
 
         def order_convoy(army: BoardUnit, dest: str, chain: tuple[str, ...]) -> None:
             fleets = free_fleets()
-            chosen[army] = o.convoy_move(army, dest, chain)
+            chosen[army] = ConvoyMove(unit_of(army), dest, chain)
             moving_to[army] = dest
             for sea in chain:
-                chosen[fleets[sea]] = o.convoy(fleets[sea], army, dest)
+                chosen[fleets[sea]] = Convoy(unit_of(fleets[sea]), unit_of(army), dest)
 
         for unit in units:
             if unit in chosen:
@@ -86,10 +100,10 @@ class RandBot:
                     kinds.append(CONVOY)
             pick = rng.choice(kinds)
             if pick == HOLD:
-                chosen[unit] = o.hold(unit)
+                chosen[unit] = Hold(unit_of(unit))
             elif pick == MOVE:
                 step = rng.choice(moves)
-                chosen[unit] = o.move(unit, step)
+                chosen[unit] = Move(unit_of(unit), location_of(step))
                 moving_to[unit] = step[0]
             elif pick == VIA:
                 dest, chain = rng.choice(routes)
@@ -108,30 +122,31 @@ class RandBot:
                     continue
                 if other in moving_to:
                     if moving_to[other] in reach:
-                        options.append(o.support_move(unit, other, moving_to[other]))
+                        options.append(SupportMove(unit_of(unit), unit_of(other), moving_to[other]))
                 elif other.province in reach:
-                    options.append(o.support_hold(unit, other))
-            chosen[unit] = rng.choice(options) if options else o.hold(unit)
+                    options.append(SupportHold(unit_of(unit), unit_of(other)))
+            chosen[unit] = rng.choice(options) if options else Hold(unit_of(unit))
         return [chosen[u] for u in view.my_units]
 
     # -- retreats and adjustments ---------------------------------------------
 
     def _retreats(self, view: BoardView, rng: random.Random) -> list[Order]:
-        out = []
+        out: list[Order] = []
         for unit in view.my_dislodged:
             options: list[Node | None] = [None, *(unit.retreats or ())]
             dest = rng.choice(options)
-            out.append(o.disband(unit) if dest is None else o.retreat(unit, dest))
+            out.append(Disband(unit_of(unit)) if dest is None
+                       else Retreat(unit_of(unit), location_of(dest)))
         return out
 
     def _adjustments(self, view: BoardView, rng: random.Random) -> list[Order]:
         owed = view.adjustment
         if owed < 0:
             units = list(view.my_units)
-            return [o.remove(u) for u in rng.sample(units, min(-owed, len(units)))]
+            return [Remove(unit_of(u)) for u in rng.sample(units, min(-owed, len(units)))]
         geo = view.geography
         sites = list(view.build_sites())
-        out = []
+        out: list[Order] = []
         for _ in range(owed):
             options: list[tuple[str, Node] | None] = [None]
             for site in sites:
@@ -140,8 +155,8 @@ class RandBot:
                 options.extend((FLEET, node) for node in geo.fleet_nodes(site))
             pick = rng.choice(options)
             if pick is None:
-                out.append(o.waive(view.power))
+                out.append(Waive(view.power))
             else:
-                out.append(o.build(view.power, pick[0], pick[1]))
+                out.append(Build(Unit(view.power, pick[0], location_of(pick[1]))))
                 sites.remove(pick[1][0])
         return out

@@ -2,8 +2,9 @@
 
 A strategy is a pure decision function.  It is given a read-only
 `BoardView` (whose power it plays, the phase, every unit, centre owners) and
-a seeded `random.Random`, and returns the orders for that phase as DAIDE
-order trees (`bots.orders`).  It never sees a socket, a clock or the client:
+a seeded `random.Random`, and returns the orders for that phase as values
+of the one order model (`orders`: ``Hold``, ``Move`` ...; `bots.orders` makes
+their units from the view's).  It never sees a socket, a clock or the client:
 the same strategy plays over TCP (`bots.client`) and in process
 (`bots.local`), and the same seed gives the same orders.
 
@@ -21,7 +22,7 @@ import random
 from typing import Protocol
 
 from bots.board import BoardView
-from bots.orders import Order
+from orders import Order
 
 
 class Strategy(Protocol):

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bots.board import ADJUSTMENT, MOVEMENT, RETREAT, BoardUnit, BoardView
-from bots.geography import Geography, Node
+from bots.geography import Geography
+from bots.orders import board_unit
 from maps.model import Map
-from orders import Location
 from protocol.errors import ProtocolError
 from protocol.mapdef import CentreGroup
 from protocol.messages import (
@@ -35,7 +35,7 @@ from protocol.messages import (
     Smr,
     Tme,
 )
-from protocol.orders import Turn, UnitPosition  # Turn: str() is "SPR 1901"
+from protocol.orders import Turn  # str() is "SPR 1901"
 from protocol.parse import Sender, parse_message
 from protocol.tokens import STANDARD, Representation
 from protocol.tree import from_tree
@@ -56,21 +56,6 @@ def read_server_message(tree: Tree, rep: Representation = STANDARD) -> Message |
         return None
 
 
-def node_of(location: Location) -> Node:
-    """A location as a geography node."""
-    return (location.province, location.coast)
-
-
-def unit_of(position: UnitPosition) -> BoardUnit:
-    """A NOW unit, with its MRT retreats if dislodged."""
-    unit = position.unit
-    retreats = None
-    if position.retreats is not None:
-        retreats = tuple(node_of(x) for x in position.retreats)
-    return BoardUnit(power=unit.power, kind=unit.kind,
-                     node=(unit.province, unit.coast), retreats=retreats)
-
-
 @dataclass(frozen=True)
 class TrackedPosition:
     """One NOW: the turn and every unit, dislodged ones apart."""
@@ -84,7 +69,7 @@ class TrackedPosition:
         units: list[BoardUnit] = []
         dislodged: list[BoardUnit] = []
         for position in now.units:
-            unit = unit_of(position)
+            unit = board_unit(position.unit, position.retreats)  # MRT places if dislodged
             (dislodged if unit.retreats is not None else units).append(unit)
         return cls(now.turn, tuple(units), tuple(dislodged))
 

@@ -16,8 +16,9 @@ from bots.dumbbot import DumbBot
 from bots.local import play_game, submit, view_of
 from bots.orders import unmatched_supports
 from bots.strategy import phase_rng
-from engine.variants import standard_map, variant_files, variant_map
-from orders import Location, Unit
+from engine.variants import standard_map, variant_map
+from orders import Convoy, ConvoyMove, Hold, Location, Move, SupportHold, SupportMove, Unit
+from protocol.orders import order_node
 from protocol.text import format_tree
 
 
@@ -32,7 +33,13 @@ def state_of(season: str, year: int, units: str, owners: str) -> GameState:
 
 
 def texts(orders: list) -> list[str]:
-    return [format_tree(o) for o in orders]
+    return [format_tree(order_node(o)) for o in orders]
+
+
+def unit(text: str) -> Unit:
+    """``"ENG FLT STP NCS"`` as a unit."""
+    power, kind, province, *coast = text.split()
+    return Unit(power, kind, Location(province, coast[0] if coast else None))
 
 
 # South America (3 player) in FAL 1903 of DumbBot game seed 1, where Brazil ordered
@@ -53,11 +60,10 @@ def test_supports_match_final_orders_after_recruiting_an_attacker() -> None:
     sa32 = variant_map("south_america32")
     state = state_of("FAL", 1903, SA32_UNITS, SA32_OWNERS)
     view = view_of(sa32, state, "BZL")
-    rep = variant_files("south_america32").rep
 
     orders = DumbBot().orders(view, phase_rng(1, "BZL", "FAL", 1903))
     rejected: list = []
-    submit(sa32, state, "BZL", orders, rejected, rep)
+    submit(sa32, state, "BZL", orders, rejected)
     assert rejected == []
     assert unmatched_supports(orders) == []
     # The seed of the report: ROR is the supporter of the attack on Guyana, and BSL
@@ -72,28 +78,26 @@ def test_supports_match_final_orders_after_recruiting_an_attacker() -> None:
         orders = DumbBot().orders(view, random.Random(seed))
         assert unmatched_supports(orders) == [], (seed, texts(orders))
         rejected = []
-        submit(sa32, state, "BZL", orders, rejected, rep)
+        submit(sa32, state, "BZL", orders, rejected)
         assert rejected == [], (seed, rejected)
         chains += "( BZL AMY ROR ) SUP ( BZL FLT BLM ) MTO GUY" in texts(orders)
     assert chains > 20
 
 
 def test_unmatched_supports_names_contradicted_supports_only() -> None:
-    ror = ("BZL", "AMY", "ROR")
-    bsl = ("BZL", "AMY", "BSL")
-    blm = ("BZL", "FLT", "BLM")
+    ror, bsl, blm = unit("BZL AMY ROR"), unit("BZL AMY BSL"), unit("BZL FLT BLM")
     orders = [
-        (ror, "HLD"),
-        (bsl, "SUP", ror, "MTO", "ROR"),                 # ROR holds: unmatched
-        (blm, "SUP", ror),                               # support to hold a holder: fine
-        (("BZL", "AMY", "LAP"), "SUP", ("COL", "AMY", "GUY"), "MTO", "BLM"),  # foreign
+        Hold(ror),
+        SupportMove(bsl, ror, "ROR"),                    # ROR holds: unmatched
+        SupportHold(blm, ror),                           # support to hold a holder: fine
+        SupportMove(unit("BZL AMY LAP"), unit("COL AMY GUY"), "BLM"),  # foreign
     ]
     assert unmatched_supports(orders) == [orders[1]]
-    moving = [(ror, "MTO", "CRC"), (bsl, "SUP", ror, "MTO", "CRC"), (blm, "SUP", ror)]
+    moving = [Move(ror, Location("CRC")), SupportMove(bsl, ror, "CRC"), SupportHold(blm, ror)]
     assert unmatched_supports(moving) == [moving[2]]
-    by_sea = [(ror, "CTO", "CRC", "VIA", ("BLM",)), (bsl, "SUP", ror, "MTO", "CRC")]
+    by_sea = [ConvoyMove(ror, "CRC", ("BLM",)), SupportMove(bsl, ror, "CRC")]
     assert unmatched_supports(by_sea) == []
-    coast = [(blm, "MTO", ("STP", "NCS")), (bsl, "SUP", blm, "MTO", "STP")]
+    coast = [Move(blm, Location("STP", "NCS")), SupportMove(bsl, blm, "STP")]
     assert unmatched_supports(coast) == []
 
 
@@ -137,7 +141,7 @@ def test_dumbbot_keeps_a_fleet_moving_when_an_own_unit_follows_it() -> None:
 def test_dumbbot_england_lands_convoyed_armies_in_played_games() -> None:
     """All-DumbBot games: England convoys, every convoy order set is whole, and
     some convoyed armies land."""
-    convoys: list[tuple[int, str, int, tuple]] = []
+    convoys: list[tuple[int, str, int, ConvoyMove]] = []
 
     class Recording:
         name = "DumbBot"
@@ -149,7 +153,7 @@ def test_dumbbot_england_lands_convoyed_armies_in_played_games() -> None:
             orders = DumbBot().orders(view, rng)
             assert unmatched_convoys(orders) == [] and unmatched_supports(orders) == []
             convoys.extend((self.seed, view.season, view.year, o) for o in orders
-                           if o[1] == "CTO")
+                           if isinstance(o, ConvoyMove))
             return orders
 
     landed = 0
@@ -164,24 +168,24 @@ def test_dumbbot_england_lands_convoyed_armies_in_played_games() -> None:
                 continue
             after = next(i for i, st in enumerate(states)
                          if (st.phase.season, st.phase.year) == (season, year)) + 1
-            landed += any(u.power == order[0][0] and u.kind == "AMY"
-                          and u.location.province == order[2] for u in states[after].units)
-    assert {order[0][0] for *_, order in convoys} >= {"ENG"}
+            landed += any(u.power == order.unit.power and u.kind == "AMY"
+                          and u.location.province == order.dest for u in states[after].units)
+    assert {order.unit.power for *_, order in convoys} >= {"ENG"}
     assert len(convoys) >= 4 and landed >= 1, convoys
 
 
 def test_unmatched_convoys_names_broken_convoy_orders() -> None:
-    yor, nth, ech = ("ENG", "AMY", "YOR"), ("ENG", "FLT", "NTH"), ("ENG", "FLT", "ECH")
-    whole = [(yor, "CTO", "BRE", "VIA", ("NTH", "ECH")),
-             (nth, "CVY", yor, "CTO", "BRE"), (ech, "CVY", yor, "CTO", "BRE")]
+    yor, nth, ech = unit("ENG AMY YOR"), unit("ENG FLT NTH"), unit("ENG FLT ECH")
+    whole = [ConvoyMove(yor, "BRE", ("NTH", "ECH")),
+             Convoy(nth, yor, "BRE"), Convoy(ech, yor, "BRE")]
     assert unmatched_convoys(whole) == []
-    wrong_dest = [whole[0], whole[1], (ech, "CVY", yor, "CTO", "PIC")]
+    wrong_dest = [whole[0], whole[1], Convoy(ech, yor, "PIC")]
     assert unmatched_convoys(wrong_dest) == [whole[0], wrong_dest[2]]
-    walking = [(yor, "MTO", "LON"), whole[1]]
+    walking = [Move(yor, Location("LON")), whole[1]]
     assert unmatched_convoys(walking) == [whole[1]]
-    not_in_chain = [(yor, "CTO", "NWY", "VIA", ("NTH",)), (nth, "CVY", yor, "CTO", "NWY"),
-                    (ech, "CVY", yor, "CTO", "NWY")]
+    not_in_chain = [ConvoyMove(yor, "NWY", ("NTH",)), Convoy(nth, yor, "NWY"),
+                    Convoy(ech, yor, "NWY")]
     assert unmatched_convoys(not_in_chain) == [not_in_chain[2]]
-    foreign = [(nth, "CVY", ("FRA", "AMY", "BEL"), "CTO", "YOR"),
-               (yor, "CTO", "NWY", "VIA", ("NTH", "NWG"))]     # NWG: not ours
+    foreign = [Convoy(nth, unit("FRA AMY BEL"), "YOR"),
+               ConvoyMove(yor, "NWY", ("NTH", "NWG"))]     # NWG: not ours
     assert unmatched_convoys(foreign) == [foreign[1]]

@@ -12,7 +12,9 @@ Two sources of positions:
 
 Besides legality, every order set must be self-consistent: each support and
 convoy of an own unit matches that unit's final order
-(`bots.orders.unmatched_supports`, `bots.convoys.unmatched_convoys`).
+(`bots.orders.unmatched_supports`, `bots.convoys.unmatched_convoys`).  On
+variant maps every order must also be writable in the variant's own tokens:
+the SUB the client would send reads back as the same order.
 """
 
 from __future__ import annotations
@@ -29,9 +31,12 @@ from bots.local import owes_orders, play_game, submit, view_of
 from bots.orders import unmatched_supports
 from bots.randbot import RandBot
 from bots.strategy import Strategy
+from engine.convert import order_from_node
 from engine.variants import standard_map, variant_files, variant_map, variant_names
 from maps import Map, MapError
-from orders import Location, Unit
+from orders import Location, Order, Unit
+from protocol.orders import order_node
+from protocol.tokens import Representation
 
 MAP = standard_map()
 SEASONS = ("SPR", "SUM", "FAL", "AUT", "WIN")
@@ -88,11 +93,11 @@ def test_orders_are_legal_on_generated_positions(strategy: Strategy) -> None:
             if not owes_orders(state, power):
                 continue
             view = view_of(MAP, state, power)
-            trees = strategy.orders(view, random.Random(rng.random()))
+            orders = strategy.orders(view, random.Random(rng.random()))
             rejected: list = []
-            accepted = submit(MAP, state, power, trees, rejected)
+            accepted = submit(MAP, state, power, orders, rejected)
             assert rejected == [], (state, power, rejected)
-            assert unmatched_supports(trees) + unmatched_convoys(trees) == [], (state, power)
+            assert unmatched_supports(orders) + unmatched_convoys(orders) == [], (state, power)
             checked += len(accepted)
     assert checked > 10_000, checked
 
@@ -132,17 +137,27 @@ def test_nearly_every_variant_is_playable() -> None:
     assert len(PLAYABLE) >= len(variant_names()) - 1 >= 25
 
 
-class Checked:
-    """A strategy wrapper that keeps every self-contradicting support or convoy it saw."""
+def rewritten(orders: list[Order], rep: Representation) -> list[Order]:
+    """The orders as the server reads them from the client's SUB in ``rep``'s tokens."""
+    return [order_from_node(order_node(order), rep) for order in orders]
 
-    def __init__(self, inner: Strategy) -> None:
+
+class Checked:
+    """A strategy wrapper that keeps every self-contradicting support or convoy it
+    saw, and every order that does not read back the same from the variant's tokens."""
+
+    def __init__(self, inner: Strategy, rep: Representation) -> None:
         self.inner = inner
         self.name = inner.name
-        self.unmatched: list[tuple] = []
+        self.rep = rep
+        self.unmatched: list[Order] = []
+        self.unwritable: list[Order] = []
 
-    def orders(self, view: BoardView, rng: random.Random) -> list:
+    def orders(self, view: BoardView, rng: random.Random) -> list[Order]:
         orders = self.inner.orders(view, rng)
         self.unmatched.extend(unmatched_supports(orders) + unmatched_convoys(orders))
+        self.unwritable.extend(o for o, back in zip(orders, rewritten(orders, self.rep),
+                                                    strict=True) if o != back)
         return orders
 
 
@@ -155,10 +170,12 @@ def test_bots_play_every_variant_legally(stem: str) -> None:
     first = variant.start_phase[1]
     for strategy in (RandBot, DumbBot):
         for seed in (0, 1):
-            players = {p: Checked(strategy()) for p in variant.powers}
-            game = play_game(variant, players, seed=seed, max_year=first + 3, rep=rep)
+            players = {p: Checked(strategy(), rep) for p in variant.powers}
+            game = play_game(variant, players, seed=seed, max_year=first + 3)
             assert game.rejections == [], (strategy.name, seed)
             assert [u for c in players.values() for u in c.unmatched] == [], (strategy.name, seed)
+            assert [o for c in players.values() for o in c.unwritable] == [], (strategy.name,
+                                                                                seed)
             assert game.phases >= 8 or game.winner is not None
 
 
@@ -173,9 +190,9 @@ def test_bots_order_legally_on_generated_variant_positions(stem: str) -> None:
             state = random_state(variant, rng)
             for power in variant.powers:
                 if owes_orders(state, power):
-                    trees = strategy.orders(view_of(variant, state, power),
-                                            random.Random(rng.random()))
+                    orders = strategy.orders(view_of(variant, state, power),
+                                             random.Random(rng.random()))
                     rejected: list = []
-                    submit(variant, state, power, trees, rejected, rep)
+                    submit(variant, state, power, rewritten(orders, rep), rejected)
                     assert rejected == [], (state, power, rejected)
-                    assert unmatched_supports(trees) + unmatched_convoys(trees) == [], (state, power)
+                    assert unmatched_supports(orders) + unmatched_convoys(orders) == [], (state, power)

@@ -33,8 +33,9 @@ from bots.registry import make_strategy
 from bots.runner import run_clients
 from bots.strategy import Strategy
 from daide.cmd_demo import start_embedded_server
-from engine.variants import standard_map, variant_files, variant_map
-from orders import Location, Unit
+from engine.variants import standard_map, variant_map
+from orders import Build, Location, Move, Remove, SupportMove, Unit, Waive
+from protocol.orders import order_node
 from protocol.text import format_tree
 from tests.test_bots_legal import PLAYABLE, random_state
 
@@ -48,7 +49,7 @@ def small_bot() -> LookaheadBot:
 
 
 def texts(orders: list) -> list[str]:
-    return sorted(format_tree(o) for o in orders)
+    return sorted(format_tree(order_node(o)) for o in orders)
 
 
 def unit(text: str) -> Unit:
@@ -197,10 +198,10 @@ def test_movement_supports_an_attack_that_needs_it() -> None:
          "PAR": "FRA", "MAR": "FRA", "BRE": "FRA"})
     orders = small_bot().orders(view_of(MAP, state, "FRA"), random.Random(0))
     assert legal(state, "FRA", orders) == []
-    attacks = [o for o in orders if o[1] == "MTO" and o[2] == "BEL"]
-    supports = [o for o in orders if o[1] == "SUP" and o[3:] == ("MTO", "BEL")]
+    attacks = [o for o in orders if isinstance(o, Move) and o.dest == Location("BEL")]
+    supports = [o for o in orders if isinstance(o, SupportMove) and o.dest == "BEL"]
     assert len(attacks) == 1 and supports, texts(orders)
-    assert all(s[2] == attacks[0][0] for s in supports)
+    assert all(s.supported == attacks[0].unit for s in supports)
 
 
 def test_retreats_take_the_open_centre() -> None:
@@ -229,10 +230,9 @@ def test_builds_fill_the_free_home_centres_and_waive_the_rest() -> None:
                        "DEN": "ENG", "BEL": "FRA"})
     orders = small_bot().orders(view_of(MAP, state, "ENG"), random.Random(0))
     assert legal(state, "ENG", orders) == []
-    built = [o for o in orders if o[1] == "BLD"]
-    assert sorted(o[0][2] if isinstance(o[0][2], str) else o[0][2][0] for o in built) == [
-        "EDI", "LVP"]
-    assert [o for o in orders if o[1] == "WVE"] == [("ENG", "WVE")] * 3
+    built = [o for o in orders if isinstance(o, Build)]
+    assert sorted(o.unit.province for o in built) == ["EDI", "LVP"]
+    assert [o for o in orders if isinstance(o, Waive)] == [Waive("ENG")] * 3
 
 
 def test_removals_take_the_units_owed() -> None:
@@ -241,7 +241,7 @@ def test_removals_take_the_units_owed() -> None:
                       {"ROM": "ITA", "TRI": "AUS", "VIE": "AUS"})
     orders = small_bot().orders(view_of(MAP, state, "ITA"), random.Random(0))
     assert legal(state, "ITA", orders) == []
-    assert len(orders) == 2 and all(o[1] == "REM" for o in orders)
+    assert len(orders) == 2 and all(isinstance(o, Remove) for o in orders)
     # Rome is threatened by nobody; an army on a centre will own it after the
     # fall if it stays, a fleet at sea holds nothing: the fleet goes.
     assert "( ITA FLT ION ) REM" in texts(orders)
@@ -260,10 +260,10 @@ def test_orders_are_legal_on_generated_positions() -> None:
         for power in MAP.powers:
             if not owes_orders(state, power):
                 continue
-            trees = bot.orders(view_of(MAP, state, power), random.Random(rng.random()))
-            assert legal(state, power, trees) == [], (state, power)
-            assert unmatched_supports(trees) + unmatched_convoys(trees) == [], (state, power)
-            checked += len(trees)
+            orders = bot.orders(view_of(MAP, state, power), random.Random(rng.random()))
+            assert legal(state, power, orders) == [], (state, power)
+            assert unmatched_supports(orders) + unmatched_convoys(orders) == [], (state, power)
+            checked += len(orders)
             seen.add(state.phase.kind)
     kinds = len(seen)
     assert checked > 200 and kinds == 3, (checked, seen)
@@ -272,12 +272,11 @@ def test_orders_are_legal_on_generated_positions() -> None:
 def test_a_variant_game_is_played_legally() -> None:
     """Four years of South America (4 powers): the bot on every seat in turn."""
     sa = variant_map("south_america32")
-    rep = variant_files("south_america32").rep
     for i, hero in enumerate(sa.powers[:2]):
         bot = small_bot()
         players: dict[str, Strategy] = {p: (bot if p == hero else RandBot() if i else DumbBot())
                                         for p in sa.powers}
-        game = play_game(sa, players, seed=i, max_year=sa.start_phase[1] + 3, rep=rep)
+        game = play_game(sa, players, seed=i, max_year=sa.start_phase[1] + 3)
         assert game.rejections == []
         assert {r.kind for r in bot.reports} >= {"movement", "adjustment"}
 
@@ -287,7 +286,6 @@ def test_every_playable_variant_gets_legal_first_orders(stem: str) -> None:
     """The first phase of every variant, for three of its powers: the map
     rebuilt from the bot's view adjudicates, and every order is legal."""
     variant = variant_map(stem)
-    rep = variant_files(stem).rep
     start = GameState(Phase(*variant.start_phase), tuple(
         Unit(s.power, s.kind, Location(s.province, s.coast)) for s in variant.start_units),
         dict(variant.start_ownership))
@@ -295,12 +293,12 @@ def test_every_playable_variant_gets_legal_first_orders(stem: str) -> None:
     for power in variant.powers[:3]:
         if not owes_orders(start, power):
             continue
-        trees = bot.orders(view_of(variant, start, power), random.Random(power))
+        orders = bot.orders(view_of(variant, start, power), random.Random(power))
         rejected: list = []
-        submit(variant, start, power, trees, rejected, rep)
+        submit(variant, start, power, orders, rejected)
         owed = (len(start.units_of(power)) if start.phase.kind == "movement"
                 else abs(start.adjustment(power)))     # some variants start with builds
-        assert rejected == [] and len(trees) == owed, (stem, power)
+        assert rejected == [] and len(orders) == owed, (stem, power)
     assert bot.reports and all(r.iterations > 0 for r in bot.reports)
 
 

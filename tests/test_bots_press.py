@@ -26,10 +26,12 @@ from bots.press import (
     vocabulary,
 )
 from bots.tracking import read_server_message
-from protocol.messages import Frm
+from orders import Location, Move, Unit
+from protocol.messages import Frm, Message
 from protocol.press import (
     And,
     DontKnow,
+    DoOrder,
     Draw,
     NotUnderstood,
     Peace,
@@ -49,6 +51,13 @@ PACT = ("ENG", "FRA", "GER")
 
 def text(value: SendPress) -> str:
     return tree_to_text(value.nodes())
+
+
+def server(text: str) -> Message:
+    """A server message in DAIDE text, typed as the client reads it."""
+    message = read_server_message(tree_from_text(text))
+    assert message is not None, text
+    return message
 
 
 def frm_of(text: str) -> Frm:
@@ -106,14 +115,31 @@ def test_pending_press_matches_each_answer_to_its_snd() -> None:
     for value in (first, second, third):
         pending.sent(value)
     # A CCD broadcast about a power none of them names is no answer.
-    assert pending.match(tree_from_text("CCD ( TUR )")) is None
-    answer = pending.match(tree_from_text("OUT ( AUS )"))         # the oldest naming AUS
+    assert pending.match(server("CCD ( TUR )")) is None
+    answer = pending.match(server("OUT ( AUS )"))         # the oldest naming AUS
     assert answer is not None and answer.send == second and answer.kind == "OUT"
     huh = tree_from_text("HUH ( SND ( ITA ) ( TRY ( ERR PRP ) ) )")
-    answer = pending.match(huh)
+    answer = pending.match(server("HUH ( SND ( ITA ) ( TRY ( ERR PRP ) ) )"))
     assert answer is not None and answer.send == third and answer.huh == huh[1]
-    answer = pending.match(("YES", first.nodes()))
+    answer = pending.match(server(f"YES ( {text(first)} )"))
     assert answer is not None and answer.delivered and pending.waiting == []
+
+
+def test_pending_press_matches_an_echo_by_its_value() -> None:
+    """An XDO in an echoed SND is read as an order value, so the answer goes to
+    the SND with that very order - here not to the older one whose fleet stands
+    on the other coast."""
+    pending = PendingPress()
+    south = Unit("RUS", "FLT", Location("STP", "SCS"))
+    north = Unit("RUS", "FLT", Location("STP", "NCS"))
+    sent = propose(("GER",), DoOrder(Move(south, Location("GOB"))))
+    other = propose(("GER",), DoOrder(Move(north, Location("GOB"))))
+    pending.sent(other)
+    pending.sent(sent)
+    echo = server("REJ ( SND ( GER ) ( PRP ( XDO ( ( RUS FLT ( STP SCS ) ) MTO GOB ) ) ) )")
+    answer = pending.match(echo)
+    assert answer is not None and answer.send == sent and answer.kind == "REJ"
+    assert pending.waiting == [other]
 
 
 def test_agreements_form_when_every_recipient_said_yes_to_all() -> None:

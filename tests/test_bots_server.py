@@ -27,7 +27,7 @@ from bots.randbot import RandBot
 from bots.registry import make_strategy
 from bots.runner import run_clients
 from daide.cmd_demo import start_embedded_server
-from engine.variants import standard_map, variant_files, variant_map
+from engine.variants import standard_map, variant_map
 
 YEARS = 4
 
@@ -168,7 +168,7 @@ async def test_the_demo_plays_a_variant_with_one_bot_per_power(tmp_path: Path) -
 
     sa32 = variant_map("south_america32")
     game = play_game(sa32, {p: make_strategy(k) for p, k in result.assignment.items()},
-                     seed=4, max_year=1903, rep=variant_files("south_america32").rep)
+                     seed=4, max_year=1903)
     assert game.rejections == []
     assert game.centre_counts() == {p: n for p, n in result.watcher.counts.items() if n}
     position = result.watcher.position

@@ -49,7 +49,7 @@ def view(power: str, now: str = START_NOW, sco: str = START_SCO) -> BoardView:
 
 
 def texts(orders: list) -> list[str]:
-    return [tree_to_text(o if isinstance(o, tuple) else order_node(o)) for o in orders]
+    return [tree_to_text(order_node(o)) for o in orders]
 
 
 # -- geography ------------------------------------------------------------------

@@ -23,7 +23,7 @@ import trio
 from bots.board import BoardView
 from bots.client import BotClient, ClientSettings
 from bots.dumbbot import DumbBot
-from bots.orders import Order
+from orders import Order
 
 
 class FaultyBot:
