@@ -45,8 +45,8 @@ from benchmarks.bench_adjudicator import (
     generate_positions,
 )
 from daide.cmd_adjudicate import adjudicate_stream
-from daide.phase_runner import Setting, rulebook, setting
 from engine import convert
+from engine.phase_text import Setting, rulebook, setting
 from engine.variants import standard_map
 from load.report import machine
 from protocol.messages import Sub

@@ -102,7 +102,7 @@ def yardstick_ms() -> float:
     from benchmarks.bench_adjudicate_cli import block_text
     from benchmarks.bench_adjudicator import SEED, YEARS, generate_positions
     from daide.cmd_adjudicate import adjudicate_stream
-    from daide.phase_runner import rulebook, setting
+    from engine.phase_text import rulebook, setting
     from engine.variants import standard_map
 
     game = setting("standard", rulebook("datc-2.4"))

@@ -32,7 +32,7 @@ from typing import TextIO
 from daide.blocks import Block, read_blocks
 from daide.cli import CommandError
 from daide.datc_cases import SourceLine
-from daide.phase_runner import (
+from engine.phase_text import (
     RULE_PRESETS,
     InputError,
     Orders,

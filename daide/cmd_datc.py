@@ -17,7 +17,7 @@ from pathlib import Path
 from daide.cli import CommandError
 from daide.datc_cases import DEFAULT_RULES, bundled_case_files
 from daide.datc_runner import CaseReport, load_cases, run_cases, summary
-from daide.phase_runner import RULE_PRESETS
+from engine.phase_text import RULE_PRESETS
 
 NAME = "datc"
 HELP = "run DATC test case files through the adjudicator (default: the bundled DATC 2.4 cases)"

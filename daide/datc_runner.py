@@ -2,7 +2,7 @@
 
 A case (:mod:`daide.datc_cases`) starts from its ``SCO`` (or the variant's
 starting ownership) and ``NOW``; each phase submits its ``SUB`` lines,
-adjudicates with :func:`daide.phase_runner.run_phase` and compares the
+adjudicates with :func:`engine.phase_text.run_phase` and compares the
 produced messages with the phase's ``RESULT`` lines
 (:func:`daide.datc_compare.first_difference`).  The next phase starts from
 the position the adjudicator computed, never from the expected lines
@@ -29,7 +29,7 @@ from daide.datc_cases import (
     read_case_file,
 )
 from daide.datc_compare import ResultLine, first_difference
-from daide.phase_runner import (
+from engine.phase_text import (
     InputError,
     Orders,
     PhaseOutput,

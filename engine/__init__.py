@@ -13,3 +13,8 @@ where they meet (docs/architecture.md):
   ``Engine.advance`` that the server, ``daide adjudicate``, ``daide datc``,
   the bots' local games and the benchmarks share.
 """
+
+from native import activate as _activate
+
+#: True when the mypyc-compiled modules run (see native/), False for pure Python
+COMPILED: bool = _activate(__name__, __path__)

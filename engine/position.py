@@ -9,18 +9,16 @@ the next position with the ORD messages.  Orders are the one order model
 echoes; positions cross as `protocol` messages (built by `engine.convert`).
 
 This is the one phase runner: the server's games, ``daide adjudicate`` and
-``daide datc`` (`daide.phase_runner`), the bots' in-process games
+``daide datc`` (`engine.phase_text`), the bots' in-process games
 (`bots.local`) and the benchmarks built on them all check orders with
 `Engine.check` and process phases with `Engine.advance` - or, when a whole
-phase's orders arrive at once (`daide.phase_runner`), with `PhaseOrders`,
+phase's orders arrive at once (`engine.phase_text`), with `PhaseOrders`,
 which asks the same questions keeping the accepted orders by unit.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from functools import cached_property
 
 from adjudicator import advance as adjudicate
 from adjudicator import values as adj
@@ -35,7 +33,6 @@ from protocol import orders as po
 from protocol.messages import Mis, Now, Ord, Sco
 
 
-@dataclass(frozen=True)
 class Outcome:
     """A processed phase: the adjudicator's result and the next position.
 
@@ -43,13 +40,24 @@ class Outcome:
     never sends them never pays for them).
     """
 
-    result: PhaseResult
-    engine: Engine
+    __slots__ = ("result", "engine", "_results")
 
-    @cached_property
+    def __init__(self, result: PhaseResult, engine: Engine) -> None:
+        self.result = result
+        self.engine = engine
+        self._results: tuple[Ord, ...] | None = None
+
+    def __repr__(self) -> str:
+        return f"Outcome({self.result!r}, {self.engine!r})"
+
+    @property
     def results(self) -> tuple[Ord, ...]:
         """``ORD`` for every order, in the adjudicator's fixed order (docs/protocol.md §8.4)."""
-        return convert.ord_messages(self.result)
+        # Built once, on first use - a lazy slot rather than
+        # functools.cached_property, which compiled is a plain property.
+        if self._results is None:
+            self._results = convert.ord_messages(self.result)
+        return self._results
 
     @property
     def year_end(self) -> bool:
@@ -62,13 +70,28 @@ class Outcome:
         return self.result.winner
 
 
-@dataclass(frozen=True, eq=False)
 class Engine:
-    """One position of a game, with the rules' answers in DAIDE terms."""
+    """One position of a game, with the rules' answers in DAIDE terms.
 
-    map: Map
-    state: GameState
-    rulebook: Rulebook = DEFAULT
+    A position never changes; what it derives (SCO, NOW, who owes orders,
+    who survives) is computed on first use and kept in a private slot (not
+    ``functools.cached_property``: compiled with mypyc that is a plain
+    property, computed again on every use).
+    """
+
+    __slots__ = ("map", "state", "rulebook", "_sco", "_now", "_owing", "_survivors")
+
+    def __init__(self, map: Map, state: GameState, rulebook: Rulebook = DEFAULT) -> None:
+        self.map = map
+        self.state = state
+        self.rulebook = rulebook
+        self._sco: Sco | None = None
+        self._now: Now | None = None
+        self._owing: frozenset[str] | None = None
+        self._survivors: frozenset[str] | None = None
+
+    def __repr__(self) -> str:
+        return f"Engine({self.map!r}, {self.state!r}, {self.rulebook!r})"
 
     @property
     def powers(self) -> tuple[str, ...]:
@@ -82,36 +105,28 @@ class Engine:
     def season(self) -> str:
         return self.state.phase.season
 
-    @cached_property
-    def _sco(self) -> Sco:
-        return convert.sco_message(self.state, self.map.powers,
-                                   (self.map.provinces[c].mnemonic
-                                    for c in self.map.supply_centres))
-
     def sco_message(self) -> Sco:
+        if self._sco is None:
+            self._sco = convert.sco_message(self.state, self.map.powers,
+                                            (self.map.provinces[c].mnemonic
+                                             for c in self.map.supply_centres))
         return self._sco
 
-    @cached_property
-    def _now(self) -> Now:
-        return convert.now_message(self.state)
-
     def now_message(self) -> Now:
+        if self._now is None:
+            self._now = convert.now_message(self.state)
         return self._now
-
-    @cached_property
-    def _owing(self) -> frozenset[str]:
-        return owing(self.state, self.map.powers)
 
     def owing(self) -> frozenset[str]:
         """Powers that must order in this phase."""
+        if self._owing is None:
+            self._owing = owing(self.state, self.map.powers)
         return self._owing
-
-    @cached_property
-    def _survivors(self) -> frozenset[str]:
-        return survivors(self.state)
 
     def survivors(self) -> frozenset[str]:
         """Powers still in the game (a centre or a unit)."""
+        if self._survivors is None:
+            self._survivors = survivors(self.state)
         return self._survivors
 
     def centre_counts(self) -> Mapping[str, int]:
@@ -123,7 +138,7 @@ class Engine:
 
     def missing(self, power: str, accepted: Sequence[Order]) -> Mis | None:
         """The MIS for ``power``, or None when its orders are complete."""
-        if power not in self._owing:
+        if power not in self.owing():
             return None
         return convert.missing_message(self.state, power, accepted)
 

@@ -45,13 +45,28 @@ from typing import Final
 
 #: The packages compiled together, in one mypyc group.  Each must call
 #: :func:`activate` first thing in its ``__init__.py``.
-COMPILED_PACKAGES: Final = ("orders", "adjudicator")
+COMPILED_PACKAGES: Final = ("orders", "adjudicator", "protocol", "engine")
 #: packages whose sources a build depends on: the compiled ones, and the ones
 #: mypy reads for their types (maps/ for ``Map``)
 SOURCE_PACKAGES: Final = (*COMPILED_PACKAGES, "maps")
-#: modules of a compiled package that stay interpreted (the package itself:
-#: it chooses between the two)
-NOT_COMPILED: Final = frozenset({"__init__.py"})
+#: modules of a compiled package that stay interpreted: the package itself
+#: (it chooses between the two), and ``package/module.py`` paths of modules
+#: mypyc cannot compile or that gain nothing from it (interpreted code may
+#: use compiled classes, but not subclass them)
+NOT_COMPILED: Final = frozenset({
+    "__init__.py",
+    # press: dataclasses with slots subclassing an abstract base, which a
+    # compiled class cannot be; read only for press, never per order
+    "protocol/press.py", "protocol/press_cursor.py", "protocol/press_model.py",
+    "protocol/press_parse.py", "protocol/press_tokens.py",
+    # the messages: a frozen dataclass hierarchy with a ClassVar default in the
+    # base, which mypyc's dataclass support rejects at import
+    "protocol/messages.py",
+    # frames speak construct (untyped), the connection is the server's
+    "protocol/frames.py", "protocol/frame_text.py", "protocol/connection.py",
+    # reads map files once per variant
+    "engine/mapfiles.py",
+})
 #: the shared library of the group is ``native.compiled__mypyc``
 GROUP: Final = "native.compiled"
 #: environment variable that disables the compiled modules

@@ -18,5 +18,11 @@ Modules (each owns one concept; docs/protocol.md sections in brackets):
 * :mod:`protocol.errors` - the exception types.
 
 This package never imports trio, structlog, the clock or the server; of
-ours it imports only the order model ``orders``.
+ours it imports only the order model ``orders`` and the loader of the
+compiled build ``native``.
 """
+
+from native import activate as _activate
+
+#: True when the mypyc-compiled modules run (see native/), False for pure Python
+COMPILED: bool = _activate(__name__, __path__)

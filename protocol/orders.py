@@ -185,6 +185,57 @@ def order_node(order: Order) -> tuple[Node, ...]:
     return writer(order)
 
 
+# --- writing straight to the text form --------------------------------------------
+#
+# The ORD lines of a phase and its NOW are mostly units and orders; these write
+# them as text directly - the words ``tree_to_text`` joins for their nodes -
+# without building the nodes.  Unlike ``tree_to_text`` they do not check the
+# mnemonics against a representation: use them for values read under the
+# representation or made from such (the adjudicator's orders for the units
+# of a position read from a NOW), whose mnemonics it has.
+
+
+def unit_text(unit: Unit) -> str:
+    """``( power type province )`` / ``( power FLT ( province coast ) )``:
+    ``tree_to_text((unit_node(unit),), rep)``."""
+    loc = unit.location
+    if loc.coast is None:
+        return f"( {unit.power} {unit.kind} {loc.province} )"
+    return f"( {unit.power} {unit.kind} ( {loc.province} {loc.coast} ) )"
+
+
+def _location_text(loc: Location) -> str:
+    return loc.province if loc.coast is None else f"( {loc.province} {loc.coast} )"
+
+
+def order_text(order: Order) -> str:
+    """``( order )`` in the text form: ``tree_to_text((order_node(order),), rep)``."""
+    if isinstance(order, Move):
+        return f"( {unit_text(order.unit)} MTO {_location_text(order.dest)} )"
+    if isinstance(order, Hold):
+        return f"( {unit_text(order.unit)} HLD )"
+    if isinstance(order, SupportMove):
+        return f"( {unit_text(order.unit)} SUP {unit_text(order.supported)} MTO {order.dest} )"
+    if isinstance(order, SupportHold):
+        return f"( {unit_text(order.unit)} SUP {unit_text(order.supported)} )"
+    if isinstance(order, Convoy):
+        return f"( {unit_text(order.unit)} CVY {unit_text(order.army)} CTO {order.dest} )"
+    if isinstance(order, ConvoyMove):
+        via = " ".join(("(", *order.via, ")"))
+        return f"( {unit_text(order.unit)} CTO {order.dest} VIA {via} )"
+    if isinstance(order, Retreat):
+        return f"( {unit_text(order.unit)} RTO {_location_text(order.dest)} )"
+    if isinstance(order, Disband):
+        return f"( {unit_text(order.unit)} DSB )"
+    if isinstance(order, Build):
+        return f"( {unit_text(order.unit)} BLD )"
+    if isinstance(order, Remove):
+        return f"( {unit_text(order.unit)} REM )"
+    if isinstance(order, Waive):
+        return f"( {order.power} WVE )"
+    raise TypeError(f"not an order: {order!r}")
+
+
 # --- parsing ------------------------------------------------------------------
 
 _UNIT_ORDERS = frozenset(("HLD", "MTO", "SUP", "CVY", "CTO", "RTO", "DSB", "BLD", "REM"))

@@ -96,6 +96,7 @@ from protocol.orders import (
     plain_turn,
     plain_unit,
 )
+from protocol.plain_messages import read_plain_message
 from protocol.press import PressBody, PressFault, try_parse_press
 from protocol.press_tokens import FREE_TEXT_LEVEL
 from protocol.text import parse_text, plain_tree
@@ -180,6 +181,9 @@ def parse_message_text(
     (:func:`protocol.text.plain_tree`); anything else takes the token path,
     which reports faults with their token positions.
     """
+    found = read_plain_message(text, rep, sender is Sender.CLIENT)
+    if found is not None:  # a SUB, NOW or SCO of the plain shapes
+        return found
     tree = plain_tree(text, rep)
     if tree and tree[0] != "PRN" and tree[0] != "HUH":  # those are kept as raw tokens
         p = MessageParser(rep, level if sender is Sender.CLIENT else None)

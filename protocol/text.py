@@ -32,7 +32,7 @@ _WORD_END = frozenset(" \t\r\n\f\v()'")
 _WORDS = re.compile(r"[()]|[^ \t\r\n\f\v()]+")
 
 
-def _words(s: str) -> list[str]:
+def plain_words(s: str) -> list[str]:
     """``_WORDS.findall(s)``: the brackets and words of text without strings.
 
     ``str.split`` finds the same words several times faster once the
@@ -58,7 +58,7 @@ def parse_text(s: str, rep: Representation = STANDARD) -> tuple[int, ...]:
         # Anything else (lower case, signs, raw tokens, faults) takes the
         # general reader below.
         table = rep.word_table
-        found = [table.get(word) for word in _words(s)]
+        found = [table.get(word) for word in plain_words(s)]
         if None not in found:
             return tuple(found)  # type: ignore[arg-type]
     return _parse_text(s, rep)
@@ -190,7 +190,7 @@ def plain_tree(s: str, rep: Representation = STANDARD) -> Tree | None:
     nodes = rep.word_nodes
     stack: list[list[Node]] = []
     current: list[Node] = []
-    for word in _words(s):
+    for word in plain_words(s):
         node = nodes.get(word)
         if isinstance(node, str):  # a mnemonic
             current.append(node)
@@ -270,5 +270,6 @@ def _format(nodes: tuple[Node, ...], parts: list[str]) -> None:
 
 
 __all__ = [
-    "format_tree", "parse_text", "plain_tree", "render_text", "tree_from_text", "tree_to_text",
+    "format_tree", "parse_text", "plain_tree", "plain_words", "render_text", "tree_from_text",
+    "tree_to_text",
 ]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from importlib import resources
 from types import MappingProxyType
 
 from protocol.errors import EncodeError, RepresentationError
@@ -143,9 +143,11 @@ class TokenInfo:
 
 
 def _load_table() -> tuple[TokenInfo, ...]:
-    path = Path(__file__).with_name("data") / "tokens.tsv"
+    # Found through the package, not this module's __file__: compiled, the
+    # module lives in the build directory, away from the data.
+    text = resources.files("protocol").joinpath("data", "tokens.tsv").read_text(encoding="utf-8")
     rows = []
-    for line in path.read_text(encoding="utf-8").splitlines()[1:]:
+    for line in text.splitlines()[1:]:
         if not line.strip():
             continue
         cat, hexval, mnemonic, meaning = line.split("\t", 3)

@@ -25,6 +25,8 @@ import struct
 from collections.abc import Mapping, Sequence
 from typing import TypeAlias
 
+from mypy_extensions import mypyc_attr
+
 from protocol.errors import BracketError, EncodeError, UnknownTokenError
 from protocol.tokens import (
     BRA,
@@ -37,6 +39,7 @@ from protocol.tokens import (
 )
 
 
+@mypyc_attr(native_class=False)  # a str subclass: mypyc compiles no such class
 class Text(str):
     """A string carried as a run of text tokens (docs/protocol.md §6.4)."""
 

@@ -15,7 +15,7 @@ import pytest
 from daide.blocks import read_blocks
 from daide.cli import main
 from daide.cmd_adjudicate import adjudicate_stream
-from daide.phase_runner import rulebook, setting
+from engine.phase_text import rulebook, setting
 
 ROOT = Path(__file__).resolve().parent.parent
 

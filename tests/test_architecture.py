@@ -31,9 +31,9 @@ LAYERS: dict[str, frozenset[str]] = {
     "native": frozenset(),
     # the one order model (compiled with the adjudicator, so it may load native/)
     "orders": frozenset({"native"}),
-    "protocol": frozenset({"orders"}),
+    "protocol": frozenset({"orders", "native"}),
     "adjudicator": frozenset({"maps", "orders", "native"}),
-    "engine": frozenset({"protocol", "maps", "orders", "adjudicator"}),
+    "engine": frozenset({"protocol", "maps", "orders", "adjudicator", "native"}),
     # map pictures: above maps/ and engine/, below server/ and daide/ (docs/render.md)
     "render": frozenset({"protocol", "maps", "orders", "engine"}),
     "bots": frozenset({"protocol", "maps", "orders", "adjudicator", "engine"}),

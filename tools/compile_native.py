@@ -45,6 +45,7 @@ def modules_to_compile() -> list[str]:
         for package in native.COMPILED_PACKAGES
         for path in sorted((ROOT / package).glob("*.py"))
         if path.name not in native.NOT_COMPILED
+        and f"{package}/{path.name}" not in native.NOT_COMPILED
     ]
 
 

@@ -31,7 +31,7 @@ from orders import Order, order_power
 from protocol.errors import ProtocolError
 from protocol.mapdef import CentreGroup
 from protocol.messages import Message, Now, Ord, Sco, Slo, Sub, Thx
-from protocol.orders import order_node
+from protocol.orders import order_text, unit_text
 from protocol.parse import Sender, parse_message_text
 from protocol.text import tree_to_text
 from protocol.tokens import STANDARD, Representation
@@ -48,17 +48,22 @@ class InputError(ValueError):
 # --- the game context: map, token representation, rules -------------------------
 
 
-@dataclass(frozen=True)
 class Setting:
     """What a phase is played under: the variant's map and tokens, and the rules."""
 
-    map: Map
-    rep: Representation
-    rules: Rulebook
+    __slots__ = ("map", "rep", "rules", "centres", "_centre_set")
 
-    @property
-    def centres(self) -> tuple[str, ...]:
-        return tuple(self.map.provinces[c].mnemonic for c in self.map.supply_centres)
+    def __init__(self, map: Map, rep: Representation, rules: Rulebook) -> None:
+        self.map = map
+        self.rep = rep
+        self.rules = rules
+        #: the supply centres' mnemonics, in the map's order
+        self.centres: tuple[str, ...] = tuple(
+            map.provinces[c].mnemonic for c in map.supply_centres)
+        self._centre_set = frozenset(self.centres)
+
+    def __repr__(self) -> str:
+        return f"Setting({self.map.name!r}, rules={self.rules!r})"
 
 
 @cache
@@ -133,7 +138,7 @@ def read_position(s: Setting, sco_text: str | None, now_text: str) -> GameState:
 def _check_sco(s: Setting, sco: Sco) -> None:
     seen: set[str] = set()
     owners: set[str] = set()
-    centres = set(s.centres)
+    centres = s._centre_set
     for group in sco.ownership:
         owner = group.owner
         if not isinstance(owner, str) or (owner != "UNO" and owner not in s.map.powers):
@@ -219,9 +224,22 @@ class PhaseOutput:
 
     def lines(self, rep: Representation = STANDARD) -> tuple[str, ...]:
         """The messages in DAIDE text form."""
+        slo = () if self.slo is None else (tree_to_text(self.slo.to_tree(), rep),)
         return (*(tree_to_text(m.to_tree(), rep) for m in self.thx),
                 *_ord_lines(self.ords, rep),
-                *(tree_to_text(m.to_tree(), rep) for m in self._tail()))
+                tree_to_text(self.sco.to_tree(), rep),
+                _now_line(self.now, rep),
+                *slo)
+
+
+def _now_line(now: Now, rep: Representation) -> str:
+    """``tree_to_text`` of the NOW's tree; when no unit has an MRT list, its
+    units are written by :func:`~protocol.orders.unit_text` (the units of a
+    position read under ``rep``, whose mnemonics it has)."""
+    if any(u.retreats is not None for u in now.units):
+        return tree_to_text(now.to_tree(), rep)
+    return " ".join(["NOW", tree_to_text((now.turn.to_node(),), rep),
+                     *[unit_text(u.unit) for u in now.units]])
 
 
 def _ord_lines(ords: Sequence[Ord], rep: Representation) -> list[str]:
@@ -229,7 +247,9 @@ def _ord_lines(ords: Sequence[Ord], rep: Representation) -> list[str]:
     every ORD shares rendered once: the turn (the same in all of them) and
     each distinct ``(result)``.  An ORD's tree is plain (mnemonics, numbers,
     groups), whose text is its nodes' texts joined by spaces, so joining the
-    parts' texts gives the same line."""
+    parts' texts gives the same line; the order is written by
+    :func:`~protocol.orders.order_text` (orders read under ``rep`` or made by
+    the adjudicator for their units, whose mnemonics it has)."""
     turns: dict[int, str] = {}     # by id: the ORDs hold the values (ids stay theirs)
     results: dict[int, str] = {}
     lines = []
@@ -240,7 +260,7 @@ def _ord_lines(ords: Sequence[Ord], rep: Representation) -> list[str]:
         result = results.get(id(o.result))
         if result is None:
             result = results[id(o.result)] = tree_to_text((o.result.to_node(),), rep)
-        lines.append(f"ORD {turn} {tree_to_text((order_node(o.order),), rep)} {result}")
+        lines.append(f"ORD {turn} {order_text(o.order)} {result}")
     return lines
 
 
