@@ -78,11 +78,9 @@ from protocol.messages import (
     Tme,
     Yes,
 )
-from protocol.orders import order_node
 from protocol.parse import Sender, parse_message
 from protocol.press import ReceivedPress
 from protocol.text import parse_text, render_text, tree_from_text
-from protocol.tree import from_tree
 from server.deadline import PhaseClock, TimeRequests, whole_seconds
 from server.endings import Ending, HouseRules, YearTable, elimination_years
 from server.events import (
@@ -114,7 +112,7 @@ from server.session import Client, Role
 from server.settings import GameSettings
 from server.store import GameRecord, Seat, Store
 from server.turn import TurnState
-from server.wire import Encoded, Packet, encode, join, packet
+from server.wire import Encoded, OrderCodes, Packet, encode, join, packet
 
 log = structlog.get_logger("server.game")
 
@@ -146,7 +144,7 @@ class Game:
         self.rep = wire_representation(variant.rep, settings.press_numbering)
         self.mdf = packet(variant.mdf, self.rep)           # every client asks for it once
         self._missing_memo: dict[str, tuple[TurnState, int, Mis | None]] = {}
-        self._order_texts: dict[int, tuple[Order, str]] = {}
+        self.orders = OrderCodes(self.rep)               # the phase's orders, encoded once
         self.turn = TurnState(self.engine.season)
         self.players: dict[str, Client | None] = {}      # power -> client (None = CD)
         self.joining: list[Client] = []                   # NME'd, map not yet accepted
@@ -532,7 +530,7 @@ class Game:
                              sender=Sender.SERVER)
 
     def parse_order(self, text: str) -> Order:
-        """A stored order (the text of its node, as `_order_text` wrote it)."""
+        """A stored order (the text of its node, as `OrderCodes.text` wrote it)."""
         return order_from_node(tree_from_text(text, self.variant.rep), self.variant.rep)
 
     # --- phases ----------------------------------------------------------------------------
@@ -682,7 +680,7 @@ class Game:
         sco, now = new.sco_message(), new.now_message()
         # Each message is encoded once: the same tokens give the frame every
         # client gets and the text the database keeps.
-        results = [self.encode(m) for m in outcome.results]
+        results = [self.orders.ord(m) for m in outcome.results]
         sco_e, now_e = self.encode(sco), self.encode(now)
         after: list[Encoded] = []
         if outcome.year_end:
@@ -703,7 +701,7 @@ class Game:
             end_messages.append(self._summary(ending, new))
         self.store.record_phase(
             self.handle.id, str(processed),
-            {p: [self._order_text(o) for o in held] for p, held in orders.items()},
+            {p: [self.orders.text(o) for o in held] for p, held in orders.items()},
             [e.text for e in results + after], sco_e.text, now_e.text,
             str(new.turn), [self._text(m) for m in end_messages],
         )
@@ -711,7 +709,7 @@ class Game:
         self.history.append(PlayedPhase(str(processed), ords, sco_e.packet, now_e.packet))
         self.engine = new
         self.turn = TurnState(new.season)
-        self._order_texts.clear()
+        self.orders.clear()
         self.log.info("phase_processed", turn=str(processed), next=str(new.turn),
                       orders=sum(len(v) for v in orders.values()), results=len(outcome.results),
                       seconds=round(trio.current_time() - started, 4))
@@ -768,24 +766,10 @@ class Game:
     def _text(self, message: Message) -> str:
         return render_text(message.to_tokens(self.variant.rep), self.variant.rep)
 
-    def _order_text(self, order: Order) -> str:
-        """An accepted order's stored text, rendered once per phase (each SUB saves them all).
-
-        Keyed by identity (hashing an order costs more than looking it up):
-        the accepted orders are the same objects all phase long, and the
-        cache holds them, so their ids cannot be reused while it does.
-        """
-        cached = self._order_texts.get(id(order))
-        if cached is not None and cached[0] is order:
-            return cached[1]
-        text = render_text(from_tree(order_node(order), self.variant.rep), self.variant.rep)
-        self._order_texts[id(order)] = (order, text)
-        return text
-
     def save_orders(self, power: str) -> None:
         """Persist the power's accepted orders before they are acknowledged."""
         self.store.save_orders(self.handle.id, power, str(self.engine.turn),
-                               [self._order_text(o) for o in self.turn.of(power)])
+                               [self.orders.text(o) for o in self.turn.of(power)])
 
 
 def owners(sco: Sco) -> dict[str, str]:

@@ -46,7 +46,6 @@ from protocol.messages import (
     SmrRequest,
     Snd,
     Sub,
-    Thx,
     Tme,
     Yes,
 )
@@ -56,7 +55,7 @@ from server.history import History
 from server.session import Client, Role
 from server.settings import GameSettings
 from server.turn import TurnState
-from server.wire import Packet, join, packet
+from server.wire import OrderCodes, Packet, packet
 
 log = structlog.get_logger("server.requests")
 
@@ -78,6 +77,8 @@ class GameDesk(Protocol):
     """The MDF, encoded once."""
     rep: Representation
     """What the game's connections speak."""
+    orders: OrderCodes
+    """The current phase's orders, encoded once (THX, stored text, ORD)."""
     settings: GameSettings
     engine: Engine
     turn: TurnState
@@ -234,13 +235,12 @@ def _sub(game: GameDesk, client: Client, message: Sub) -> None:
         notes.append((order, note))
     game.save_orders(power)          # stored before any THX is sent
     # The THXs and the MIS go out as one packet: one queue item, one write.
-    replies: list[Message] = [Thx(order, note) for order, note in notes]
+    frames = [game.orders.thx(order, note) for order, note in notes]
     missing = game.missing(power)
     if missing is not None:
-        replies.append(missing)
-    reply = join((packet(m, game.rep) for m in replies), "THX")
-    if reply is not None:
-        client.send(reply)
+        frames.append(packet(missing, game.rep).frames)
+    if frames:
+        client.send(Packet("THX", b"".join(frames), game.rep))
 
 
 def _send_missing(game: GameDesk, client: Client, power: str, *, bare: bool) -> None:
