@@ -32,7 +32,7 @@ states render to equal bytes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from functools import cache, lru_cache
+from functools import cache
 
 from adjudicator import values as adj
 from adjudicator.results import OrderResult, PhaseResult
@@ -51,14 +51,11 @@ UNO = "UNO"
 # --- units, turns ------------------------------------------------------------------
 
 
-@lru_cache(maxsize=8192)
 def _standing(unit: Unit) -> po.UnitPosition:
     """A (not dislodged) unit as NOW and MIS list it.
 
-    Cached: both are immutable, a map has a few thousand possible units at
-    most, and every NOW and MIS lists the same units again - a lookup is
-    several times cheaper than building the value.
-    """
+    Built each time, not cached: compiled, building one is a few slot stores,
+    cheaper than hashing the unit (its dataclass ``__hash__`` is interpreted)."""
     return po.UnitPosition(unit)
 
 

@@ -18,20 +18,19 @@ prints or exits.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache
 
 from adjudicator import GameState, PhaseResult, Rulebook
-from adjudicator.values import RETREAT
+from adjudicator.values import RETREAT, Phase
 from engine import convert
-from engine.position import Engine, PhaseOrders
+from engine.position import Engine, Outcome, PhaseOrders
 from engine.variants import UnknownVariant, variant_files, variant_names
 from maps import Map, MapError
-from orders import Order, order_power
+from orders import Order, Unit, order_power
 from protocol.errors import ProtocolError
 from protocol.mapdef import CentreGroup
 from protocol.messages import Message, Now, Ord, Sco, Slo, Sub, Thx
-from protocol.orders import order_text, unit_text
+from protocol.orders import DaideOrderResult, order_text, unit_text
 from protocol.parse import Sender, parse_message_text
 from protocol.text import tree_to_text
 from protocol.tokens import STANDARD, Representation
@@ -187,81 +186,127 @@ def check_position(m: Map, state: GameState) -> None:
 # --- one phase ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class Submission:
     """A ``SUB`` message in text form and its submitter (None: each order's
     own power, i.e. the unit's owner or the waiving power)."""
 
-    text: str
-    submitter: str | None = None
+    __slots__ = ("text", "submitter")
+
+    def __init__(self, text: str, submitter: str | None = None) -> None:
+        self.text = text
+        self.submitter = submitter
+
+    def __repr__(self) -> str:
+        return f"Submission({self.text!r}, {self.submitter!r})"
 
 
-@dataclass(frozen=True)
 class PhaseOutput:
-    """The messages a server sends for one processed phase, and the new state."""
+    """What a server sends for one processed phase, and the new state.
 
-    thx: tuple[Thx, ...]
-    ords: tuple[Ord, ...]
-    sco: Sco
-    now: Now
-    slo: Slo | None
-    result: PhaseResult
+    The messages (``ords``, ``sco``, ``now``) are built when first asked for;
+    :meth:`lines` writes the text straight from the adjudicator's results
+    and the new position, the same text as the messages'.
+    """
+
+    __slots__ = ("thx", "outcome")
+
+    def __init__(self, thx: tuple[Thx, ...], outcome: Outcome) -> None:
+        self.thx = thx
+        self.outcome = outcome
+
+    @property
+    def result(self) -> PhaseResult:
+        return self.outcome.result
 
     @property
     def state(self) -> GameState:
-        return self.result.state
+        return self.outcome.result.state
+
+    @property
+    def ords(self) -> tuple[Ord, ...]:
+        return self.outcome.results
+
+    @property
+    def sco(self) -> Sco:
+        return self.outcome.engine.sco_message()
+
+    @property
+    def now(self) -> Now:
+        return self.outcome.engine.now_message()
+
+    @property
+    def slo(self) -> Slo | None:
+        solo = self.outcome.solo
+        return None if solo is None else convert.slo_message(solo)
 
     def messages(self) -> tuple[Message, ...]:
         """THX..., ORD..., SCO, NOW, then SLO if the game ended in a solo."""
-        return (*self.thx, *self.ords, *self._tail())
-
-    def _tail(self) -> tuple[Message, ...]:
-        """SCO, NOW, then SLO if the game ended in a solo."""
-        return (self.sco, self.now) if self.slo is None else (self.sco, self.now, self.slo)
+        slo = self.slo
+        tail = (self.sco, self.now) if slo is None else (self.sco, self.now, slo)
+        return (*self.thx, *self.ords, *tail)
 
     def trees(self) -> tuple[Tree, ...]:
         return tuple(m.to_tree() for m in self.messages())
 
     def lines(self, rep: Representation = STANDARD) -> tuple[str, ...]:
-        """The messages in DAIDE text form."""
-        slo = () if self.slo is None else (tree_to_text(self.slo.to_tree(), rep),)
+        """The messages in DAIDE text form: ``tree_to_text`` of each."""
+        slo = self.slo
+        state = self.state
         return (*(tree_to_text(m.to_tree(), rep) for m in self.thx),
-                *_ord_lines(self.ords, rep),
-                tree_to_text(self.sco.to_tree(), rep),
-                _now_line(self.now, rep),
-                *slo)
+                *_ord_lines(self.outcome.result, rep),
+                _sco_line(self.sco, rep),
+                _now_line(state, rep) if not state.dislodged
+                else tree_to_text(self.now.to_tree(), rep),
+                *(() if slo is None else (tree_to_text(slo.to_tree(), rep),)))
 
 
-def _now_line(now: Now, rep: Representation) -> str:
-    """``tree_to_text`` of the NOW's tree; when no unit has an MRT list, its
-    units are written by :func:`~protocol.orders.unit_text` (the units of a
-    position read under ``rep``, whose mnemonics it has)."""
-    if any(u.retreats is not None for u in now.units):
-        return tree_to_text(now.to_tree(), rep)
-    return " ".join(["NOW", tree_to_text((now.turn.to_node(),), rep),
-                     *[unit_text(u.unit) for u in now.units]])
+# The lines of a phase are written from the values directly, the words
+# tree_to_text joins for their trees, without building the trees.  Their
+# mnemonics are the representation's: the orders and units were read under
+# it (or made by the adjudicator for those units), the centres and powers
+# are the map's; the turn and results are checked by tree_to_text.
 
 
-def _ord_lines(ords: Sequence[Ord], rep: Representation) -> list[str]:
-    """The ORD lines, ``tree_to_text`` of each ORD's tree, with the parts
-    every ORD shares rendered once: the turn (the same in all of them) and
-    each distinct ``(result)``.  An ORD's tree is plain (mnemonics, numbers,
-    groups), whose text is its nodes' texts joined by spaces, so joining the
-    parts' texts gives the same line; the order is written by
-    :func:`~protocol.orders.order_text` (orders read under ``rep`` or made by
-    the adjudicator for their units, whose mnemonics it has)."""
-    turns: dict[int, str] = {}     # by id: the ORDs hold the values (ids stay theirs)
-    results: dict[int, str] = {}
+def _turn_text(phase: Phase, rep: Representation) -> str:
+    return tree_to_text(((phase.season, phase.year),), rep)
+
+
+def _ord_lines(result: PhaseResult, rep: Representation) -> list[str]:
+    """``ORD (turn) (order) (result)`` for every order (docs/protocol.md §8.4):
+    the text of :func:`engine.convert.ord_messages`, each distinct result
+    written once, the orders by :func:`~protocol.orders.order_text`."""
+    turn = _turn_text(result.phase, rep)
+    results: dict[tuple[str | None, bool], str] = {}
     lines = []
-    for o in ords:
-        turn = turns.get(id(o.turn))
-        if turn is None:
-            turn = turns[id(o.turn)] = tree_to_text((o.turn.to_node(),), rep)
-        result = results.get(id(o.result))
-        if result is None:
-            result = results[id(o.result)] = tree_to_text((o.result.to_node(),), rep)
-        lines.append(f"ORD {turn} {order_text(o.order)} {result}")
+    for r in result.results:
+        key = (r.outcome, r.dislodged)
+        text = results.get(key)
+        if text is None:
+            text = results[key] = tree_to_text(
+                (DaideOrderResult(r.outcome, r.dislodged).to_node(),), rep)
+        lines.append(f"ORD {turn} {order_text(r.order)} {text}")
     return lines
+
+
+def _now_line(state: GameState, rep: Representation) -> str:
+    """The NOW of a position without dislodged units: its units by province
+    (:func:`engine.convert.now_message`), each by :func:`~protocol.orders.unit_text`."""
+    units = sorted(state.units, key=_province_of)
+    return " ".join(["NOW", _turn_text(state.phase, rep), *[unit_text(u) for u in units]])
+
+
+def _province_of(unit: Unit) -> str:
+    return unit.location.province
+
+
+def _sco_line(sco: Sco, rep: Representation) -> str:
+    """``tree_to_text`` of an SCO whose owners are single powers or UNO."""
+    parts = ["SCO"]
+    for group in sco.ownership:
+        if not isinstance(group.owner, str):
+            return tree_to_text(sco.to_tree(), rep)
+        parts.append(" ".join(("(", group.owner, *group.centres, ")")))
+    return " ".join(parts)
 
 
 def read_orders(s: Setting, state: GameState, sub: Submission) -> Orders:
@@ -275,13 +320,18 @@ def read_orders(s: Setting, state: GameState, sub: Submission) -> Orders:
     return Orders(message.orders, sub.submitter)
 
 
-@dataclass(frozen=True)
 class Orders:
     """The orders of one SUB, as submitted, and their submitter (None: each
     order's own power)."""
 
-    orders: tuple[Order, ...]
-    submitter: str | None = None
+    __slots__ = ("orders", "submitter")
+
+    def __init__(self, orders: tuple[Order, ...], submitter: str | None = None) -> None:
+        self.orders = orders
+        self.submitter = submitter
+
+    def __repr__(self) -> str:
+        return f"Orders({self.orders!r}, {self.submitter!r})"
 
 
 def run_phase(s: Setting, state: GameState, submissions: Sequence[Orders]) -> PhaseOutput:
@@ -302,16 +352,7 @@ def run_phase(s: Setting, state: GameState, submissions: Sequence[Orders]) -> Ph
             note = phase.submit(power, submitted)
             if note != MBV:
                 thx.append(convert.thx_message(submitted, note))
-    outcome = phase.advance()
-    new = outcome.engine
-    return PhaseOutput(
-        thx=tuple(thx),
-        ords=outcome.results,
-        sco=new.sco_message(),
-        now=new.now_message(),
-        slo=convert.slo_message(outcome.solo) if outcome.solo is not None else None,
-        result=outcome.result,
-    )
+    return PhaseOutput(tuple(thx), phase.advance())
 
 
 def sco_of(s: Setting, state: GameState) -> Sco:

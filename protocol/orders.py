@@ -60,6 +60,12 @@ class Turn:
     season: str
     year: int
 
+    # Written out (as orders.values does): compiled, a frozen dataclass's
+    # generated __init__ stays interpreted, ~10x slower than these slot stores.
+    def __init__(self, season: str, year: int) -> None:
+        object.__setattr__(self, "season", season)
+        object.__setattr__(self, "year", year)
+
     def to_node(self) -> tuple[Node, ...]:
         return (self.season, self.year)
 
@@ -78,6 +84,10 @@ class UnitPosition:
     unit: Unit
     retreats: tuple[Location, ...] | None = None
 
+    def __init__(self, unit: Unit, retreats: tuple[Location, ...] | None = None) -> None:
+        object.__setattr__(self, "unit", unit)
+        object.__setattr__(self, "retreats", retreats)
+
     def to_node(self) -> tuple[Node, ...]:
         if self.retreats is None:
             return unit_node(self.unit)
@@ -94,6 +104,10 @@ class DaideOrderResult:
 
     outcome: str | None
     retreat: bool = False
+
+    def __init__(self, outcome: str | None, retreat: bool = False) -> None:
+        object.__setattr__(self, "outcome", outcome)
+        object.__setattr__(self, "retreat", retreat)
 
     def to_node(self) -> tuple[Node, ...]:
         if self.outcome is None:

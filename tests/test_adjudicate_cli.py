@@ -250,3 +250,41 @@ def test_blocks_are_split_on_empty_lines_only() -> None:
         (1, [(2, "SCO a"), (4, "NOW b")]),
         (2, [(8, "SUB c")]),
     ]
+
+
+def test_the_lines_of_a_phase_are_the_text_of_its_messages() -> None:
+    """PhaseOutput.lines writes ORD, SCO and NOW straight from the results and
+    the new position: on every phase of every bundled DATC case (movement,
+    retreats, builds, dislodged units, solos) they are ``tree_to_text`` of
+    the messages."""
+    from daide.datc_cases import Case, bundled_case_files
+    from daide.datc_runner import load_cases
+    from engine.phase_text import (
+        InputError,
+        Submission,
+        read_orders,
+        read_position,
+        run_phase,
+    )
+    from protocol.text import tree_to_text
+
+    phases = 0
+    for rules in ("datc-2.4", "datc-3.0"):
+        for case in load_cases(bundled_case_files(rules), rules):
+            assert isinstance(case, Case)
+            game = setting(case.variant, rulebook(case.rules.preset, case.rules.overrides))
+            state = read_position(game, case.sco.text if case.sco else None, case.now.text)
+            for phase in case.phases:
+                orders = []
+                for sub in phase.submissions:
+                    try:
+                        orders.append(read_orders(game, state, Submission(sub.line.text,
+                                                                          sub.submitter)))
+                    except InputError:
+                        continue
+                output = run_phase(game, state, orders)
+                assert list(output.lines(game.rep)) == [
+                    tree_to_text(tree, game.rep) for tree in output.trees()]
+                state = output.state
+                phases += 1
+    assert phases > 300
