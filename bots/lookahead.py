@@ -122,18 +122,24 @@ class Scorer:
         self.centres = tuple(sorted(self.geo.centres))
         best = max([*values.army.values(), *values.fleet.values(), 0.0])
         self.norm = settings.position / best if best > 0 else 0.0
-        self._reach: dict[tuple[str, str, str | None], tuple[str, ...]] = {}
+        self._places: dict[tuple[str, str, str | None], tuple[tuple[str, ...], float]] = {}
+
+    def _place(self, unit: Unit) -> tuple[tuple[str, ...], float]:
+        """The provinces a unit stands in or can move to, and DumbBot's value of its place
+        (both fixed for the phase: computed once per unit type and location)."""
+        loc = unit.location
+        key = (unit.kind, loc.province, loc.coast)
+        found = self._places.get(key)
+        if found is None:
+            node = (loc.province, loc.coast)
+            near = self.geo.reachable_provinces(unit.kind, node)
+            found = ((loc.province, *sorted(near)), self.values.value(unit.kind, node))
+            self._places[key] = found
+        return found
 
     def reach(self, unit: Unit) -> tuple[str, ...]:
         """The provinces a unit stands in or can move to."""
-        loc = unit.location
-        key = (unit.kind, loc.province, loc.coast)
-        found = self._reach.get(key)
-        if found is None:
-            near = self.geo.reachable_provinces(unit.kind, (loc.province, loc.coast))
-            found = (loc.province, *sorted(near))
-            self._reach[key] = found
-        return found
+        return self._place(unit)[0]
 
     def score(self, state: adj.GameState, winner: str | None = None) -> float:
         s = self.s
@@ -144,19 +150,21 @@ class Scorer:
         near: dict[str, dict[str, int]] = {}
         units = 0.0
         position = 0.0
-        value = self.values.value
+        places = self._places
         for unit in state.units:
-            loc = unit.location
             power = unit.power
+            loc = unit.location
             occupant[loc.province] = power
             counts = near.get(power)
             if counts is None:
                 counts = near[power] = {}
-            for province in self.reach(unit):
+            found = places.get((unit.kind, loc.province, loc.coast))
+            reach, value = found if found is not None else self._place(unit)
+            for province in reach:
                 counts[province] = counts.get(province, 0) + 1
             if power == me:
                 units += 1
-                position += value(unit.kind, (loc.province, loc.coast))
+                position += value
         for d in state.dislodged:
             if d.unit.power == me and d.retreats:
                 units += s.dislodged
@@ -167,17 +175,20 @@ class Scorer:
         for c in self.centres:
             owner = occupant.get(c) or ownership.get(c)
             mine = mine_near.get(c, 0)
-            foe = 0
-            for counts in others:
-                n = counts.get(c, 0)
-                if n > foe:
-                    foe = n
             if owner == me:
                 centres += 1
-                if foe > mine:
-                    threatened += 1
-            elif mine > foe:
-                chances += 1
+                # threatened: one enemy power reaches it with more units than we do
+                for counts in others:
+                    if counts.get(c, 0) > mine:
+                        threatened += 1
+                        break
+            elif mine:
+                # a chance: we reach it with more units than any one other power
+                for counts in others:
+                    if counts.get(c, 0) >= mine:
+                        break
+                else:
+                    chances += 1
         return (s.centre * centres - s.threat * threatened + s.chance * chances
                 + s.unit * units + self.norm * position)
 
