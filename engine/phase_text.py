@@ -50,7 +50,8 @@ class InputError(ValueError):
 class Setting:
     """What a phase is played under: the variant's map and tokens, and the rules."""
 
-    __slots__ = ("map", "rep", "rules", "centres", "_centre_set")
+    __slots__ = ("map", "rep", "rules", "centres", "_centre_set", "_sorted_centres", "_powers",
+                 "_army_places", "_fleet_coasts")
 
     def __init__(self, map: Map, rep: Representation, rules: Rulebook) -> None:
         self.map = map
@@ -60,6 +61,16 @@ class Setting:
         self.centres: tuple[str, ...] = tuple(
             map.provinces[c].mnemonic for c in map.supply_centres)
         self._centre_set = frozenset(self.centres)
+        self._sorted_centres = tuple(sorted(self.centres))
+        # where a unit may stand (check_position): the provinces an army may
+        # stand in, and per province the coasts a fleet may (None: the
+        # province itself; empty: no fleet)
+        self._powers = frozenset(map.powers)
+        self._army_places = frozenset(p.mnemonic for p in map.provinces if p.is_land)
+        self._fleet_coasts: dict[str, frozenset[str | None]] = {
+            p.mnemonic: frozenset(map.loc_coast[loc] for loc in map.fleet_locs[p.id])
+            for p in map.provinces
+        }
 
     def __repr__(self) -> str:
         return f"Setting({self.map.name!r}, rules={self.rules!r})"
@@ -130,7 +141,7 @@ def read_position(s: Setting, sco_text: str | None, now_text: str) -> GameState:
         state = convert.state_from_messages(sco, now)
     except ValueError as exc:
         raise InputError(f"NOW: {exc}") from None
-    check_position(s.map, state)
+    check_position(s, state)
     return state
 
 
@@ -153,34 +164,36 @@ def _check_sco(s: Setting, sco: Sco) -> None:
             seen.add(centre)
 
 
-def check_position(m: Map, state: GameState) -> None:
+def check_position(s: Setting, state: GameState) -> None:
     """InputError unless every unit is a unit of the map's powers standing
     where its type may stand, at most one (not dislodged) unit per province,
     and dislodged units only in a retreat phase."""
     if state.dislodged and state.phase.kind != RETREAT:
         raise InputError(f"NOW: MRT lists in {state.phase}, which is not a retreat phase")
-    where: dict[str, str] = {}
-    for unit, dislodged in [(u, False) for u in state.units] + [
-        (d.unit, True) for d in state.dislodged
-    ]:
-        if unit.power not in m.powers:
-            raise InputError(f"NOW: {unit.power} is not a power of the map")
-        loc = unit.location
-        if loc.province not in m.ids:
-            raise InputError(f"NOW: {loc.province} is not a province of the map")
-        pid = m.ids[loc.province]
-        province = m.provinces[pid]
-        if unit.is_army:
-            ok = province.is_land and loc.coast is None
-        else:
-            ok = m.loc_ids.get((pid, loc.coast)) in m.fleet_locs[pid]
-        if not ok:
-            what = "an army" if unit.is_army else "a fleet"
-            raise InputError(f"NOW: {unit} - {what} cannot stand at {loc}")
-        key = ("dislodged " if dislodged else "") + loc.province
-        if key in where:
-            raise InputError(f"NOW: two units in {key}")
-        where[key] = unit.power
+    where: set[str] = set()
+    for unit in state.units:
+        _check_unit(s, unit, unit.location.province, where)
+    for d in state.dislodged:
+        _check_unit(s, d.unit, "dislodged " + d.unit.location.province, where)
+
+
+def _check_unit(s: Setting, unit: Unit, key: str, where: set[str]) -> None:
+    if unit.power not in s._powers:
+        raise InputError(f"NOW: {unit.power} is not a power of the map")
+    loc = unit.location
+    coasts = s._fleet_coasts.get(loc.province)
+    if coasts is None:
+        raise InputError(f"NOW: {loc.province} is not a province of the map")
+    if unit.is_army:
+        ok = loc.coast is None and loc.province in s._army_places
+    else:
+        ok = loc.coast in coasts
+    if not ok:
+        what = "an army" if unit.is_army else "a fleet"
+        raise InputError(f"NOW: {unit} - {what} cannot stand at {loc}")
+    if key in where:
+        raise InputError(f"NOW: two units in {key}")
+    where.add(key)
 
 
 # --- one phase ------------------------------------------------------------------------
@@ -208,11 +221,12 @@ class PhaseOutput:
     and the new position, the same text as the messages'.
     """
 
-    __slots__ = ("thx", "outcome")
+    __slots__ = ("thx", "outcome", "setting")
 
-    def __init__(self, thx: tuple[Thx, ...], outcome: Outcome) -> None:
+    def __init__(self, thx: tuple[Thx, ...], outcome: Outcome, setting: Setting) -> None:
         self.thx = thx
         self.outcome = outcome
+        self.setting = setting
 
     @property
     def result(self) -> PhaseResult:
@@ -254,7 +268,7 @@ class PhaseOutput:
         state = self.state
         return (*(tree_to_text(m.to_tree(), rep) for m in self.thx),
                 *_ord_lines(self.outcome.result, rep),
-                _sco_line(self.sco, rep),
+                _sco_line(state, self.setting, rep),
                 _now_line(state, rep) if not state.dislodged
                 else tree_to_text(self.now.to_tree(), rep),
                 *(() if slo is None else (tree_to_text(slo.to_tree(), rep),)))
@@ -299,13 +313,34 @@ def _province_of(unit: Unit) -> str:
     return unit.location.province
 
 
-def _sco_line(sco: Sco, rep: Representation) -> str:
-    """``tree_to_text`` of an SCO whose owners are single powers or UNO."""
+def _sco_line(state: GameState, s: Setting, rep: Representation) -> str:
+    """The SCO of a position (:func:`engine.convert.sco_message`): the owners
+    in the map's order, then any other owner, then the neutral centres as
+    UNO, each group's centres sorted."""
+    ownership = state.ownership
+    centres = s._centre_set
+    for centre in ownership:
+        if centre not in centres:  # a centre the map lacks: the message's text
+            return tree_to_text(convert.sco_message(state, s.map.powers, s.centres).to_tree(), rep)
+    owned: dict[str, list[str]] = {}
+    neutral: list[str] = []
+    for centre in s._sorted_centres:
+        owner = ownership.get(centre)
+        if owner is None:
+            neutral.append(centre)
+        elif owner in owned:
+            owned[owner].append(centre)
+        else:
+            owned[owner] = [centre]
+    powers = s.map.powers
+    order = [p for p in powers if p in owned]
+    if len(order) < len(owned):
+        order += sorted(set(owned) - set(powers))
     parts = ["SCO"]
-    for group in sco.ownership:
-        if not isinstance(group.owner, str):
-            return tree_to_text(sco.to_tree(), rep)
-        parts.append(" ".join(("(", group.owner, *group.centres, ")")))
+    for power in order:
+        parts.append(" ".join(["(", power, *owned[power], ")"]))
+    if neutral:
+        parts.append(" ".join(["(", "UNO", *neutral, ")"]))
     return " ".join(parts)
 
 
@@ -352,7 +387,7 @@ def run_phase(s: Setting, state: GameState, submissions: Sequence[Orders]) -> Ph
             note = phase.submit(power, submitted)
             if note != MBV:
                 thx.append(convert.thx_message(submitted, note))
-    return PhaseOutput(tuple(thx), phase.advance())
+    return PhaseOutput(tuple(thx), phase.advance(), s)
 
 
 def sco_of(s: Setting, state: GameState) -> Sco:

@@ -2,12 +2,14 @@
 
 A server reads a SUB from every player every phase, and ``daide adjudicate``
 reads a NOW, an SCO and the SUBs of every block.  Nearly all of them are
-the plain shapes: upper-case mnemonics, plain numbers, orders of a unit
-(hold, move, support, convoy, retreat, disband, build, remove), units
-without MRT lists.  :func:`read_plain_message` reads exactly those from the
+the plain shapes: upper-case mnemonics, plain numbers, brackets spaced
+off (as every DAIDE text writer writes them), orders of a unit (hold,
+move, support, convoy, retreat, disband, build, remove), units without
+MRT lists.  :func:`read_plain_message` reads exactly those from the
 words of the text, one table lookup per word (the word's token,
 :attr:`protocol.tokens.Representation.word_table`), with no tree in
 between, and returns None for anything else - lower case, signs, strings,
+brackets next to a word,
 ``CTO ... VIA``, ``WVE``, MRT lists, any fault - which
 :func:`protocol.parse.parse_message_text` then reads by the general road
 (the tree and the grammar, which report faults exactly).  On the text it
@@ -36,7 +38,6 @@ from orders import (
 from protocol.mapdef import CentreGroup
 from protocol.messages import Message, Now, Sco, Sub
 from protocol.orders import Turn, UnitPosition
-from protocol.text import plain_words
 from protocol.tokens import Representation
 
 # Token values and categories (docs/protocol.md §6.2), as constants the
@@ -56,9 +57,14 @@ _NONE: Final = -1
 def read_plain_message(text: str, rep: Representation, client: bool) -> Message | None:
     """The SUB (sent by a client) or NOW / SCO (sent by the server) of
     ``text`` when it has one of the plain shapes; None otherwise."""
-    if "'" in text:
+    if "'" in text or not text.isascii() or "\x1c" in text or "\x1d" in text \
+            or "\x1e" in text or "\x1f" in text:
         return None
-    words = plain_words(text)
+    # The words between ASCII whitespace - exactly the separators of the
+    # text form once 0x1C-0x1F are ruled out (protocol.text.plain_words).  A
+    # bracket not spaced off sticks to a word, which then matches nothing
+    # below: the text takes the general road.
+    words = text.split()
     if not words:
         return None
     head = words[0]
