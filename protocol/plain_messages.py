@@ -3,14 +3,13 @@
 A server reads a SUB from every player every phase, and ``daide adjudicate``
 reads a NOW, an SCO and the SUBs of every block.  Nearly all of them are
 the plain shapes: upper-case mnemonics, plain numbers, brackets spaced
-off (as every DAIDE text writer writes them), orders of a unit (hold,
-move, support, convoy, retreat, disband, build, remove), units without
-MRT lists.  :func:`read_plain_message` reads exactly those from the
-words of the text, one table lookup per word (the word's token,
+off (as every DAIDE text writer writes them), orders (hold, move,
+support, convoy, move by convoy, retreat, disband, build, remove, waive),
+units without MRT lists.  :func:`read_plain_message` reads exactly those
+from the words of the text, one table lookup per word (the word's token,
 :attr:`protocol.tokens.Representation.word_table`), with no tree in
 between, and returns None for anything else - lower case, signs, strings,
-brackets next to a word,
-``CTO ... VIA``, ``WVE``, MRT lists, any fault - which
+brackets next to a word, MRT lists, any fault - which
 :func:`protocol.parse.parse_message_text` then reads by the general road
 (the tree and the grammar, which report faults exactly).  On the text it
 accepts it returns what the general road returns
@@ -24,6 +23,7 @@ from typing import Final
 from orders import (
     Build,
     Convoy,
+    ConvoyMove,
     Disband,
     Hold,
     Location,
@@ -34,6 +34,7 @@ from orders import (
     SupportHold,
     SupportMove,
     Unit,
+    Waive,
 )
 from protocol.mapdef import CentreGroup
 from protocol.messages import Message, Now, Sco, Sub
@@ -142,9 +143,15 @@ def _unit(words: list[str], i: int, table: dict[str, int]) -> tuple[Unit | None,
 
 
 def _order(words: list[str], i: int, table: dict[str, int]) -> tuple[Order | None, int]:
-    """``( (unit) HLD )``, ``MTO``, ``SUP``, ``CVY``, ``RTO``, ``DSB``, ``BLD``, ``REM``."""
+    """``( (unit) HLD )``, ``MTO``, ``SUP``, ``CVY``, ``CTO ... VIA``, ``RTO``,
+    ``DSB``, ``BLD``, ``REM``, or ``( power WVE )``."""
     n = len(words)
     if i + 1 >= n or words[i] != "(":
+        return None, -1
+    if words[i + 1] != "(":  # power WVE
+        if (i + 3 < n and words[i + 2] == "WVE" and words[i + 3] == ")"
+                and _category(words[i + 1], table) == _POWER):
+            return Waive(words[i + 1]), i + 4
         return None, -1
     unit, j = _unit(words, i + 1, table)
     if unit is None or j >= n:
@@ -176,6 +183,23 @@ def _order(words: list[str], i: int, table: dict[str, int]) -> tuple[Order | Non
             return None, -1
         order = Convoy(unit, army, words[j + 1])
         j += 2
+    elif kind == "CTO":
+        # CTO province VIA ( sea sea ... ): at least one province in the group
+        if (j + 3 >= n or not _is_province(words[j], table) or words[j + 1] != "VIA"
+                or words[j + 2] != "("):
+            return None, -1
+        target = words[j]
+        j += 3
+        seas: list[str] = []
+        while j < n and words[j] != ")":
+            if not _is_province(words[j], table):
+                return None, -1
+            seas.append(words[j])
+            j += 1
+        if not seas or j >= n:
+            return None, -1
+        order = ConvoyMove(unit, target, tuple(seas))
+        j += 1
     elif kind == "DSB":
         order = Disband(unit)
     elif kind == "BLD":
