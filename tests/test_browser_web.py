@@ -145,7 +145,9 @@ def watch_back(page: Any, url: str) -> None:
         watcher.fill("#slider", "1")
         watcher.wait_for_selector("#phase[data-source=hst]:has-text('after SPR 1901')")
         watcher.wait_for_selector("#orders li[data-ord*='( FRA AMY PAR ) MTO BUR']")
-        assert watcher.get_attribute("#map svg", "data-turn") in ("SUM 1901", "FAL 1901")
+        # The map is drawn by the server (/api/render), after the label and the
+        # orders: wait for the drawing of the position after SPR 1901.
+        watcher.wait_for_selector("#map svg[data-turn='SUM 1901'], #map svg[data-turn='FAL 1901']")
     finally:
         watcher.close()
 
