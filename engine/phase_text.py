@@ -21,17 +21,17 @@ from collections.abc import Sequence
 from functools import cache
 
 from adjudicator import GameState, PhaseResult, Rulebook
-from adjudicator.values import RETREAT, Phase
+from adjudicator.values import RETREAT, Dislodged, Phase
 from engine import convert
 from engine.position import Engine, Outcome, PhaseOrders
 from engine.variants import UnknownVariant, variant_files, variant_names
 from maps import Map, MapError
 from orders import Order, Unit, order_power
 from protocol.errors import ProtocolError
-from protocol.mapdef import CentreGroup
 from protocol.messages import Message, Now, Ord, Sco, Slo, Sub, Thx
 from protocol.orders import DaideOrderResult, order_text, unit_text
 from protocol.parse import Sender, parse_message_text
+from protocol.plain_messages import plain_now, plain_sco, plain_sub
 from protocol.text import tree_to_text
 from protocol.tokens import STANDARD, Representation
 from protocol.tree import Tree
@@ -122,46 +122,79 @@ def _head(text: str) -> str:
 
 
 def read_position(s: Setting, sco_text: str | None, now_text: str) -> GameState:
-    """The position of an ``SCO`` (None: the map's starting ownership) and a ``NOW``."""
-    now = read_message(now_text, s.rep, Sender.SERVER)
-    if not isinstance(now, Now):
-        raise InputError(f"expected a NOW message with units, got {_head(now_text)}")
-    if sco_text is None:
-        sco = Sco(tuple(
-            CentreGroup(owner, tuple(sorted(c for c, o in s.map.start_ownership.items() if o == owner)))
-            for owner in sorted(set(s.map.start_ownership.values()))
-        ))
+    """The position of an ``SCO`` (None: the map's starting ownership) and a
+    ``NOW`` (:func:`engine.convert.state_from_messages`, checked against the
+    map).  The common shapes are read without building the messages
+    (:mod:`protocol.plain_messages`)."""
+    units: list[Unit] = []
+    dislodged: list[Dislodged] = []
+    plain_units = plain_now(now_text, s.rep)
+    if plain_units is not None:
+        turn, units = plain_units
     else:
-        message = read_message(sco_text, s.rep, Sender.SERVER)
-        if not isinstance(message, Sco):
-            raise InputError(f"expected an SCO message with centres, got {_head(sco_text)}")
-        sco = message
-    _check_sco(s, sco)
+        now = read_message(now_text, s.rep, Sender.SERVER)
+        if not isinstance(now, Now):
+            raise InputError(f"expected a NOW message with units, got {_head(now_text)}")
+        turn = now.turn
+        for position in now.units:
+            if position.retreats is None:
+                units.append(position.unit)
+            else:
+                dislodged.append(Dislodged(position.unit, position.retreats))
+    groups: list[tuple[str | tuple[str, ...], Sequence[str]]]
+    if sco_text is None:
+        starts = s.map.start_ownership
+        groups = [(owner, sorted(c for c, o in starts.items() if o == owner))
+                  for owner in sorted(set(starts.values()))]
+    else:
+        plain_groups = plain_sco(sco_text, s.rep)
+        if plain_groups is not None:
+            groups = list(plain_groups)
+        else:
+            message = read_message(sco_text, s.rep, Sender.SERVER)
+            if not isinstance(message, Sco):
+                raise InputError(f"expected an SCO message with centres, got {_head(sco_text)}")
+            groups = [(g.owner, g.centres) for g in message.ownership]
+    ownership = _check_sco(s, groups)
     try:
-        state = convert.state_from_messages(sco, now)
+        phase = Phase(turn.season, turn.year)
     except ValueError as exc:
         raise InputError(f"NOW: {exc}") from None
+    units.sort(key=_province_of)
+    dislodged.sort(key=_dislodged_province)
+    state = GameState(phase, tuple(units), ownership, tuple(dislodged))
     check_position(s, state)
     return state
 
 
-def _check_sco(s: Setting, sco: Sco) -> None:
+def _dislodged_province(d: Dislodged) -> str:
+    return d.unit.location.province
+
+
+def _check_sco(s: Setting, groups: Sequence[tuple[str | tuple[str, ...], Sequence[str]]]
+               ) -> dict[str, str]:
+    """The ownership (centre -> power, neutral centres left out) of an SCO's
+    groups; InputError unless each owner is a power of the map or UNO, once,
+    and each centre a supply centre of the map, once."""
     seen: set[str] = set()
     owners: set[str] = set()
+    ownership: dict[str, str] = {}
     centres = s._centre_set
-    for group in sco.ownership:
-        owner = group.owner
-        if not isinstance(owner, str) or (owner != "UNO" and owner not in s.map.powers):
+    for owner, owned in groups:
+        if not isinstance(owner, str) or (owner != "UNO" and owner not in s._powers):
             raise InputError(f"SCO: {owner} is not a power of the map")
         if owner in owners:
             raise InputError(f"SCO: two groups for {owner}")
         owners.add(owner)
-        for centre in group.centres:
+        for centre in owned:
             if centre not in centres:
                 raise InputError(f"SCO: {centre} is not a supply centre")
             if centre in seen:
                 raise InputError(f"SCO: {centre} is listed twice")
             seen.add(centre)
+            if owner != "UNO":
+                ownership[centre] = owner
+    return ownership
 
 
 def check_position(s: Setting, state: GameState) -> None:
@@ -347,12 +380,17 @@ def _sco_line(state: GameState, s: Setting, rep: Representation) -> str:
 def read_orders(s: Setting, state: GameState, sub: Submission) -> Orders:
     """The orders of a SUB with their submitter (a ``SUB (turn) ...`` must
     name the current turn)."""
-    message = read_message(sub.text, s.rep, Sender.CLIENT)
-    if not isinstance(message, Sub) or not message.orders:
-        raise InputError(f"expected SUB with at least one order, got {_head(sub.text)}")
-    if message.turn is not None and convert.phase_of(message.turn) != state.phase:
-        raise InputError(f"SUB for {message.turn}, but the position is in {state.phase}")
-    return Orders(message.orders, sub.submitter)
+    plain = plain_sub(sub.text, s.rep)  # the common shapes, without the Sub message
+    if plain is not None:
+        orders, turn = tuple(plain[0]), plain[1]
+    else:
+        message = read_message(sub.text, s.rep, Sender.CLIENT)
+        if not isinstance(message, Sub) or not message.orders:
+            raise InputError(f"expected SUB with at least one order, got {_head(sub.text)}")
+        orders, turn = message.orders, message.turn
+    if turn is not None and convert.phase_of(turn) != state.phase:
+        raise InputError(f"SUB for {turn}, but the position is in {state.phase}")
+    return Orders(orders, sub.submitter)
 
 
 class Orders:

@@ -58,27 +58,69 @@ _NONE: Final = -1
 def read_plain_message(text: str, rep: Representation, client: bool) -> Message | None:
     """The SUB (sent by a client) or NOW / SCO (sent by the server) of
     ``text`` when it has one of the plain shapes; None otherwise."""
-    if "'" in text or not text.isascii() or "\x1c" in text or "\x1d" in text \
-            or "\x1e" in text or "\x1f" in text:
-        return None
-    # The words between ASCII whitespace - exactly the separators of the
-    # text form once 0x1C-0x1F are ruled out (protocol.text.plain_words).  A
-    # bracket not spaced off sticks to a word, which then matches nothing
-    # below: the text takes the general road.
-    words = text.split()
+    words = _words(text)
     if not words:
         return None
     head = words[0]
-    table = rep.word_table
     if client:
-        if head == "SUB" and table.get("SUB", _NONE) != _NONE:
-            return _sub(words, table)
+        if head == "SUB":
+            sub = plain_sub(text, rep, words)
+            return None if sub is None else Sub(tuple(sub[0]), sub[1])
         return None
-    if head == "NOW" and table.get("NOW", _NONE) != _NONE:
-        return _now(words, table)
-    if head == "SCO" and table.get("SCO", _NONE) != _NONE:
-        return _sco(words, table)
+    if head == "NOW":
+        now = plain_now(text, rep, words)
+        return None if now is None else Now(now[0], tuple(UnitPosition(u) for u in now[1]))
+    if head == "SCO":
+        sco = plain_sco(text, rep, words)
+        return None if sco is None else Sco(tuple(CentreGroup(o, tuple(c)) for o, c in sco))
     return None
+
+
+# The three readers below give the contents of the message without the
+# message - what a caller that takes them apart at once (engine.phase_text)
+# would read out of it.  ``words`` is the text's words if already split.
+
+
+def plain_sub(text: str, rep: Representation,
+              words: list[str] | None = None) -> tuple[list[Order], Turn | None] | None:
+    """The orders and turn of ``SUB ( turn )? (order) ...``, or None."""
+    words = _words(text) if words is None else words
+    table = rep.word_table
+    if not words or words[0] != "SUB" or table.get("SUB", _NONE) == _NONE:
+        return None
+    return _sub(words, table)
+
+
+def plain_now(text: str, rep: Representation,
+              words: list[str] | None = None) -> tuple[Turn, list[Unit]] | None:
+    """The turn and units of ``NOW ( turn ) (unit) ...`` without MRT lists, or None."""
+    words = _words(text) if words is None else words
+    table = rep.word_table
+    if not words or words[0] != "NOW" or table.get("NOW", _NONE) == _NONE:
+        return None
+    return _now(words, table)
+
+
+def plain_sco(text: str, rep: Representation,
+              words: list[str] | None = None) -> list[tuple[str, list[str]]] | None:
+    """The ``(owner, centres)`` groups of ``SCO ( owner centre ... ) ...``, or None."""
+    words = _words(text) if words is None else words
+    table = rep.word_table
+    if not words or words[0] != "SCO" or table.get("SCO", _NONE) == _NONE:
+        return None
+    return _sco(words, table)
+
+
+def _words(text: str) -> list[str] | None:
+    """The words between ASCII whitespace - exactly the separators of the
+    text form once 0x1C-0x1F are ruled out (:func:`protocol.text.plain_words`)
+    - or None for text with strings or other characters.  A bracket not
+    spaced off sticks to a word, which then matches nothing below: the text
+    takes the general road."""
+    if "'" in text or not text.isascii() or "\x1c" in text or "\x1d" in text \
+            or "\x1e" in text or "\x1f" in text:
+        return None
+    return text.split()
 
 
 # Each reader below takes the words and the index where its element starts,
@@ -213,7 +255,7 @@ def _order(words: list[str], i: int, table: dict[str, int]) -> tuple[Order | Non
     return order, j + 1
 
 
-def _sub(words: list[str], table: dict[str, int]) -> Sub | None:
+def _sub(words: list[str], table: dict[str, int]) -> tuple[list[Order], Turn | None] | None:
     """``SUB ( turn )? (order) (order) ...``"""
     n = len(words)
     turn, i = _turn(words, 1, table)
@@ -225,29 +267,29 @@ def _sub(words: list[str], table: dict[str, int]) -> Sub | None:
         if order is None:
             return None
         found.append(order)
-    return Sub(tuple(found), turn) if found else None
+    return (found, turn) if found else None
 
 
-def _now(words: list[str], table: dict[str, int]) -> Now | None:
+def _now(words: list[str], table: dict[str, int]) -> tuple[Turn, list[Unit]] | None:
     """``NOW ( turn ) (unit) (unit) ...`` without MRT lists."""
     n = len(words)
     turn, i = _turn(words, 1, table)
     if turn is None:
         return None
-    units: list[UnitPosition] = []
+    units: list[Unit] = []
     while i < n:
         unit, i = _unit(words, i, table)
         if unit is None:
             return None
-        units.append(UnitPosition(unit))
-    return Now(turn, tuple(units))
+        units.append(unit)
+    return turn, units
 
 
-def _sco(words: list[str], table: dict[str, int]) -> Sco | None:
+def _sco(words: list[str], table: dict[str, int]) -> list[tuple[str, list[str]]] | None:
     """``SCO ( owner centre ... ) ...``, the owner a power or UNO."""
     n = len(words)
     i = 1
-    groups: list[CentreGroup] = []
+    groups: list[tuple[str, list[str]]] = []
     while i < n:
         if words[i] != "(" or i + 1 >= n:
             return None
@@ -266,8 +308,8 @@ def _sco(words: list[str], table: dict[str, int]) -> Sco | None:
         if i >= n:
             return None
         i += 1
-        groups.append(CentreGroup(owner, tuple(centres)))
-    return Sco(tuple(groups)) if groups else None
+        groups.append((owner, centres))
+    return groups if groups else None
 
 
-__all__ = ["read_plain_message"]
+__all__ = ["plain_now", "plain_sco", "plain_sub", "read_plain_message"]
