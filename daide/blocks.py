@@ -11,13 +11,12 @@ of the input) arrives: thousands of blocks stream through in constant memory.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from daide.datc_cases import SourceLine, strip_comment
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(NamedTuple):
     """One input block: its 1-based number and its content lines."""
 
     number: int

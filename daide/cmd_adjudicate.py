@@ -31,17 +31,13 @@ from typing import TextIO
 
 from daide.blocks import Block, read_blocks
 from daide.cli import CommandError
-from daide.datc_cases import SourceLine
 from engine.phase_text import (
     RULE_PRESETS,
     InputError,
-    Orders,
+    LineError,
     Setting,
-    Submission,
-    read_orders,
-    read_position,
+    phase_lines,
     rulebook,
-    run_phase,
     setting,
 )
 
@@ -59,51 +55,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="input file (default: standard input)")
 
 
-class _BlockError(Exception):
-    def __init__(self, line: int, reason: str) -> None:
-        super().__init__(reason)
-        self.line = line
-        self.reason = reason
-
-
 def adjudicate_block(game: Setting, block: Block) -> list[str]:
-    """The output lines of one well-formed block; :class:`_BlockError` otherwise."""
-    sco: SourceLine | None = None
-    now: SourceLine | None = None
-    subs: list[tuple[SourceLine, Submission]] = []
-    for line in block.lines:
-        word, _, rest = line.text.partition(" ")
-        if word in ("SCO", "NOW"):
-            if (sco if word == "SCO" else now) is not None:
-                raise _BlockError(line.number, f"a second {word} line")
-            if word == "SCO":
-                sco = line
-            else:
-                now = line
-        elif word == "SUB":
-            subs.append((line, Submission(line.text)))
-        elif word == "AS":
-            power, _, message = rest.strip().partition(" ")
-            if not power or not message.strip().startswith("SUB"):
-                raise _BlockError(line.number, "AS needs a power and a SUB: AS GER SUB ( ... )")
-            subs.append((line, Submission(message.strip(), power.upper())))
-        else:
-            raise _BlockError(line.number, f"expected SCO, NOW or SUB, got {word}")
-    first = block.lines[0].number
-    if sco is None or now is None:
-        raise _BlockError(first, f"the block has no {'SCO' if sco is None else 'NOW'} line")
-    try:
-        state = read_position(game, sco.text, now.text)
-    except InputError as exc:
-        raise _BlockError(now.number if str(exc).startswith("NOW") else sco.number,
-                          str(exc)) from None
-    orders: list[Orders] = []
-    for line, sub in subs:
-        try:
-            orders.append(read_orders(game, state, sub))
-        except InputError as exc:
-            raise _BlockError(line.number, str(exc)) from None
-    return list(run_phase(game, state, orders).lines(game.rep))
+    """The output lines of one well-formed block (:func:`engine.phase_text.phase_lines`);
+    :class:`~engine.phase_text.LineError` otherwise."""
+    return phase_lines(game, block.lines)
 
 
 def adjudicate_stream(game: Setting, lines: Iterable[str], out: TextIO) -> int:
@@ -112,7 +67,7 @@ def adjudicate_stream(game: Setting, lines: Iterable[str], out: TextIO) -> int:
     for block in read_blocks(lines):
         try:
             result = adjudicate_block(game, block)
-        except _BlockError as exc:
+        except LineError as exc:
             result = [f"ERROR block {block.number} (line {exc.line}): {exc.reason}"]
             status = 1
         except Exception as exc:  # an engine fault: report it with the block, go on

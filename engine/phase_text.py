@@ -44,6 +44,15 @@ class InputError(ValueError):
     """The input (a position, an order message, a rule or variant name) is unusable."""
 
 
+class LineError(InputError):
+    """An :class:`InputError` found at a line of the text (:func:`phase_lines`)."""
+
+    def __init__(self, line: int, reason: str) -> None:
+        super().__init__(reason)
+        self.line = line
+        self.reason = reason
+
+
 # --- the game context: map, token representation, rules -------------------------
 
 
@@ -323,13 +332,14 @@ def _ord_lines(result: PhaseResult, rep: Representation) -> list[str]:
     the text of :func:`engine.convert.ord_messages`, each distinct result
     written once, the orders by :func:`~protocol.orders.order_text`."""
     turn = _turn_text(result.phase, rep)
-    results: dict[tuple[str | None, bool], str] = {}
+    kept: dict[str | None, str] = {}        # outcome -> "( SUC )"...
+    dislodged: dict[str | None, str] = {}   # outcome -> "( BNC RET )"...
     lines = []
     for r in result.results:
-        key = (r.outcome, r.dislodged)
-        text = results.get(key)
+        texts = dislodged if r.dislodged else kept
+        text = texts.get(r.outcome)
         if text is None:
-            text = results[key] = tree_to_text(
+            text = texts[r.outcome] = tree_to_text(
                 (DaideOrderResult(r.outcome, r.dislodged).to_node(),), rep)
         lines.append(f"ORD {turn} {order_text(r.order)} {text}")
     return lines
@@ -350,7 +360,7 @@ def _sco_line(state: GameState, s: Setting, rep: Representation) -> str:
     """The SCO of a position (:func:`engine.convert.sco_message`): the owners
     in the map's order, then any other owner, then the neutral centres as
     UNO, each group's centres sorted."""
-    ownership = state.ownership
+    ownership = dict(state.ownership)  # a plain dict: compiled lookups go direct
     centres = s._centre_set
     for centre in ownership:
         if centre not in centres:  # a centre the map lacks: the message's text
@@ -431,3 +441,49 @@ def run_phase(s: Setting, state: GameState, submissions: Sequence[Orders]) -> Ph
 def sco_of(s: Setting, state: GameState) -> Sco:
     """The SCO message of a position under setting ``s``."""
     return convert.sco_message(state, s.map.powers, s.centres)
+
+
+# --- a phase as lines of text (``daide adjudicate``) ------------------------------------
+
+
+def phase_lines(s: Setting, lines: Sequence[tuple[int, str]]) -> list[str]:
+    """What a server sends for one phase given as numbered text lines: one
+    ``SCO``, one ``NOW``, and ``SUB`` lines (``AS <power> SUB ...`` submits
+    for that power) - the lines of :meth:`PhaseOutput.lines`.  Raises
+    :class:`LineError` with the number of the line at fault."""
+    sco: tuple[int, str] | None = None
+    now: tuple[int, str] | None = None
+    subs: list[tuple[int, Submission]] = []
+    for number, text in lines:
+        head = text[:4]
+        if head == "SCO " or head == "NOW " or text == "SCO" or text == "NOW":
+            word = text[:3]
+            if (sco if word == "SCO" else now) is not None:
+                raise LineError(number, f"a second {word} line")
+            if word == "SCO":
+                sco = (number, text)
+            else:
+                now = (number, text)
+        elif head == "SUB " or text == "SUB":
+            subs.append((number, Submission(text)))
+        else:
+            word, _, rest = text.partition(" ")
+            if word != "AS":
+                raise LineError(number, f"expected SCO, NOW or SUB, got {word}")
+            power, _, message = rest.strip().partition(" ")
+            if not power or not message.strip().startswith("SUB"):
+                raise LineError(number, "AS needs a power and a SUB: AS GER SUB ( ... )")
+            subs.append((number, Submission(message.strip(), power.upper())))
+    if sco is None or now is None:
+        raise LineError(lines[0][0], f"the block has no {'SCO' if sco is None else 'NOW'} line")
+    try:
+        state = read_position(s, sco[1], now[1])
+    except InputError as exc:
+        raise LineError(now[0] if str(exc).startswith("NOW") else sco[0], str(exc)) from None
+    orders: list[Orders] = []
+    for number, sub in subs:
+        try:
+            orders.append(read_orders(s, state, sub))
+        except InputError as exc:
+            raise LineError(number, str(exc)) from None
+    return list(run_phase(s, state, orders).lines(s.rep))
