@@ -11,7 +11,9 @@ where they meet (docs/architecture.md):
 * :mod:`engine.position` - one position of a game that answers in DAIDE
   (:class:`~engine.position.Engine`): THX notes, MIS, and the phase runner
   ``Engine.advance`` that the server, ``daide adjudicate``, ``daide datc``,
-  the bots' local games and the benchmarks share.
+  the bots' local games and the benchmarks share;
+* :mod:`engine.phase_text` - one phase given as DAIDE text lines (SCO, NOW,
+  SUB in; THX, ORD, SCO, NOW out): ``daide adjudicate`` and ``daide datc``.
 """
 
 from native import activate as _activate
