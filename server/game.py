@@ -713,9 +713,11 @@ class Game:
         self.log.info("phase_processed", turn=str(processed), next=str(new.turn),
                       orders=sum(len(v) for v in orders.values()), results=len(outcome.results),
                       seconds=round(trio.current_time() - started, 4))
-        # All the results go out as one packet: one queue item per client.
-        for item in ([ords] if ords is not None else []) + [e.packet for e in after]:
-            self._broadcast(item)
+        # The whole announcement (ORD..., SCO, SLO, NOW) goes out as one packet:
+        # one queue item per client.
+        announcement = join(([ords] if ords is not None else []) + [e.packet for e in after], "ORD")
+        if announcement is not None:
+            self._broadcast(announcement)
         if ending is not None:
             self._finish(end_messages, ending)
         else:

@@ -78,11 +78,15 @@ def _packet(message: Message, tokens: tuple[int, ...], rep: Representation) -> P
 
 
 def join(packets: Iterable[Packet], command: str) -> Packet | None:
-    """The frames of several packets (one representation) as one packet; None if empty."""
+    """The frames of several packets (one representation) as one packet; None if empty.
+
+    The joined packet's ``turn`` is that of the NOW among them, if any.
+    """
     items = list(packets)
     if not items:
         return None
-    return Packet(command, b"".join(p.frames for p in items), items[0].rep)
+    turn = next((p.turn for p in items if p.turn is not None), None)
+    return Packet(command, b"".join(p.frames for p in items), items[0].rep, turn)
 
 
 def reframe(frames: bytes, old: Representation, new: Representation) -> bytes:

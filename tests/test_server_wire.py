@@ -41,6 +41,9 @@ def test_join_and_split_keep_whole_frames_in_order() -> None:
     joined = join(packets, "ORD")
     assert joined is not None and joined.command == "ORD"
     assert joined.frames == b"".join(p.frames for p in packets)
+    assert joined.turn == "SPR 1901"                  # the NOW's, for the turn statistics
+    alone = join(packets[:1], "SCO")
+    assert alone is not None and alone.turn is None
     frames, rest = parse_frames(joined.frames)
     assert rest == b""
     assert [render_text(f.tokens) for f in frames if isinstance(f, DiplomacyMessage)] == \
