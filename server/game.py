@@ -235,28 +235,31 @@ class Game:
         if waiting is None or stats.tasks_waiting_receive != 1 or stats.current_buffer_used:
             return False
         self._guarded(self._handle, event)
-        self._guarded(self._tick)
+        processed = self._guarded(self._tick)
         if self.handle.status == "finished" and self.linger_until is None:
             waiting.cancel()            # the game just ended: the actor moves on to linger
         else:
-            waiting.deadline = self._wakeup()
+            # The tick just found the phase not due (False): no need to ask again.
+            waiting.deadline = self._wakeup(not_due=processed is False)
         return True
 
-    def _guarded(self, step: Callable[..., None], *args: object) -> None:
-        """Run one step; a bug costs the event that triggered it, never the server."""
+    def _guarded(self, step: Callable[..., object], *args: object) -> object:
+        """Run one step and return its result (None if it failed); a bug costs
+        the event that triggered it, never the server."""
         try:
-            step(*args)
+            return step(*args)
         except Exception:
             self.log.exception("game_step_failed", step=step.__name__,
                                trigger=type(args[0]).__name__ if args else None)
+            return None
 
-    def _wakeup(self) -> float:
+    def _wakeup(self, *, not_due: bool = False) -> float:
         if self.linger_until is not None:
             # Lingering after the end: until its time is up, or now if nobody is left.
             return self.linger_until if self._all_clients() else -math.inf
         if not self.running:
             return math.inf
-        if self._due():
+        if not not_due and self._due():
             return -math.inf    # another phase to process: do it after a checkpoint
         wakeup = min(self.clock.deadline, self.time_requests.next_time(self.clock))
         if not self.clock.has_deadline:
@@ -266,15 +269,21 @@ class Game:
                     wakeup = min(wakeup, self.away_since[power] + self.disorder_grace)
         return wakeup
 
-    def _tick(self) -> None:
-        """After every event or wakeup: TME requests due, then maybe process."""
+    def _tick(self) -> bool | None:
+        """After every event or wakeup: TME requests due, then maybe process.
+
+        True when a phase was processed, False when none was due (None: the
+        game is not running).
+        """
         if not self.running:
-            return
+            return None
         for client, seconds in self.time_requests.due(self.clock):
             assert isinstance(client, Client)
             client.send(Tme(seconds))
         if self._due():
             self._process()     # one phase per tick: other tasks run in between
+            return True
+        return False
 
     def _due(self) -> bool:
         return self.running and (self._ready() or (self.clock.expired() and self._attended()))
