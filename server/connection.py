@@ -128,6 +128,9 @@ async def handle_connection(stream: trio.abc.Stream, lobby: Lobby, peer: str | N
                     client.cancel_scope = nursery.cancel_scope
                     # Reads and writes skip the scheduler's turn when the socket is ready.
                     direct = direct_io(stream)
+                    if isinstance(direct, DirectSocket) and not lobby.durability.waits:
+                        client.write_now = lambda item: _write_now(direct, machine, client,
+                                                                   lobby, item)
                     reader = _Reader(direct, machine, client, lobby)
                     nursery.start_soon(_writer, stream, direct, machine, receive_channel, client,
                                        lobby, reader.peer_closed)
@@ -431,7 +434,11 @@ async def _write_loop(stream: DirectSocket | StreamIO, machine: Machine,
                 items = [queue.receive_nowait()]
             except trio.WouldBlock:
                 unyielded = 0
-                items = [await queue.receive()]
+                client.writer_idle = True    # meanwhile `Client.send` writes at once
+                try:
+                    items = [await queue.receive()]
+                finally:
+                    client.writer_idle = False
         except trio.EndOfChannel:
             return False
         while len(items) < WRITE_BATCH:
@@ -463,6 +470,32 @@ async def _write_loop(stream: DirectSocket | StreamIO, machine: Machine,
                 _note_now_out(lobby, client, items)
         if done:
             return True
+
+
+def _write_now(direct: DirectSocket, machine: Machine, client: Client, lobby: Lobby,
+               item: Message | Packet | bytes) -> None:
+    """Write one message while the writer is idle (`Client.send`), as the writer would.
+
+    Saves the queue's hand-over and the writer's turn of the scheduler for
+    the common case: an empty queue and a socket with room.  What the socket
+    does not take at once is queued for the writer, which then waits for
+    room within ``send_timeout``.  Only without a durability barrier (the
+    writer waits for it before every write).
+    """
+    chunks, _done = _frames(machine, [item])
+    if not chunks:
+        return                                   # dropped (and logged) as the writer would
+    data = chunks[0]
+    try:
+        sent = direct.send_now(data)
+    except (trio.BrokenResourceError, trio.ClosedResourceError):
+        client.abort(client.close_reason or RESET)
+        return
+    if sent < len(data):
+        client.writer_idle = False
+        client.send(data[sent:])
+    if lobby.turn_stats is not None and client.game is not None and client.role is Role.PLAYER:
+        _note_now_out(lobby, client, [item])
 
 
 def _frames(machine: Machine, items: list[Outgoing]) -> tuple[list[bytes], bool]:

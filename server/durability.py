@@ -113,6 +113,11 @@ class Durability:
     def _changes(self) -> int:
         return self.store.changes if isinstance(self.store, GroupCommitStore) else 0
 
+    @property
+    def waits(self) -> bool:
+        """`wait` may have to wait (an fsync barrier); False: it always returns at once."""
+        return self._fd is not None and self.barrier
+
     async def wait(self) -> None:
         """Return once every commit made so far is on disk; DurabilityLost if it never will be."""
         if self._fd is None or not self.barrier:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import enum
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -87,6 +88,10 @@ class Client:
     cancel_scope: trio.CancelScope | None = None
     adm_bucket: TokenBucket | None = None
     watch_game: int | None = None     # the game an OBS asks to watch (web page: /daide?watch=N)
+    #: The connection's writer is parked on an empty queue, so a message may be
+    #: written at once by `write_now` (`server.connection`) instead of queued.
+    writer_idle: bool = False
+    write_now: Callable[[Message | Packet | bytes], None] | None = None
 
     def adm_allowed(self, now: float) -> bool:
         """ADM within ``ADM_PER_MINUTE`` (bursts of ``ADM_BURST``); over that it is refused."""
@@ -111,9 +116,17 @@ class Client:
         return host or self.peer
 
     def send(self, message: Message | Packet | bytes) -> bool:
-        """Queue one message; False (and the client is dropped) if the queue is full."""
+        """Queue one message; False (and the client is dropped) if the queue is full.
+
+        While the writer is idle the message is written at once instead
+        (`write_now`): nothing queued can be overtaken.
+        """
         if self.closed:
             return False
+        if self.writer_idle and self.write_now is not None:
+            self.write_now(message)
+            return not self.closed
+        self.writer_idle = False          # the writer has something to do: keep the order
         try:
             self.outbox.send_nowait(message)
         except trio.WouldBlock:
@@ -131,6 +144,7 @@ class Client:
             return
         self.closed = True
         self.close_reason = reason
+        self.writer_idle = False
         try:
             self.outbox.send_nowait(Close.WITH_FM if fm else Close.NO_FM)
         except (trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):

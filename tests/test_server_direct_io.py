@@ -9,12 +9,14 @@ from __future__ import annotations
 import socket
 import struct
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 import trio
 import trio.testing
 
 from server.direct_io import FAIR_TURNS, DirectSocket, StreamIO, direct_io
+from tests.server_helpers import ScriptClient, start_server
 
 Pair = tuple[trio.SocketStream, trio.SocketStream]
 
@@ -144,3 +146,32 @@ async def test_other_streams_go_through_the_stream() -> None:
     assert io.send_now(b"abc") == 0
     await io.send_all(b"abc")
     assert await direct_io(receive).receive_some(10) == b"abc"
+
+
+async def test_a_client_that_reads_late_gets_every_answer_in_order(
+        nursery: trio.Nursery, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server writes an answer at once while its writer is idle and queues
+    what the socket does not take: a client that sends many requests before
+    reading anything gets every answer, whole and in order."""
+    writes: list[tuple[int, int]] = []            # (bytes offered, bytes the socket took)
+    send_now = DirectSocket.send_now
+
+    def counted(self: DirectSocket, data: bytes) -> int:
+        sent = send_now(self, data)
+        writes.append((len(data), sent))
+        return sent
+
+    monkeypatch.setattr(DirectSocket, "send_now", counted)
+    _server, port = await start_server(nursery, tmp_path / "games.db")
+    client = await ScriptClient.connect(port, "late reader")
+    client.stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32768)
+    pairs = 100                                   # 100 MDFs: more than the buffers hold
+    for _ in range(pairs):
+        await client.send("MDF")
+        await client.send("MAP")
+    await trio.sleep(0.2)
+    answers = [await client.receive() for _ in range(2 * pairs)]
+    assert [a.split()[0] for a in answers] == ["MDF", "MAP"] * pairs
+    assert len(set(answers[0::2])) == 1 and answers[1] == "MAP ( 'STANDARD' )"
+    assert any(sent < offered for offered, sent in writes)     # the socket was full
+    await client.close()
