@@ -6,7 +6,11 @@ events: the IM gets the RM (docs/protocol.md §4.2), a parsed DM goes to the lob
 PRN/HUH, a framing fault with its EM and a close (4.5).  The writer drains
 the client's bounded queue; each write holds whole frames only (docs/protocol.md
 §19.9) and waits for the database to be durable first (`server.durability`:
-nobody hears of an order or a phase before it is on disk).
+nobody hears of an order or a phase before it is on disk).  While the
+writer is idle, a message is written at once by `_write_now` (no fsync
+barrier to wait for then), and only what the socket does not take is
+queued; reads and writes go straight to the socket when it is ready
+(`server.direct_io`).
 
 Nothing a peer sends can raise out of here: every fault becomes an EM, a
 PRN/HUH or a log line, and the connection is closed in ``finally`` whatever

@@ -5,8 +5,10 @@ its power and game, and its bounded outbound queue.  Every message for the
 client goes through `Client.send`, which never blocks: when the queue is
 full the client is disconnected (its power then goes into civil disorder),
 so a client that stops reading can never stall a game.  The connection's
-writer task (`server.connection`) drains the queue, one whole frame per
-``send_all``.
+writer task (`server.connection`) drains the queue, whole frames per
+write; while it is idle (the queue empty), `Client.send` writes the
+message to the socket at once instead (`write_now`), and queues only what
+the socket does not take.
 
 Only the connection task and the task that owns the client's game touch a
 `Client`; trio runs one task at a time, so no locks are needed.
