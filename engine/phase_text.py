@@ -348,7 +348,10 @@ def _ord_lines(result: PhaseResult, rep: Representation) -> list[str]:
 def _now_line(state: GameState, rep: Representation) -> str:
     """The NOW of a position without dislodged units: its units by province
     (:func:`engine.convert.now_message`), each by :func:`~protocol.orders.unit_text`."""
-    units = sorted(state.units, key=_province_of)
+    units = state.units
+    if any(units[k].location.province > units[k + 1].location.province
+           for k in range(len(units) - 1)):
+        units = tuple(sorted(units, key=_province_of))
     return " ".join(["NOW", _turn_text(state.phase, rep), *[unit_text(u) for u in units]])
 
 
