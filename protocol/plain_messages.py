@@ -21,6 +21,8 @@ from __future__ import annotations
 from typing import Final
 
 from orders import (
+    AMY,
+    FLT,
     Build,
     Convoy,
     ConvoyMove,
@@ -86,7 +88,8 @@ def plain_sub(text: str, rep: Representation,
     """The orders and turn of ``SUB ( turn )? (order) ...``, or None."""
     words = _words(text) if words is None else words
     table = rep.word_table
-    if not words or words[0] != "SUB" or table.get("SUB", _NONE) == _NONE:
+    if not words or words[0] != "SUB" or table.get("SUB", _NONE) == _NONE \
+            or not _names_unit_types(table):
         return None
     return _sub(words, table)
 
@@ -96,7 +99,8 @@ def plain_now(text: str, rep: Representation,
     """The turn and units of ``NOW ( turn ) (unit) ...`` without MRT lists, or None."""
     words = _words(text) if words is None else words
     table = rep.word_table
-    if not words or words[0] != "NOW" or table.get("NOW", _NONE) == _NONE:
+    if not words or words[0] != "NOW" or table.get("NOW", _NONE) == _NONE \
+            or not _names_unit_types(table):
         return None
     return _now(words, table)
 
@@ -171,17 +175,27 @@ def _unit(words: list[str], i: int, table: dict[str, int]) -> tuple[Unit | None,
     if i + 4 >= n or words[i] != "(":
         return None, -1
     power = words[i + 1]
-    kind = words[i + 2]
-    if _category(power, table) != _POWER or _category(kind, table) != _UNIT_TYPE:
+    if _category(power, table) != _POWER:
         return None, -1
-    if kind == "FLT":
+    # The unit types by name: the readers below run only for a table that
+    # has AMY and FLT as unit types (_names_unit_types), the two there are.
+    kind = words[i + 2]
+    if kind == FLT:
         where, j = _location(words, i + 3, table)
-    else:
+    elif kind == AMY:
         province = words[i + 3]
         where, j = (Location(province), i + 4) if _is_province(province, table) else (None, -1)
+    else:
+        return None, -1
     if where is None or j >= n or words[j] != ")":
         return None, -1
-    return Unit(power, kind, where), j + 1
+    return Unit(power, FLT if kind == FLT else AMY, where), j + 1
+
+
+def _names_unit_types(table: dict[str, int]) -> bool:
+    """Whether AMY and FLT are the unit types (not a variant's provinces)."""
+    return (table.get(AMY, _NONE) >> 8 == _UNIT_TYPE
+            and table.get(FLT, _NONE) >> 8 == _UNIT_TYPE)
 
 
 def _order(words: list[str], i: int, table: dict[str, int]) -> tuple[Order | None, int]:

@@ -155,6 +155,22 @@ def test_parse_message_text_equals_the_token_path(rep: Representation, sender: S
         assert fast == slow, text
 
 
+def test_a_map_that_names_a_province_amy_is_read_by_the_grammar() -> None:
+    """A variant's province may take a language mnemonic (docs/protocol.md §11
+    forbids it, variant files do it): with a province named AMY, ``AUS AMY
+    VIE`` is no unit, and the plain readers, which know the unit types by
+    name, leave such a map to the general road."""
+    rep = Representation.for_variant(
+        ["AUS"], [("VIE", ProvinceCategory.COASTAL, True), ("AMY", ProvinceCategory.INLAND, True)]
+    )
+    for text in ["NOW ( SPR 1901 ) ( AUS AMY VIE )", "NOW ( SPR 1901 ) ( AUS FLT VIE )",
+                 "SUB ( ( AUS AMY VIE ) HLD )", "SUB ( ( AUS FLT VIE ) MTO AMY )"]:
+        for sender in (Sender.CLIENT, Sender.SERVER):
+            fast = _outcome(parse_message_text, text, rep, sender=sender)
+            slow = _outcome(parse_message, parse_text(text, rep), rep, sender=sender)
+            assert fast == slow, text
+
+
 def test_plain_readers_equal_the_grammar(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each message of the mix read with the plain readers, and again with them
     switched off (the general readers alone): same value or same error."""
