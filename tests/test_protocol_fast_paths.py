@@ -225,3 +225,36 @@ def test_plain_readers_equal_the_grammar(monkeypatch: pytest.MonkeyPatch) -> Non
     assert len(fast) > 1000
     assert fast == slow
     assert [type(x) for x in fast] == [type(x) for x in slow]
+
+
+def test_order_text_is_the_text_of_the_order_node() -> None:
+    """The ORD and NOW lines write orders and units with order_text and
+    unit_text: the text tree_to_text writes for their nodes, for every order
+    kind, with coasts."""
+    from orders import (
+        Build,
+        Convoy,
+        ConvoyMove,
+        Disband,
+        Hold,
+        Location,
+        Move,
+        Remove,
+        Retreat,
+        SupportHold,
+        SupportMove,
+        Unit,
+        Waive,
+    )
+    from protocol.orders import order_node, order_text, unit_node, unit_text
+
+    fleet = Unit("RUS", "FLT", Location("STP", "NCS"))
+    army = Unit("AUS", "AMY", Location("VIE"))
+    for order in [Hold(fleet), Move(army, Location("BUD")), Move(fleet, Location("BUL", "ECS")),
+                  SupportHold(army, fleet), SupportMove(army, fleet, "BUD"),
+                  Convoy(fleet, army, "TUN"), ConvoyMove(army, "TUN", ("ION", "TYS")),
+                  Retreat(fleet, Location("SPA", "SCS")), Disband(army), Build(fleet),
+                  Remove(army), Waive("AUS")]:
+        assert order_text(order) == tree_to_text((order_node(order),), STANDARD)
+    for unit in (fleet, army):
+        assert unit_text(unit) == tree_to_text((unit_node(unit),), STANDARD)
