@@ -392,7 +392,8 @@ class Game:
                 client.send(self.engine.sco_message())
                 client.send(self.engine.now_message())
                 self.send_time(client)
-        elif client.role is Role.JOINING:
+        elif client.role is Role.JOINING and client in self.joining:
+            # A second YES (MAP) from a client already accepted changes nothing.
             self.joining.remove(client)
             self.accepted.append(client)
             if len(self.accepted) == len(self.variant.powers):

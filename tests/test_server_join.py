@@ -187,6 +187,19 @@ async def test_rejecting_the_map_means_leaving(port: int) -> None:
     await c.stream.aclose()
 
 
+async def test_a_second_yes_map_while_waiting_for_the_others_changes_nothing(port: int) -> None:
+    # Found by `make fuzz`: the repeated YES (MAP) used to fail the game's step.
+    eager = await ScriptClient.connect(port, "ENG:eager")
+    await eager.join()
+    await eager.send("YES ( MAP ( 'STANDARD' ) )")
+    others = await join_game(port, [p for p in POWERS if p != "ENG"])
+    await eager.receive_until("HLO")
+    assert eager.power == "ENG"
+    assert len(others) == 6
+    for c in [eager, *others.values()]:
+        await c.close()
+
+
 async def test_iam_with_a_wrong_passcode_is_rejected(port: int) -> None:
     clients = await start_game(port)
     eng = clients["ENG"]
