@@ -250,10 +250,15 @@ async def test_on_an_existing_server_the_tournament_applies_the_year_limit(
     whole.close()
     for game, same in zip(games, original, strict=True):
         # No max_year on this server: the game is ended by the tournament at the
-        # first position after the autumn of 1902 - with the same centres.
+        # first position after the autumn of 1902 it sees - with the same centres.
+        # The units may differ: when the bots leave at WIN 1902 the server
+        # plays the builds they had not ordered yet as waived.
         assert game.ending == "year-limit" and same.ending == "draw"
         assert game.end_turn in ("WIN 1902", "SPR 1903")
-        assert game.seats == same.seats and game.history == same.history[:len(game.history)]
+        assert [(s.power, s.bot, s.centres) for s in game.seats] == \
+            [(s.power, s.bot, s.centres) for s in same.seats]
+        common = min(len(game.history), len(same.history))
+        assert common >= 4 and game.history[:common] == same.history[:common]
         assert game.server_game_id is not None
 
 
