@@ -126,6 +126,7 @@ class Game:
                  record: GameRecord | None = None) -> None:
         self.handle = handle
         self.inbox = inbox
+        self._inbox_state = inbox._state                 # for `deliver`
         self.store = store
         self.variant = variant
         self.settings = settings
@@ -231,8 +232,12 @@ class Game:
         then re-aimed at the new wakeup (or ended, when the game is over).
         """
         waiting = self._waiting
-        stats = self.inbox.statistics()
-        if waiting is None or stats.tasks_waiting_receive != 1 or stats.current_buffer_used:
+        # The inbox's own state (what `statistics()` reports, without building
+        # the report): the actor is the one task parked in `receive`, and no
+        # event waits in the buffer.  An event sent to the parked actor leaves
+        # the buffer empty but takes the actor off the waiting list.
+        inbox = self._inbox_state
+        if waiting is None or len(inbox.receive_tasks) != 1 or inbox.data:
             return False
         self._guarded(self._handle, event)
         processed = self._guarded(self._tick)
@@ -240,7 +245,9 @@ class Game:
             waiting.cancel()            # the game just ended: the actor moves on to linger
         else:
             # The tick just found the phase not due (False): no need to ask again.
-            waiting.deadline = self._wakeup(not_due=processed is False)
+            wakeup = self._wakeup(not_due=processed is False)
+            if wakeup != waiting.deadline:      # setting it re-registers the scope
+                waiting.deadline = wakeup
         return True
 
     def _guarded(self, step: Callable[..., object], *args: object) -> object:
@@ -690,7 +697,7 @@ class Game:
         sco, now = new.sco_message(), new.now_message()
         # Each message is encoded once: the same tokens give the frame every
         # client gets and the text the database keeps.
-        results = [self.orders.ord(m) for m in outcome.results]
+        results = [self.orders.ord_frame(m) for m in outcome.results]
         sco_e, now_e = self.encode(sco), self.encode(now)
         after: list[Encoded] = []
         if outcome.year_end:
@@ -712,10 +719,11 @@ class Game:
         self.store.record_phase(
             self.handle.id, str(processed),
             {p: [self.orders.text(o) for o in held] for p, held in orders.items()},
-            [e.text for e in results + after], sco_e.text, now_e.text,
+            [text for _, text in results] + [e.text for e in after], sco_e.text, now_e.text,
             str(new.turn), [self._text(m) for m in end_messages],
         )
-        ords = join((e.packet for e in results), "ORD")
+        ords = Packet("ORD", b"".join([frame for frame, _ in results]), self.rep) \
+            if results else None
         self.history.append(PlayedPhase(str(processed), ords, sco_e.packet, now_e.packet))
         self.engine = new
         self.turn = TurnState(new.season)

@@ -226,16 +226,18 @@ def _sub(game: GameDesk, client: Client, message: Sub) -> None:
         client.send(Rej(message))
         return
     notes: list[tuple[Order, str]] = []
+    turn, engine, aoa = game.turn, game.engine, game.settings.aoa
     for order in message.orders:
         # AOA (docs/protocol.md §9.2): every grammatical order is accepted; the
         # adjudicator shows the note it would have had as its ORD result.
-        note = MBV if game.settings.aoa else game.engine.check(power, order, game.turn.of(power))
+        note = MBV if aoa else engine.check(power, order, turn.held(power))
         if note == MBV:
-            game.turn.accept(power, order)
+            turn.accept(power, order)
         notes.append((order, note))
     game.save_orders(power)          # stored before any THX is sent
     # The THXs and the MIS go out as one packet: one queue item, one write.
-    frames = [game.orders.thx(order, note) for order, note in notes]
+    codes = game.orders
+    frames = [codes.thx(order, note) for order, note in notes]
     missing = game.missing(power)
     if missing is not None:
         frames.append(packet(missing, game.rep).frames)

@@ -10,6 +10,7 @@ again at the start of every phase (docs/protocol.md §8.3).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.position import keep_order
@@ -37,6 +38,10 @@ class TurnState:
     def of(self, power: str) -> list[Order]:
         """The power's accepted orders (a copy)."""
         return list(self.orders.get(power, ()))
+
+    def held(self, power: str) -> Sequence[Order]:
+        """The power's accepted orders as they stand (not a copy: read, do not keep)."""
+        return self.orders.get(power, ())
 
     def accept(self, power: str, order: Order) -> None:
         """Store an accepted order, replacing the unit's earlier one where that applies."""

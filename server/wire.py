@@ -18,16 +18,28 @@ one shared object), so the writer compares by identity and re-encodes
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from orders import Order
-from protocol.frames import DiplomacyMessage, build_frame, parse_frames
+from protocol.errors import EncodeError
+from protocol.frames import (
+    HEADER_SIZE,
+    MAX_SENT_BODY,
+    DiplomacyMessage,
+    FrameType,
+    build_frame,
+    parse_frames,
+)
 from protocol.messages import Message, Now, Ord
 from protocol.orders import DaideOrderResult, Turn, order_node
 from protocol.text import render_text
 from protocol.tokens import BRA, KET, Representation
 from protocol.tree import from_tree, to_tree
+
+#: a frame's header: type, pad, body length (docs/protocol.md §4)
+_DM_HEADER = struct.Struct(">BBH")
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +120,13 @@ class OrderCodes:
     and ``ORD ( turn ) ( order ) ( result )``, the same tokens as `Thx` and
     `Ord` encode (tests/test_server_wire.py holds them to it).
 
+    The frames are put together from bytes too: a DM body is its tokens as
+    16-bit words, so the body of a message is the bodies of its parts one
+    after the other, and its text their texts joined by spaces.  Each part -
+    ``THX (``, an order, ``) ( note )``, ``ORD ( turn ) (``, ``) ( result )``
+    - is encoded once by `protocol.frames.build_frame` (which checks it may
+    be sent) and kept.
+
     Keyed by identity (hashing an order costs more than looking it up): the
     cache holds the orders, so their ids cannot be reused while it does.
     `clear` it when a phase ends.
@@ -116,48 +135,70 @@ class OrderCodes:
     def __init__(self, rep: Representation) -> None:
         self.rep = rep
         table = rep.encode_table
-        self._thx, self._ord = table["THX"], table["ORD"]
-        self._orders: dict[int, tuple[Order, tuple[int, ...]]] = {}
-        self._texts: dict[int, tuple[Order, str]] = {}
-        self._results: dict[DaideOrderResult, tuple[int, ...]] = {}
-        self._turn: tuple[Turn, tuple[int, ...]] | None = None
+        self._thx_head = _body((table["THX"], BRA))
+        self._ord = table["ORD"]
+        # id(order) -> (order, tokens, body, text)
+        self._orders: dict[int, tuple[Order, tuple[int, ...], bytes, str]] = {}
+        self._notes: dict[str, bytes] = {}                   # ") ( note )"
+        self._results: dict[DaideOrderResult, tuple[bytes, str]] = {}    # ") ( result )"
+        self._turn: tuple[Turn, bytes, str] | None = None  # "ORD ( turn ) ("
 
     def clear(self) -> None:
         """Forget the phase's orders (the results and turns stay: a few small values)."""
         self._orders.clear()
-        self._texts.clear()
+
+    def _coded(self, order: Order) -> tuple[Order, tuple[int, ...], bytes, str]:
+        known = self._orders.get(id(order))
+        if known is not None and known[0] is order:
+            return known
+        tokens = from_tree(order_node(order), self.rep)
+        coded = (order, tokens, _body(tokens), render_text(tokens, self.rep))
+        self._orders[id(order)] = coded
+        return coded
 
     def tokens(self, order: Order) -> tuple[int, ...]:
         """The tokens inside ``( order )``."""
-        known = self._orders.get(id(order))
-        if known is not None and known[0] is order:
-            return known[1]
-        tokens = from_tree(order_node(order), self.rep)
-        self._orders[id(order)] = (order, tokens)
-        return tokens
+        return self._coded(order)[1]
 
     def text(self, order: Order) -> str:
         """The order's text, as the store keeps it (``( ENG FLT NTH ) HLD``)."""
-        known = self._texts.get(id(order))
-        if known is not None and known[0] is order:
-            return known[1]
-        text = render_text(self.tokens(order), self.rep)
-        self._texts[id(order)] = (order, text)
-        return text
+        return self._coded(order)[3]
 
     def thx(self, order: Order, note: str) -> bytes:
         """The frame of ``THX ( order ) ( note )``."""
-        return build_frame(DiplomacyMessage(
-            (self._thx, BRA, *self.tokens(order), KET, BRA, self.rep.encode_table[note], KET)))
+        tail = self._notes.get(note)
+        if tail is None:
+            tail = self._notes[note] = _body((KET, BRA, self.rep.encode_table[note], KET))
+        return _frame(self._thx_head + self._coded(order)[2] + tail)
+
+    def ord_frame(self, message: Ord) -> tuple[bytes, str]:
+        """An ORD's frame and text (as `encode` gives them)."""
+        turn = self._turn
+        if turn is None or turn[0] != message.turn:
+            tokens = (self._ord, BRA, *from_tree(message.turn.to_node(), self.rep), KET, BRA)
+            turn = self._turn = (message.turn, _body(tokens), render_text(tokens, self.rep))
+        result = self._results.get(message.result)
+        if result is None:
+            tokens = (KET, BRA, *from_tree(message.result.to_node(), self.rep), KET)
+            result = self._results[message.result] = (_body(tokens),
+                                                      render_text(tokens, self.rep))
+        coded = self._coded(message.order)
+        return (_frame(turn[1] + coded[2] + result[0]),
+                f"{turn[2]} {coded[3]} {result[1]}")
 
     def ord(self, message: Ord) -> Encoded:
         """An ORD's packet and text (`encode`)."""
-        turn = self._turn
-        if turn is None or turn[0] != message.turn:
-            turn = self._turn = (message.turn, from_tree(message.turn.to_node(), self.rep))
-        result = self._results.get(message.result)
-        if result is None:
-            result = self._results[message.result] = from_tree(message.result.to_node(), self.rep)
-        tokens = (self._ord, BRA, *turn[1], KET, BRA, *self.tokens(message.order), KET,
-                  BRA, *result, KET)
-        return Encoded(_packet(message, tokens, self.rep), render_text(tokens, self.rep))
+        frame, text = self.ord_frame(message)
+        return Encoded(Packet(message.COMMAND, frame, self.rep), text)
+
+
+def _body(tokens: tuple[int, ...]) -> bytes:
+    """The DM body of ``tokens`` (checked by `build_frame`: values that may be sent)."""
+    return build_frame(DiplomacyMessage(tokens))[HEADER_SIZE:]
+
+
+def _frame(body: bytes) -> bytes:
+    """A DM frame around a body put together from `_body` parts (docs/protocol.md §4)."""
+    if len(body) > MAX_SENT_BODY:
+        raise EncodeError(f"body of {len(body)} bytes exceeds {MAX_SENT_BODY}")
+    return _DM_HEADER.pack(FrameType.DM, 0, len(body)) + body
