@@ -1,7 +1,8 @@
 """When announcements may go out: after the commit (default) or after an fsync.
 
-The store commits every accepted order and every processed phase before
-any client hears of it (docs/architecture.md "One turn", step 4).  By default
+The store writes every accepted order (a line of its order journal,
+`server.journal`) and commits every processed phase before any client
+hears of it (docs/architecture.md "One turn", step 4).  By default
 (``ServerSettings(durability="os")``, see the end) that is all: the commit
 has reached the operating system, which keeps it whatever happens to the
 server process.  ``durability="disk"`` adds power-cut safety with a group
@@ -15,7 +16,8 @@ operating system, which already survives a killed process; SQLite still
 syncs properly around checkpoints), and durability against power loss is
 restored one level up: every connection's writer calls `Durability.wait`
 before it puts bytes on the wire, and that returns only once an fsync of
-the WAL *started after* the last commit has finished.  One fsync covers
+the WAL and of the order journal *started after* the last commit (or
+journal line) has finished.  One fsync covers
 every commit made since the one before, however many games made them, so
 the promise is unchanged - nothing reaches a client before it is on disk -
 while the cost is one fsync per batch instead of one per commit.
@@ -65,7 +67,13 @@ CHECKPOINT_POLL = 5.0
 
 
 class GroupCommitStore(Store):
-    """A `Store` that commits without fsync; `Durability` makes the commits durable."""
+    """A `Store` that commits without fsync; `Durability` makes the commits durable.
+
+    Its order journal (`server.journal`) does not fsync its lines either:
+    `Durability` syncs it with the WAL.
+    """
+
+    journal_syncs = False
 
     @classmethod
     def open(cls, path: Path | str) -> GroupCommitStore:
@@ -77,8 +85,9 @@ class GroupCommitStore(Store):
 
     @property
     def changes(self) -> int:
-        """Rows changed since the store was opened (grows with every commit)."""
-        return self._db.total_changes
+        """Rows changed and journal lines written since the store was opened
+        (grows with every commit and every accepted change of orders)."""
+        return self._db.total_changes + self.journal.writes
 
 
 class DurabilityLost(StoreError):
@@ -167,19 +176,23 @@ class Durability:
         self._synced(target, self._sync_fd(self._fd))
 
     def _sync_fd(self, fd: int | None) -> OSError | None:
-        """fsync the WAL, and checkpoint a big one (in any thread); the error, if it failed.
+        """fsync the WAL and the order journal, and checkpoint a big WAL (in any
+        thread); the error, its ``filename`` the file that failed, if it failed.
 
         The file stays open while this runs: `close` comes after the flusher ended.
         """
         assert fd is not None
+        name = f"{self.store.path}-wal"
         try:
             started = time.perf_counter()
             self._sync(fd)
+            name = self.store.journal.path or name
+            self.store.journal.sync(self._sync)
             self.slowest_sync = max(self.slowest_sync, time.perf_counter() - started)
             if os.fstat(fd).st_size > CHECKPOINT_BYTES:
                 self._checkpoint()
         except OSError as exc:
-            return exc
+            return OSError(exc.errno, exc.strerror or str(exc), name)
         return None
 
     def _checkpoint(self) -> None:
@@ -194,7 +207,7 @@ class Durability:
 
     def _synced(self, target: int, error: OSError | None) -> None:
         if error is not None:
-            self.failure = f"fsync of {self.store.path}-wal failed: {error.strerror or error}"
+            self.failure = f"fsync of {error.filename} failed: {error.strerror or error}"
             self.store.fail(self.failure)
         else:
             self.durable = max(self.durable, target)

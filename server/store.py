@@ -5,14 +5,19 @@ One database file (WAL journal, ``synchronous=FULL``) holds every game:
 * ``games`` - settings (JSON), status (``forming`` / ``running`` /
   ``finished``), the current turn and position, the end of the game;
 * ``seats`` - per power: passcode and the name/version the client gave;
-* ``pending_orders`` - the accepted orders of the current phase, one row per
-  power holding that power's whole order list, rewritten in one transaction
-  each time the list changes (SUB, NOT (SUB)), before THX/YES are sent;
+* ``pending_orders`` - accepted orders of the current phase carried over a
+  restart, one row per power holding that power's whole order list.  While
+  the server runs, each change of a power's orders (SUB, NOT (SUB)) is one
+  line appended to the order journal ``DB-orders`` beside the database
+  (`server.journal`), before THX/YES are sent; when the server starts,
+  `load_unfinished` folds the journal's live lines into this table (one
+  transaction) and starts a fresh journal;
 * ``phases`` - one row per processed phase (``seq`` 0 is the game's start):
   the orders adjudicated, the messages announced (ORD..., SCO, SLO, NOW), the
   SCO and NOW after it.  A phase row, the new position in ``games`` and the
-  clearing of ``pending_orders`` are one transaction, written before any
-  client hears of the result (docs/architecture.md "One turn", step 4);
+  clearing of the game's ``pending_orders`` rows are one transaction, written
+  before any client hears of the result (docs/architecture.md "One turn",
+  step 4); the new turn makes the game's journal lines dead;
 * ``press`` - every press message the server delivered (docs/protocol.md §16.1),
   numbered per game in the one global order all players saw it in: the
   turn, sender, recipients, the FRM text as delivered and the time.  Added
@@ -22,10 +27,19 @@ One database file (WAL journal, ``synchronous=FULL``) holds every game:
 Messages and orders are stored in the DAIDE text form (docs/protocol.md §6.8), so
 the database reads like a game log and `daide export` needs no decoding.
 
+A game's accepted orders (`GameRecord.pending`) are the table's rows of the
+game's current turn, overridden per power by the journal's last line of that
+turn (an empty list clears).  Readers in another process (`open_readonly`:
+`daide export`, `daide games`, `daide render`) read the journal file too, so
+they see the orders the running server holds; they never write it.
+
 The store is synchronous: the writes are small and local, each game actor
 is the only writer of its game, and trio runs one task at a time, so a
-write never interleaves with another.  Killing the process at any moment
-leaves the last committed transaction, and `load_unfinished` resumes from it.
+write never interleaves with another.  One writing process per database
+(`server.lock`): the journal is appended to, compacted and restarted by it
+alone.  Killing the process at any moment leaves the last committed
+transaction and every journal line written, and `load_unfinished` resumes
+from them.
 """
 
 from __future__ import annotations
@@ -38,6 +52,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from server.journal import Entries, Journal, failure_reason, journal_path, read_journal
 from server.settings import GameSettings
 
 SCHEMA_VERSION = 1
@@ -211,9 +226,21 @@ def _utc_now() -> str:
 class Store:
     """The server's database.  Open with `Store.open`, close with `close`."""
 
+    #: Whether the order journal fsyncs each line (this store: SQLite syncs each commit).
+    journal_syncs = True
+
     def __init__(self, db: sqlite3.Connection, path: str) -> None:
         self._db = db
         self.path = path
+        self.journal = Journal(None, sync_each=False)
+        """The order journal (`server.journal`); in memory until `open` opens the file."""
+        self._live: dict[int, dict[str, tuple[str, tuple[str, ...]]]] = {}
+        # game -> power -> (turn, orders): the journal's last entry per power
+        # (an empty tuple clears), over the rows of ``pending_orders``.
+        self._table_pending: set[int] = set()
+        # The games with rows in ``pending_orders`` (only after a restart's fold).
+        self._last_seq: dict[int, int] = {}
+        # game -> its last phase's seq, once known: no MAX(seq) per phase.
         self.failure: str | None = None
         """Why writes stopped (`StorageFailure`), or None while the store is healthy."""
         self.on_failure: Callable[[str], None] | None = None
@@ -229,10 +256,21 @@ class Store:
         store = cls(db, str(path))
         try:
             store._migrate()
+            store._table_pending = {r[0] for r in db.execute(
+                "SELECT DISTINCT game_id FROM pending_orders")}
+            if store.path != ":memory:":
+                replay = read_journal(journal_path(store.path))
+                store._remember(replay.entries)
+                store.journal = Journal(journal_path(store.path), sync_each=cls.journal_syncs,
+                                        replay=replay)
         except BaseException:
             db.close()
             raise
         return store
+
+    def _remember(self, entries: Entries) -> None:
+        for (game_id, power), entry in entries.items():
+            self._live.setdefault(game_id, {})[power] = entry
 
     @classmethod
     def open_readonly(cls, path: Path | str) -> Store:
@@ -274,6 +312,9 @@ class Store:
             db.close()
             raise StoreError(f"database schema {row['value'] if row else 'missing'}, "
                              f"this server needs {SCHEMA_VERSION}")
+        # The accepted orders of running games, as the server has them now
+        # (a line being written at this moment is not complete yet: no warning).
+        store._remember(read_journal(journal_path(str(path)), warn=False).entries)
         return store
 
     def close(self) -> None:
@@ -283,6 +324,7 @@ class Store:
                 self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             self._db.close()
+            self.journal.close()
 
     def fail(self, reason: str) -> StorageFailure:
         """Latch a storage failure (first reason wins); returns the error to raise."""
@@ -359,36 +401,35 @@ class Store:
                 (game_id, turn, json.dumps([sco, now]), sco, now, stamp),
             )
             self._update_position(game_id, turn, sco, now, status="running", started_at=stamp)
+        self._last_seq[game_id] = 0
 
     def save_orders(self, game_id: int, power: str, turn: str, orders: Sequence[str]) -> None:
-        """Replace one power's accepted orders for the current phase.
+        """Replace one power's accepted orders for the current phase (an empty list clears them).
 
-        One statement, so SQLite's autocommit makes it its own transaction:
-        every SUB of every game comes here, and BEGIN/COMMIT around it
-        would triple the calls.
+        One line appended to the order journal (`server.journal`): one
+        ``write``, no SQLite commit - every SUB of every game comes here.
         """
-        if orders:
-            self._statement(
-                "INSERT INTO pending_orders (game_id, power, turn, orders) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT (game_id, power) DO UPDATE SET turn = excluded.turn,"
-                " orders = excluded.orders",
-                (game_id, power, turn, json.dumps(list(orders))),
-            )
-        else:
-            self._statement("DELETE FROM pending_orders WHERE game_id = ? AND power = ?",
-                            (game_id, power))
-
-    def _statement(self, sql: str, params: tuple[object, ...]) -> None:
-        """One write statement, committed on its own (failures as in `_transaction`)."""
         if self.failure is not None:
             raise self.fail(self.failure)
+        texts = tuple(orders)
         try:
-            self._db.execute(sql, params)
-        except sqlite3.Error as exc:
-            reason = storage_reason(exc)
-            if reason is None:
-                raise
-            raise self.fail(f"{reason} ({exc})") from exc
+            self.journal.append(game_id, power, turn, texts)
+        except OSError as exc:
+            raise self.fail(failure_reason(exc, journal_path(self.path))) from exc
+        live = self._live.get(game_id)
+        if live is None:
+            live = self._live[game_id] = {}
+        live[power] = (turn, texts)
+        if self.journal.due:
+            self._compact()
+
+    def _compact(self) -> None:
+        """Rewrite the journal with the live entries only (it grew past its limit)."""
+        entries = {(g, p): e for g, powers in self._live.items() for p, e in powers.items()}
+        try:
+            self.journal.rewrite(entries)
+        except OSError as exc:
+            raise self.fail(failure_reason(exc, journal_path(self.path))) from exc
 
     def record_phase(self, game_id: int, turn: str, orders: Mapping[str, Sequence[str]],
                      messages: Sequence[str], sco: str, now: str, new_turn: str,
@@ -400,26 +441,37 @@ class Store:
         """
         stamp = _utc_now()
         with self._transaction():
-            row = self._db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM phases WHERE game_id = ?",
-                                   (game_id,)).fetchone()
-            seq = int(row[0])
+            seq = self._last_seq.get(game_id)
+            if seq is None:             # the first phase since this store was opened
+                row = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM phases"
+                                       " WHERE game_id = ?", (game_id,)).fetchone()
+                seq = int(row[0])
+            seq += 1
             self._db.execute(
                 "INSERT INTO phases (game_id, seq, turn, orders, messages, sco, now, processed_at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (game_id, seq, turn, json.dumps({p: list(o) for p, o in sorted(orders.items())}),
                  json.dumps(list(messages)), sco, now, stamp),
             )
-            self._db.execute("DELETE FROM pending_orders WHERE game_id = ?", (game_id,))
+            if game_id in self._table_pending:
+                self._db.execute("DELETE FROM pending_orders WHERE game_id = ?", (game_id,))
             self._update_position(game_id, new_turn, sco, now)
             if ending:
                 self._finish(game_id, ending, stamp)
+        # Committed: the game's journal lines are of an earlier turn now, dead.
+        self._last_seq[game_id] = seq
+        self._table_pending.discard(game_id)
+        self._live.pop(game_id, None)
         return seq
 
     def finish_game(self, game_id: int, ending: Sequence[str]) -> None:
         """End a game outside phase processing (an agreed draw)."""
         with self._transaction():
-            self._db.execute("DELETE FROM pending_orders WHERE game_id = ?", (game_id,))
+            if game_id in self._table_pending:
+                self._db.execute("DELETE FROM pending_orders WHERE game_id = ?", (game_id,))
             self._finish(game_id, ending, _utc_now())
+        self._table_pending.discard(game_id)
+        self._live.pop(game_id, None)
 
     def save_press(self, game_id: int, turn: str, sender: str, recipients: Sequence[str],
                    message: str) -> int:
@@ -428,7 +480,7 @@ class Store:
         The commit does not wait for the disk (``synchronous = NORMAL`` for
         this transaction, then the store's own setting again): in WAL mode
         the row survives a crash of the process at once and a power failure
-        from the next fsync of the log on (the next order or phase commit of
+        from the next fsync of the log on (the next phase commit of
         a plain store; `server.durability` syncs before anything is sent).
         So a flood of press costs the game actor no disk waits (`server.press`).
         """
@@ -484,11 +536,47 @@ class Store:
         return [self._record(r) for r in rows]
 
     def load_unfinished(self) -> list[GameRecord]:
-        """The running games, to resume after a restart (forming games are dropped)."""
-        with self._transaction():
-            self._db.execute("DELETE FROM games WHERE status = 'forming'")
+        """The running games, to resume after a restart (forming games are dropped).
+
+        The server's start: the journal's live entries are folded into
+        ``pending_orders`` (one transaction, synced to disk) and the journal
+        starts afresh, so it never grows across restarts.
+        """
+        synchronous = int(self._db.execute("PRAGMA synchronous").fetchone()[0])
+        self._db.execute("PRAGMA synchronous = FULL")
+        try:
+            with self._transaction():
+                self._db.execute("DELETE FROM games WHERE status = 'forming'")
+                self._fold()
+        finally:
+            self._db.execute(f"PRAGMA synchronous = {synchronous:d}")
+        self._live.clear()
+        self._table_pending = {r[0] for r in self._db.execute(
+            "SELECT DISTINCT game_id FROM pending_orders")}
+        try:
+            self.journal.rewrite({})
+        except OSError as exc:
+            raise self.fail(failure_reason(exc, journal_path(self.path))) from exc
         rows = self._db.execute("SELECT * FROM games WHERE status = 'running' ORDER BY id").fetchall()
         return [self._record(r) for r in rows]
+
+    def _fold(self) -> None:
+        """Write the journal's live entries into ``pending_orders`` (in a transaction)."""
+        for game_id, powers in self._live.items():
+            row = self._db.execute("SELECT turn FROM games WHERE id = ? AND status = 'running'",
+                                   (game_id,)).fetchone()
+            for power, (turn, orders) in powers.items():
+                if row is None or turn != row["turn"]:
+                    continue            # dead: the game moved on (or ended)
+                if orders:
+                    self._db.execute(
+                        "INSERT INTO pending_orders (game_id, power, turn, orders)"
+                        " VALUES (?, ?, ?, ?) ON CONFLICT (game_id, power) DO UPDATE"
+                        " SET turn = excluded.turn, orders = excluded.orders",
+                        (game_id, power, turn, json.dumps(list(orders))))
+                else:
+                    self._db.execute("DELETE FROM pending_orders WHERE game_id = ? AND power = ?",
+                                     (game_id, power))
 
     def phases(self, game_id: int) -> list[PhaseRecord]:
         """Every processed phase of a game, the start (seq 0) first."""
@@ -526,7 +614,16 @@ class Store:
                                   (game_id,)):
             if r["turn"] == row["turn"]:
                 pending[r["power"]] = tuple(json.loads(r["orders"]))
-                pending_turn = r["turn"]
+        # The journal's entries of the current turn replace the table's.
+        for power, (turn, orders) in self._live.get(game_id, {}).items():
+            if turn == row["turn"]:
+                if orders:
+                    pending[power] = orders
+                else:
+                    pending.pop(power, None)
+        if pending:
+            pending = dict(sorted(pending.items()))
+            pending_turn = row["turn"]
         return GameRecord(
             id=game_id, settings=GameSettings.from_json(row["settings"]), status=row["status"],
             created_at=row["created_at"], started_at=row["started_at"],

@@ -1,9 +1,11 @@
-"""A database that cannot be written (disk full, read-only): the server says so,
-refuses new games, freezes the running ones without corrupting them, and a restart
-on the same database plays on exactly as if nothing had happened."""
+"""A database or order journal that cannot be written (disk full, read-only): the
+server says so, refuses new games, freezes the running ones without corrupting
+them, and a restart on the same database plays on exactly as if nothing had
+happened."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -22,21 +24,32 @@ NOTICE = {
     "read-only": "ADM ( 'Server' ) ( 'The server cannot save games (database is read-only). No"
                  " new games; running games are paused until it restarts.' )",
 }
+NOTICE["journal-full"] = NOTICE["disk-full"]
 
 
-REASON = {"disk-full": "disk full (database or disk is full)",
-          "read-only": "database is read-only (attempt to write a readonly database)"}
+def reason(how: str, db: Path) -> str:
+    return {"disk-full": "disk full (database or disk is full)",
+            "read-only": "database is read-only (attempt to write a readonly database)",
+            "journal-full": f"disk full ({db}-orders: No space left on device)"}[how]
 
 
 def break_storage(server: Server, how: str) -> None:
-    """Make the running server's database unwritable, as SQLite would report it."""
+    """Make the running server's database or order journal unwritable, as the
+    system would report it (the journal's descriptor then writes to
+    ``/dev/full``, which fails every write with ENOSPC)."""
     assert server.lobby is not None
-    db = server.lobby.store._db
+    store = server.lobby.store
+    db = store._db
     if how == "disk-full":
         pages = db.execute("PRAGMA page_count").fetchone()[0]
         db.execute(f"PRAGMA max_page_count = {pages}")
-    else:
+    elif how == "read-only":
         db.execute("PRAGMA query_only = 1")
+    else:
+        full = os.open("/dev/full", os.O_WRONLY)
+        assert store.journal._fd is not None
+        os.dup2(full, store.journal._fd)
+        os.close(full)
 
 
 async def drain(client: ScriptClient) -> list[str]:
@@ -59,7 +72,7 @@ async def draw(clients: dict[str, ScriptClient]) -> None:
         await client.stream.aclose()
 
 
-@pytest.mark.parametrize("how", ["disk-full", "read-only"])
+@pytest.mark.parametrize("how", ["disk-full", "read-only", "journal-full"])
 async def test_an_unwritable_database_freezes_games_and_a_restart_resumes_them(
         nursery: trio.Nursery, tmp_path: Path, how: str) -> None:
     reference, port = await start_server(nursery, tmp_path / "reference.db")
@@ -87,7 +100,7 @@ async def test_an_unwritable_database_freezes_games_and_a_restart_resumes_them(
             assert not any(t.startswith(("NOW", "ORD")) for t in seen)
     [failed] = [e for e in logs if e["event"] == "storage_failed"]
     assert failed["log_level"] == "error" and failed["db"] == str(db)
-    assert failed["reason"].startswith(REASON[how])
+    assert failed["reason"] == reason(how, db)
     # Frozen: nothing is accepted, nothing is processed, no game is opened.
     eng = clients["ENG"]
     await eng.send("SUB ( ( ENG FLT NTH ) HLD )")
@@ -116,8 +129,11 @@ async def test_an_unwritable_database_freezes_games_and_a_restart_resumes_them(
         await drain(client)
         await client.send("NOW")
         now = (await client.receive_until("NOW"))[-1]
-    # With a full disk every order was stored before the failure: the phase ran on resume.
-    assert turn_of(now) == {"disk-full": "AUT 1901", "read-only": "FAL 1901"}[how]
+    # With the database unwritable every order was stored (in the order journal)
+    # before the phase's record failed: the phase ran on resume.  With the journal
+    # full, the first SUB failed: nothing of FAL 1901 was stored.
+    assert turn_of(now) == {"disk-full": "AUT 1901", "read-only": "AUT 1901",
+                            "journal-full": "FAL 1901"}[how]
     await play_script(back, "SPR 1902")
     await draw(back)
 

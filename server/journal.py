@@ -1,0 +1,243 @@
+"""The order journal: each accepted change of a power's orders is one appended line.
+
+Every SUB (and NOT (SUB)) changes a power's order list, and the list must
+be stored before THX/YES go out.  An SQLite commit per change costs a
+dozen system calls and ~0.1 ms of CPU; appending one line to a file costs
+one ``write``.  So the current phase's orders live here, in
+``DB-orders`` beside the database file ``DB`` (a name of its own: SQLite
+owns ``DB-journal``, ``DB-wal`` and ``DB-shm``), and only processed phases
+go to SQLite (`server.store`).
+
+A line is ``CRC JSON\\n``: the JSON list ``[game, power, turn, [order, ...]]``
+(the orders in the DAIDE text form the store keeps, docs/protocol.md §6.8)
+and, before it, the CRC-32 of the JSON bytes in eight hex digits.  The
+line for a (game, power) replaces every earlier one; an empty list clears
+the power's orders.  A line whose turn is not the game's current turn is
+dead: a processed phase moved the game on.
+
+What a line survives is what an SQLite commit with ``synchronous = NORMAL``
+survives: once ``write`` returns, the operating system has it, so a killed
+server loses nothing; a power cut may lose the last moments unless
+durability ``"disk"`` (`server.durability`) fsyncs the journal together
+with the database before anything is announced.  A plain `server.store.Store`
+(durability ``"commit"``) fsyncs each line itself.
+
+Reading (`read_journal`) skips a line that is incomplete (the process died
+inside the ``write``) or garbled (a power cut left part of an unsynced block):
+its CRC or its JSON does not check.  `Journal.rewrite` replaces the file
+atomically with the live lines only (temporary file, fsync, rename), which
+starts a fresh journal after a restart and compacts a big one while the
+server runs.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import threading
+import zlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import structlog
+
+log = structlog.get_logger("server.journal")
+
+#: Appended to the database's path to name its journal.
+SUFFIX = "-orders"
+
+#: A running journal is compacted once it is this big (and twice its live size).
+COMPACT_BYTES = 4 * 2**20
+
+#: One entry: (game, power) -> (turn, the orders; empty = cleared).
+Entries = dict[tuple[int, str], tuple[str, tuple[str, ...]]]
+
+
+def journal_path(db_path: str) -> str:
+    """Where the journal of the database ``db_path`` lives."""
+    return db_path + SUFFIX
+
+
+def encode_line(game_id: int, power: str, turn: str, orders: Iterable[str]) -> bytes:
+    """One journal line (see the module docstring)."""
+    body = json.dumps([game_id, power, turn, list(orders)], separators=(",", ":")).encode()
+    return b"%08x %s\n" % (zlib.crc32(body), body)
+
+
+def _decode_line(line: bytes) -> tuple[int, str, str, tuple[str, ...]] | None:
+    """The entry of one line without its newline; None if it is not a whole, intact line."""
+    if len(line) < 10 or line[8:9] != b" ":
+        return None
+    body = line[9:]
+    try:
+        if int(line[:8], 16) != zlib.crc32(body):
+            return None
+        entry = json.loads(body)
+    except ValueError:
+        return None
+    if not (isinstance(entry, list) and len(entry) == 4):
+        return None
+    game_id, power, turn, orders = entry
+    if not (isinstance(game_id, int) and isinstance(power, str) and isinstance(turn, str)
+            and isinstance(orders, list) and all(isinstance(o, str) for o in orders)):
+        return None
+    return game_id, power, turn, tuple(orders)
+
+
+@dataclass
+class Replay:
+    """What a journal file holds: the last entry per (game, power)."""
+
+    entries: Entries = field(default_factory=dict)
+    line_bytes: int = 0
+    """Length of the file up to its last newline (after it: a torn line, if anything)."""
+    bad_lines: int = 0
+    """Lines skipped: incomplete or garbled."""
+    size: int = 0
+
+
+def read_journal(path: str, *, warn: bool = True) -> Replay:
+    """Replay the journal at ``path`` (no file: nothing); bad lines are skipped.
+
+    With ``warn`` one structlog warning says how many lines were skipped.
+    """
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except FileNotFoundError:
+        return Replay()
+    replay = Replay(size=len(data))
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        if end < 0:             # no newline: the write of this line never finished
+            replay.bad_lines += 1
+            break
+        entry = _decode_line(data[start:end])
+        if entry is None:
+            replay.bad_lines += 1
+        else:
+            game_id, power, turn, orders = entry
+            replay.entries[(game_id, power)] = (turn, orders)
+        start = replay.line_bytes = end + 1
+    if replay.bad_lines and warn:
+        log.warning("journal_lines_skipped", journal=path, lines=replay.bad_lines,
+                    torn_tail=replay.line_bytes < len(data),
+                    reason="incomplete or garbled (a crash or power cut while writing)")
+    return replay
+
+
+def failure_reason(exc: OSError, path: str) -> str:
+    """A storage-failure reason for the store (`server.store.Store.fail`), like SQLite's."""
+    kind = {
+        errno.ENOSPC: "disk full",
+        errno.EDQUOT: "disk full",
+        errno.EROFS: "database is read-only",
+        errno.EACCES: "no permission to write the database",
+        errno.EPERM: "no permission to write the database",
+        errno.EBADF: "database is read-only",
+    }.get(exc.errno or 0, "disk I/O error")
+    return f"{kind} ({path}: {exc.strerror or exc})"
+
+
+class Journal:
+    """One database's open journal (or an in-memory one: ``path`` None).
+
+    Only the store's thread appends and rewrites; `sync` may run in the
+    durability flusher's thread, so the file descriptor changes hands under
+    a lock.
+    """
+
+    def __init__(self, path: str | None, *, sync_each: bool, replay: Replay | None = None) -> None:
+        self.path = path
+        self.sync_each = sync_each
+        """fsync every line (the plain store: SQLite syncs each commit too)."""
+        self.writes = 0
+        """Lines appended since opening (the durability barrier counts them as commits)."""
+        self.size = 0
+        self._synced = 0                # `writes` when the last `sync` began
+        self._compact_at = COMPACT_BYTES
+        self._lock = threading.Lock()
+        self._fd: int | None = None
+        if path is not None:
+            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            self.size = os.fstat(self._fd).st_size
+            if replay is not None and replay.line_bytes < self.size == replay.size:
+                # A torn last line: cut it, so that the next line is a line of its own.
+                os.ftruncate(self._fd, replay.line_bytes)
+                self.size = replay.line_bytes
+
+    def append(self, game_id: int, power: str, turn: str, orders: Iterable[str]) -> None:
+        """Append one entry; OSError if the file cannot take it."""
+        line = encode_line(game_id, power, turn, orders)
+        self.writes += 1
+        if self._fd is None:
+            return
+        written = os.write(self._fd, line)
+        while written < len(line):      # a short write (nearly full disk): the rest, or ENOSPC
+            written += os.write(self._fd, line[written:])
+        self.size += written
+        if self.sync_each:
+            os.fdatasync(self._fd)
+
+    @property
+    def due(self) -> bool:
+        """Big enough to compact (`rewrite` with the live entries)."""
+        return self.size > self._compact_at
+
+    def rewrite(self, entries: Entries) -> None:
+        """Replace the file by one holding only ``entries``: temporary file, fsync, rename.
+
+        A crash at any point leaves either the old file or the new one, each
+        whole.  OSError if it cannot be done (the old journal is then kept).
+        """
+        if self.path is None:
+            self.size = 0
+            return
+        data = b"".join(encode_line(g, p, turn, orders)
+                        for (g, p), (turn, orders) in sorted(entries.items()))
+        temporary = self.path + ".new"
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+                     | os.O_CLOEXEC, 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+            with self._lock:
+                os.rename(temporary, self.path)
+                old, self._fd = self._fd, fd
+                self._synced = self.writes      # the new file is on disk whole
+        except BaseException:
+            os.close(fd)
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+            raise
+        if old is not None:
+            os.close(old)
+        self.size = len(data)
+        self._compact_at = max(COMPACT_BYTES, 2 * len(data))
+        directory = os.open(os.path.dirname(os.path.abspath(self.path)), os.O_RDONLY)
+        try:
+            os.fsync(directory)         # the rename itself
+        finally:
+            os.close(directory)
+
+    def sync(self, sync: Callable[[int], None] = os.fsync) -> None:
+        """fsync the journal if a line was written since the last sync (any thread);
+        OSError if it fails."""
+        with self._lock:
+            written = self.writes
+            if self._fd is not None and written != self._synced:
+                sync(self._fd)
+                self._synced = written
+
+    def close(self) -> None:
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+
