@@ -107,7 +107,7 @@ class Durability:
         self._sync = sync
         self.barrier = barrier          # False: durability "os" (see the module docstring)
         self._fd: int | None = None
-        if isinstance(store, GroupCommitStore) and store.path != ":memory:":
+        if isinstance(store, GroupCommitStore) and not store.in_memory:
             self._fd = os.open(store.path + "-wal", os.O_RDONLY)
         self.durable = self._changes()
         self.flushes = 0

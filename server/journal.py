@@ -171,15 +171,14 @@ class Journal:
     def append(self, game_id: int, power: str, turn: str, orders: Iterable[str]) -> None:
         """Append one entry; OSError if the file cannot take it."""
         line = encode_line(game_id, power, turn, orders)
+        if self._fd is not None:
+            written = os.write(self._fd, line)
+            while written < len(line):  # a short write (nearly full disk): the rest, or ENOSPC
+                written += os.write(self._fd, line[written:])
+            self.size += written
+            if self.sync_each:
+                os.fdatasync(self._fd)
         self.writes += 1
-        if self._fd is None:
-            return
-        written = os.write(self._fd, line)
-        while written < len(line):      # a short write (nearly full disk): the rest, or ENOSPC
-            written += os.write(self._fd, line[written:])
-        self.size += written
-        if self.sync_each:
-            os.fdatasync(self._fd)
 
     @property
     def due(self) -> bool:

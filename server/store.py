@@ -258,15 +258,24 @@ class Store:
             store._migrate()
             store._table_pending = {r[0] for r in db.execute(
                 "SELECT DISTINCT game_id FROM pending_orders")}
-            if store.path != ":memory:":
-                replay = read_journal(journal_path(store.path))
+            if not store.in_memory:
+                where = journal_path(store.path)
+                try:
+                    replay = read_journal(where)
+                    store.journal = Journal(where, sync_each=cls.journal_syncs, replay=replay)
+                except OSError as exc:
+                    raise StoreError(f"cannot open the order journal {where}:"
+                                     f" {exc.strerror or exc}") from None
                 store._remember(replay.entries)
-                store.journal = Journal(journal_path(store.path), sync_each=cls.journal_syncs,
-                                        replay=replay)
         except BaseException:
             db.close()
             raise
         return store
+
+    @property
+    def in_memory(self) -> bool:
+        """An SQLite in-memory (or temporary) database: no files, the journal in memory."""
+        return self.path in ("", ":memory:") or "mode=memory" in self.path
 
     def _remember(self, entries: Entries) -> None:
         for (game_id, power), entry in entries.items():
