@@ -59,9 +59,13 @@ def journal_path(db_path: str) -> str:
     return db_path + SUFFIX
 
 
+#: One encoder for every line (`json.dumps` with options builds one per call).
+_encode_json = json.JSONEncoder(separators=(",", ":")).encode
+
+
 def encode_line(game_id: int, power: str, turn: str, orders: Iterable[str]) -> bytes:
     """One journal line (see the module docstring)."""
-    body = json.dumps([game_id, power, turn, list(orders)], separators=(",", ":")).encode()
+    body = _encode_json([game_id, power, turn, list(orders)]).encode()
     return b"%08x %s\n" % (zlib.crc32(body), body)
 
 
