@@ -19,7 +19,8 @@ $(STAMP): pyproject.toml
 # only while it matches them (native/__init__.py).  Without a C compiler the
 # build is skipped and they run as pure Python.
 NATIVE         := $(VENV)/.native
-NATIVE_SOURCES := $(wildcard native/*.py orders/*.py adjudicator/*.py protocol/*.py engine/*.py maps/*.py) tools/compile_native.py
+NATIVE_SOURCES := $(wildcard native/*.py orders/*.py adjudicator/*.py protocol/*.py engine/*.py maps/*.py) \
+                  $(addprefix server/,game.py requests.py session.py turn.py wire.py) tools/compile_native.py
 
 $(NATIVE): $(STAMP) $(NATIVE_SOURCES)
 	$(BIN)/python tools/compile_native.py

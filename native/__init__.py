@@ -31,6 +31,14 @@ its own modules; the ``__init__.py`` itself stays interpreted), add its
 folder to ``NATIVE_SOURCES`` in the Makefile (so ``make`` rebuilds when it
 changes) and let it import ``native`` in tests/test_architecture.py.
 
+Of a package in :data:`COMPILED_MODULES` only the listed modules are
+compiled (an allow-list: the server's synchronous game logic, not its async
+tasks - trio needs real coroutines, which a compiled ``async def`` is not);
+the build depends on those modules' sources only.  An interpreted module
+they call may change without a rebuild: compiled code checks the types of
+what it gets back at run time, so a changed type surfaces as a TypeError
+there, never as a wrong value.
+
 ``DAIDE_PURE_PYTHON=1`` in the environment forces the pure-Python modules.
 """
 
@@ -40,15 +48,27 @@ import hashlib
 import json
 import os
 import sysconfig
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Final
 
 #: The packages compiled together, in one mypyc group.  Each must call
 #: :func:`activate` first thing in its ``__init__.py``.
-COMPILED_PACKAGES: Final = ("orders", "adjudicator", "protocol", "engine")
-#: packages whose sources a build depends on: the compiled ones, and the ones
-#: mypy reads for their types (maps/ for ``Map``)
-SOURCE_PACKAGES: Final = (*COMPILED_PACKAGES, "maps")
+COMPILED_PACKAGES: Final = ("orders", "adjudicator", "protocol", "engine", "server")
+#: packages of which only these modules are compiled (the others stay
+#: interpreted): the server's per-message path - the game's synchronous rules
+#: (its actor loop is `server.game_actor`), the answers to requests, the
+#: client, the phase's orders and the encoding of what is sent.  Its async
+#: tasks (lobby, connections, the actor) stay interpreted, and so do the
+#: modules called a few times a phase (store, press, clock, settings).
+COMPILED_MODULES: Final[Mapping[str, frozenset[str]]] = MappingProxyType({
+    "server": frozenset({"game.py", "requests.py", "session.py", "turn.py", "wire.py"}),
+})
+#: packages whose every source a build depends on: the wholly compiled ones,
+#: and the ones mypy reads for their types (maps/ for ``Map``); of the packages
+#: in COMPILED_MODULES, the compiled modules only
+SOURCE_PACKAGES: Final = (*(p for p in COMPILED_PACKAGES if p not in COMPILED_MODULES), "maps")
 #: modules of a compiled package that stay interpreted: the package itself
 #: (it chooses between the two), and ``package/module.py`` paths of modules
 #: mypyc cannot compile or that gain nothing from it (interpreted code may
@@ -84,14 +104,25 @@ def build_home() -> Path:
     return Path(sysconfig.get_path("platlib")) / BUILD_DIR
 
 
+def is_compiled(rel: str) -> bool:
+    """Whether ``package/module.py`` (relative to the repository root) is compiled."""
+    package, _, name = rel.partition("/")
+    if package not in COMPILED_PACKAGES:
+        return False
+    listed = COMPILED_MODULES.get(package)
+    if listed is not None:
+        return name in listed
+    return name not in NOT_COMPILED and rel not in NOT_COMPILED
+
+
 def source_digests(root: Path) -> dict[str, str]:
     """``relative path -> sha256`` of the sources a build depends on."""
-    out: dict[str, str] = {}
-    for package in SOURCE_PACKAGES:
-        for path in sorted((root / package).glob("*.py")):
-            rel = f"{package}/{path.name}"
-            out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return out
+    paths = [path for package in SOURCE_PACKAGES for path in sorted((root / package).glob("*.py"))]
+    for package, names in sorted(COMPILED_MODULES.items()):
+        paths.extend(root / package / name for name in sorted(names)
+                     if (root / package / name).exists())
+    return {f"{path.parent.name}/{path.name}": hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in paths}
 
 
 def ext_suffix() -> str:
@@ -149,12 +180,14 @@ __all__ = [
     "BUILD_DIR",
     "COMPILED_PACKAGES",
     "GROUP",
+    "COMPILED_MODULES",
     "NOT_COMPILED",
     "PURE_ENV",
     "SOURCE_PACKAGES",
     "activate",
     "build_home",
     "ext_suffix",
+    "is_compiled",
     "matching_build",
     "source_digests",
 ]

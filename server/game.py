@@ -4,8 +4,9 @@ Theory of operation
 -------------------
 Clients never touch a game directly.  Their connection tasks put events
 (`Join`, `Observe`, `Rejoin`, `Request`, `Left`) on the game's inbox, a
-bounded memory channel; `Game.run` takes them one at a time and handles
-each synchronously, so the rules need no locks.  Replies go out through
+bounded memory channel; the actor (`server.game_actor.run_game`) takes them
+one at a time and `Game` handles each synchronously, so the rules need no
+locks.  Replies go out through
 `Client.send`, which never blocks.  A client's message (`Request`) may
 skip the inbox: while the actor is parked on an empty inbox the reader runs
 the same synchronous step itself (`Game.deliver`, which saves a turn of the
@@ -156,7 +157,8 @@ class Game:
         self.year_tables: list[YearTable] = []            # ownership after each year-end
         self.end_messages: tuple[Message, ...] = ()
         self.suspended = False
-        self._waiting: trio.CancelScope | None = None    # the actor's wait for its next event
+        #: the actor's wait for its next event (set by `server.game_actor`)
+        self.waiting: trio.CancelScope | None = None
         handle.deliver = self.deliver
         if record is not None:
             self._restore(record)
@@ -176,42 +178,37 @@ class Game:
         """The MAP name (`engine.variants.Variant.name`)."""
         return self.variant.name
 
-    async def run(self) -> None:
-        """Serve events until the game is finished or the actor is cancelled."""
+    # The actor's loop is `server.game_actor.run_game` (async, interpreted: this
+    # module is compiled, and trio needs real coroutines); it drives the game
+    # through these five steps.
+
+    def begin(self) -> None:
+        """Before the first event: a running game (resumed after a restart) starts its clock."""
         if self.running:
             self._start_phase(announce=False)
-        reason = "game over"
-        try:
-            while self.handle.status != "finished":
-                with trio.move_on_at(self._wakeup()) as self._waiting:
-                    event = await self.inbox.receive()
-                    self._guarded(self._handle, event)
-                self._guarded(self._tick)
-            await self._linger()
-        except trio.EndOfChannel:
-            reason = "server shutdown"
-        finally:
-            if self.handle.status != "finished":
-                self._shutdown()
-            else:
-                self._dismiss(reason)
 
-    async def _linger(self) -> None:
-        """After the SMR: the clients may still talk for ``linger`` seconds.
+    def step(self, event: Event) -> None:
+        """Handle one event from the inbox (a failure is logged, never raised)."""
+        self._guarded(self._handle, event)
 
-        Requests are answered (HST, ORD, SCO, NOW, SMR...) and ADM relayed -
-        a bot saying goodbye, or one fetching the last results, must not meet
-        a closed socket.  The wait ends early when every client has left.
-        """
-        if self.linger <= 0:
-            return
-        self.linger_until = trio.current_time() + self.linger
-        while self._all_clients():
-            with trio.move_on_at(self._wakeup()) as self._waiting:
-                event = await self.inbox.receive()
-                self._guarded(self._handle, event)
-            if self._waiting.cancelled_caught and trio.current_time() >= self.linger_until:
-                return
+    def tick(self) -> None:
+        """After every event or wakeup (`_tick`; a failure is logged, never raised)."""
+        self._guarded(self._tick)
+
+    def wakeup(self) -> float:
+        """When the actor's wait for its next event ends (`trio.move_on_at`)."""
+        return self._wakeup()
+
+    def close(self, reason: str) -> None:
+        """The actor ends: OFF and close for every client (the state is already stored)."""
+        if self.handle.status != "finished":
+            self._shutdown()
+        else:
+            self._dismiss(reason)
+
+    def all_clients(self) -> list[Client]:
+        """Players, joining clients and observers (the linger lasts while there are any)."""
+        return self._all_clients()
 
     def _dismiss(self, reason: str) -> None:
         """The end of a finished game: OFF, then an orderly close (FM), for every
@@ -231,7 +228,7 @@ class Game:
         in flight to it, so the order of events is kept.  The actor's wait is
         then re-aimed at the new wakeup (or ended, when the game is over).
         """
-        waiting = self._waiting
+        waiting = self.waiting
         # The inbox's own state (what `statistics()` reports, without building
         # the report): the actor is the one task parked in `receive`, and no
         # event waits in the buffer.  An event sent to the parked actor leaves

@@ -66,6 +66,7 @@ from server.events import (
     Request,
 )
 from server.game import Game
+from server.game_actor import run_game
 from server.limits import ConnectionGate, IamGuard
 from server.press import wire_representation
 from server.session import Client, Role
@@ -130,7 +131,7 @@ class Lobby:
         structlog.contextvars.clear_contextvars()
         with structlog.contextvars.bound_contextvars(game=game.handle.id):
             try:
-                await game.run()
+                await run_game(game)
             except Exception:
                 # Never reached by bad input (the actor guards every step); a
                 # failure here ends this game only.

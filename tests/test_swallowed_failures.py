@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import trio
 
-import server.requests
+from server.deadline import PhaseClock
 from tests.server_helpers import POWERS, start_game, start_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,18 +53,24 @@ def test_an_unmarked_test_fails_when_the_server_swallowed_a_failure(tmp_path: Pa
 @pytest.mark.expects_server_failure
 async def test_a_failing_step_costs_one_event_and_is_logged(
         nursery: trio.Nursery, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    answer = server.requests.answer
-
-    def broken(game, client, message, tokens):  # type: ignore[no-untyped-def]
-        if message.COMMAND == "SCO":
-            raise RuntimeError("a bug")
-        answer(game, client, message, tokens)
-
-    monkeypatch.setattr("server.game.answer", broken)
     _server, port = await start_server(nursery, tmp_path / "g.db")
     clients = await start_game(port)
-    await clients["ENG"].send("SCO")             # lost to the bug, logged
+    # A bug in what answering a request calls (the phase clock, interpreted
+    # also when the game's modules are compiled), once.
+    remaining = PhaseClock.remaining
+    failures: list[str] = []
+
+    def broken(clock: PhaseClock) -> float | None:
+        if not failures:
+            failures.append("a bug")
+            raise RuntimeError("a bug")
+        return remaining(clock)
+
+    monkeypatch.setattr(PhaseClock, "remaining", broken)
+    await clients["ENG"].send("TME")             # lost to the bug, logged
     await clients["ENG"].send("NOW")             # the game goes on
+    # No REJ (TME) came first: the bug ended that step, and only that step.
     assert (await clients["ENG"].receive()).startswith("NOW ( SPR 1901 )")
+    assert failures == ["a bug"]
     for power in POWERS:
         await clients[power].close()

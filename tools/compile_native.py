@@ -1,8 +1,9 @@
 """Compile our hot packages with mypyc into the virtual environment (``make install``).
 
 mypyc (part of mypy, a dev dependency) turns the type-annotated modules of
-the packages in ``native.COMPILED_PACKAGES`` (the order model ``orders/``
-and the adjudicator) into C extension modules, in one group, so that a
+the packages in ``native.COMPILED_PACKAGES`` (the order model ``orders/``,
+the adjudicator, the protocol, the engine, and the listed modules of the
+server - ``native.COMPILED_MODULES``) into C extension modules, in one group, so that a
 compiled module uses a compiled class of another package directly; the
 movement phase runs several times faster than interpreted.  The build goes
 to ``<site-packages>/daide_native/`` with a manifest of the sources it was
@@ -44,8 +45,7 @@ def modules_to_compile() -> list[str]:
         f"{package}/{path.name}"
         for package in native.COMPILED_PACKAGES
         for path in sorted((ROOT / package).glob("*.py"))
-        if path.name not in native.NOT_COMPILED
-        and f"{package}/{path.name}" not in native.NOT_COMPILED
+        if native.is_compiled(f"{package}/{path.name}")
     ]
 
 

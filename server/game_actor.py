@@ -1,0 +1,53 @@
+"""The game actor: the one trio task per game that reads its inbox.
+
+`server.game.Game` holds the game's state and rules and is synchronous: it
+is compiled with mypyc (`native`), and a compiled ``async def`` is not a
+coroutine trio accepts.  The actor's two waits - the game itself, then its
+linger after the end - are therefore here, interpreted, and drive the game
+through `Game.begin`, `Game.step`, `Game.tick`, `Game.wakeup` and
+`Game.close`.  While the actor is parked in its inbox, a client's message
+may also be handled in the reader's task (`Game.deliver`, which re-aims
+``game.waiting``).
+"""
+
+from __future__ import annotations
+
+import trio
+
+from server.game import Game
+
+
+async def run_game(game: Game) -> None:
+    """Serve events until the game is finished or the actor is cancelled."""
+    game.begin()
+    reason = "game over"
+    try:
+        while not game.finished:
+            with trio.move_on_at(game.wakeup()) as game.waiting:
+                event = await game.inbox.receive()
+                game.step(event)
+            game.tick()
+        await _linger(game)
+    except trio.EndOfChannel:
+        reason = "server shutdown"
+    finally:
+        game.close(reason)
+
+
+async def _linger(game: Game) -> None:
+    """After the SMR: the clients may still talk for ``game.linger`` seconds.
+
+    Requests are answered (HST, ORD, SCO, NOW, SMR...) and ADM relayed - a
+    bot saying goodbye, or one fetching the last results, must not meet a
+    closed socket.  The wait ends early when every client has left.
+    """
+    if game.linger <= 0:
+        return
+    until = game.linger_until = trio.current_time() + game.linger
+    while game.all_clients():
+        with trio.move_on_at(game.wakeup()) as waiting:
+            game.waiting = waiting
+            event = await game.inbox.receive()
+            game.step(event)
+        if waiting.cancelled_caught and trio.current_time() >= until:
+            return
