@@ -12,8 +12,10 @@ that names a secret, wherever a log call comes from.
 
 from __future__ import annotations
 
+import json as jsonlib
 import logging
 import sys
+import time
 from collections.abc import MutableMapping
 from typing import Any, TextIO
 
@@ -30,6 +32,44 @@ def redact_secrets(_logger: Any, _name: str, event: MutableMapping[str, Any]) ->
     return event
 
 
+class UtcTimestamp:
+    """structlog processor: ``timestamp`` exactly as ``TimeStamper(fmt="iso", utc=True)``
+    writes it (``2026-11-25T21:59:06.123456Z``; no fraction on a whole second).
+
+    The server writes a line per phase of every game: the date and time of
+    day are formatted once per second, not through a `datetime` per line.
+    """
+
+    def __init__(self) -> None:
+        self._second = -1
+        self._prefix = ""
+
+    def __call__(self, _logger: Any, _name: str,
+                 event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+        now = time.time_ns() // 1000                    # microseconds, as datetime keeps them
+        second, micro = divmod(now, 1_000_000)
+        if second != self._second:
+            self._second = second
+            self._prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        event["timestamp"] = f"{self._prefix}.{micro:06d}Z" if micro else f"{self._prefix}Z"
+        return event
+
+
+def _json_fallback(obj: Any) -> Any:
+    """What JSON cannot hold: its ``__structlog__()`` if it has one, else its repr
+    (structlog's own rule)."""
+    custom = getattr(obj, "__structlog__", None)
+    return custom() if custom is not None else repr(obj)
+
+
+#: one encoder for every line (``json.dumps`` with options builds one per call)
+_ENCODER = jsonlib.JSONEncoder(default=_json_fallback)
+
+
+def _dumps(event: Any, **_options: Any) -> str:
+    return _ENCODER.encode(event)
+
+
 def configure_logging(stream: TextIO | None = None, *, json: bool | None = None,
                       level: int = logging.INFO) -> None:
     """Configure structlog for the server process.
@@ -39,18 +79,20 @@ def configure_logging(stream: TextIO | None = None, *, json: bool | None = None,
     out = stream if stream is not None else sys.stderr
     if json is None:
         json = not (hasattr(out, "isatty") and out.isatty())
-    renderer: Any = (structlog.processors.JSONRenderer(sort_keys=False) if json
+    renderer: Any = (structlog.processors.JSONRenderer(_dumps) if json
                      else structlog.dev.ConsoleRenderer(colors=False))
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            UtcTimestamp(),
             redact_secrets,
             structlog.processors.format_exc_info,
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(out),
+        # one write and flush per line, as print() did, without print()
+        logger_factory=structlog.WriteLoggerFactory(out),
+        # not cached: a process may configure again (a tournament worker per game)
         cache_logger_on_first_use=False,
     )

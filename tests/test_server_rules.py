@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import datetime
 import io
 import json
+import time
 
+import pytest
 import structlog
 import trio
 
 from orders import Hold, Location, Move, Unit, Waive
 from server.endings import Ending, HouseRules, elimination_years, idle_years
 from server.game import assign_powers
-from server.logconfig import configure_logging
+from server.logconfig import UtcTimestamp, configure_logging
 from server.session import Client
 from server.settings import GameSettings, SettingsError
 from server.turn import TurnState
@@ -116,3 +119,18 @@ def test_logs_are_json_lines_without_passcodes() -> None:
     line = json.loads(out.getvalue())
     assert line["event"] == "iam" and line["power"] == "ENG" and line["passcode"] == "***"
     assert "1234" not in out.getvalue()
+    assert list(line) == ["power", "passcode", "event", "level", "timestamp"]
+
+
+@pytest.mark.parametrize("ns", [1_764_108_000_000_000_000, 1_764_108_000_123_456_789,
+                                1_764_108_059_999_999_999, 1_764_108_060_000_001_000])
+def test_log_timestamps_read_as_structlog_writes_them(
+        ns: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`UtcTimestamp` writes what ``TimeStamper(fmt="iso", utc=True)`` writes."""
+    monkeypatch.setattr(time, "time_ns", lambda: ns)
+    stamp = UtcTimestamp()
+    epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+    expected = epoch + datetime.timedelta(microseconds=ns // 1000)
+    written = stamp(None, "info", {})["timestamp"]
+    assert written == expected.isoformat().replace("+00:00", "Z")
+    assert stamp(None, "info", {})["timestamp"] == written          # the cached second
