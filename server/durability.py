@@ -73,7 +73,7 @@ class GroupCommitStore(Store):
     `Durability` syncs it with the WAL.
     """
 
-    journal_syncs = False
+    syncs_commits = False
 
     @classmethod
     def open(cls, path: Path | str) -> GroupCommitStore:

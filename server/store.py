@@ -226,8 +226,9 @@ def _utc_now() -> str:
 class Store:
     """The server's database.  Open with `Store.open`, close with `close`."""
 
-    #: Whether the order journal fsyncs each line (this store: SQLite syncs each commit).
-    journal_syncs = True
+    #: Each commit and each journal line is fsynced (SQLite ``synchronous = FULL``);
+    #: `server.durability.GroupCommitStore` leaves syncing to its flusher.
+    syncs_commits = True
 
     def __init__(self, db: sqlite3.Connection, path: str) -> None:
         self._db = db
@@ -241,6 +242,8 @@ class Store:
         # The games with rows in ``pending_orders`` (only after a restart's fold).
         self._last_seq: dict[int, int] = {}
         # game -> its last phase's seq, once known: no MAX(seq) per phase.
+        self._last_press: dict[int, int] = {}
+        # game -> its last press message's seq, likewise.
         self.failure: str | None = None
         """Why writes stopped (`StorageFailure`), or None while the store is healthy."""
         self.on_failure: Callable[[str], None] | None = None
@@ -262,7 +265,7 @@ class Store:
                 where = journal_path(store.path)
                 try:
                     replay = read_journal(where)
-                    store.journal = Journal(where, sync_each=cls.journal_syncs, replay=replay)
+                    store.journal = Journal(where, sync_each=cls.syncs_commits, replay=replay)
                 except OSError as exc:
                     raise StoreError(f"cannot open the order journal {where}:"
                                      f" {exc.strerror or exc}") from None
@@ -494,21 +497,27 @@ class Store:
         So a flood of press costs the game actor no disk waits (`server.press`).
         """
         stamp = _utc_now()
-        synchronous = int(self._db.execute("PRAGMA synchronous").fetchone()[0])
-        self._db.execute("PRAGMA synchronous = NORMAL")
+        synchronous = None              # a group-commit store never syncs a commit itself
+        if self.syncs_commits:
+            synchronous = int(self._db.execute("PRAGMA synchronous").fetchone()[0])
+            self._db.execute("PRAGMA synchronous = NORMAL")
         try:
             with self._transaction():
-                row = self._db.execute(
-                    "SELECT COALESCE(MAX(seq), 0) + 1 FROM press WHERE game_id = ?",
-                    (game_id,)).fetchone()
-                seq = int(row[0])
+                seq = self._last_press.get(game_id)
+                if seq is None:         # the first press since this store was opened
+                    row = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM press"
+                                           " WHERE game_id = ?", (game_id,)).fetchone()
+                    seq = int(row[0])
+                seq += 1
                 self._db.execute(
                     "INSERT INTO press (game_id, seq, turn, sender, recipients, message, sent_at)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (game_id, seq, turn, sender, " ".join(recipients), message, stamp),
                 )
         finally:
-            self._db.execute(f"PRAGMA synchronous = {synchronous:d}")
+            if synchronous is not None:
+                self._db.execute(f"PRAGMA synchronous = {synchronous:d}")
+        self._last_press[game_id] = seq
         return seq
 
     def abandon_forming(self, game_id: int) -> None:
@@ -623,9 +632,10 @@ class Store:
                                   (game_id,)):
             if r["turn"] == row["turn"]:
                 pending[r["power"]] = tuple(json.loads(r["orders"]))
-        # The journal's entries of the current turn replace the table's.
+        # The journal's entries of the current turn replace the table's (a
+        # game that ended holds no orders: an agreed draw keeps its turn).
         for power, (turn, orders) in self._live.get(game_id, {}).items():
-            if turn == row["turn"]:
+            if turn == row["turn"] and row["status"] == "running":
                 if orders:
                     pending[power] = orders
                 else:

@@ -111,6 +111,11 @@ def test_a_recorded_phase_makes_the_older_lines_dead(tmp_path: Path) -> None:
     assert again.record_phase(game, "WIN 1901", {}, ["NOW ( SPR 1902 )"], SCO,
                               "NOW ( SPR 1902 )", "SPR 1902") == 3
     assert [p.seq for p in again.phases(game)] == [0, 1, 2, 3]
+    # An agreed draw ends the game in its turn: the orders of that turn are dead too.
+    again.save_orders(game, "AUS", "SPR 1902", [AUS_HOLD])
+    again.finish_game(game, ["DRW", "SMR ( SPR 1902 )"])
+    assert again.game(game).pending == {}
+    assert Store.open(path).game(game).pending == {}
     store.close()
     again.close()
 
