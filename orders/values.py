@@ -73,6 +73,19 @@ class Location:
         object.__setattr__(self, "pid", -1)
         object.__setattr__(self, "id_map", None)
 
+    # Written out for the same reason as __init__: the generated ones stay
+    # interpreted, and every set or dict of units (MIS, the THX checks, the
+    # adjudicator) hashes and compares them.  Same values as generated: the
+    # compared fields only, hashed as their tuple.
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Location:
+            return NotImplemented
+        assert isinstance(other, Location)
+        return self.province == other.province and self.coast == other.coast
+
+    def __hash__(self) -> int:
+        return hash((self.province, self.coast))
+
     def __str__(self) -> str:
         return self.province if self.coast is None else f"{self.province}/{self.coast}"
 
@@ -89,6 +102,17 @@ class Unit:
         object.__setattr__(self, "power", power)
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "location", location)
+
+    # Written out as Location's are (same values as the generated ones).
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Unit:
+            return NotImplemented
+        assert isinstance(other, Unit)
+        return (self.power == other.power and self.kind == other.kind
+                and self.location == other.location)
+
+    def __hash__(self) -> int:
+        return hash((self.power, self.kind, self.location))
 
     @property
     def province(self) -> str:
