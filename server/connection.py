@@ -220,7 +220,9 @@ class _Reader:
                     if lobby.turn_stats is not None and isinstance(message, Sub) \
                             and client.game is not None:
                         lobby.turn_stats.order_in(client.game.id, self.read_at)
-                    await self._throttle()
+                    wait = self._throttle()
+                    if wait > 0:
+                        await trio.sleep(wait)
                     await lobby.received(client, message, tokens)
                     self.unyielded += 1
                     if self.unyielded >= MESSAGES_PER_TURN:
@@ -245,7 +247,9 @@ class _Reader:
 
     async def _rejected(self, tokens: tuple[int, ...], reason: str,
                         reply: Message | None) -> None:
-        await self._throttle()
+        wait = self._throttle()
+        if wait > 0:
+            await trio.sleep(wait)
         log.info("message_rejected", reason=reason, tokens=len(tokens))
         if reply is not None:
             self.client.send(reply)
@@ -265,7 +269,9 @@ class _Reader:
         else:
             await self._rejected(event.tokens, event.error.reason, event.reply)
             return
-        await self._throttle()
+        wait = self._throttle()
+        if wait > 0:
+            await trio.sleep(wait)
         await self.lobby.received(client, message, event.tokens)
 
     def _hint_numbering(self, message: Nme | Obs) -> None:
@@ -323,16 +329,19 @@ class _Reader:
                                f"frame too large: {self.oversize}")
 
     def _deadline(self) -> tuple[float, str]:
-        """The earliest limit that can end the wait for data, and its name."""
-        settings = self.settings
-        candidates: list[tuple[float, str]] = []
-        if self.im_deadline is not None:
-            candidates.append((self.im_deadline, "im"))
-        if self.frames.partial_since is not None:
-            candidates.append((self.frames.partial_since + settings.frame_timeout, "frame"))
+        """The earliest limit that can end the wait for data, and its name (on a
+        tie the first of "frame", "idle", "im"); ``(inf, "")`` when none applies."""
+        deadline, which = math.inf, ""
+        partial_since = self.frames.partial_since
+        if partial_since is not None:
+            deadline, which = partial_since + self.settings.frame_timeout, "frame"
         if not self.client.settled:
-            candidates.append((self.last_heard + settings.join_idle_timeout, "idle"))
-        return min(candidates, default=(math.inf, ""))
+            idle = self.last_heard + self.settings.join_idle_timeout
+            if idle < deadline:
+                deadline, which = idle, "idle"
+        if self.im_deadline is not None and self.im_deadline < deadline:
+            deadline, which = self.im_deadline, "im"
+        return deadline, which
 
     def _expired(self, which: str) -> bool:
         # The client may have settled (joined, game started) while we waited.
@@ -364,12 +373,12 @@ class _Reader:
         self.client.finish(reason, fm=False)
         await self._drain()                   # the writer flushes the EM, then closes
 
-    async def _throttle(self) -> None:
+    def _throttle(self) -> float:
+        """Take a message token: the seconds to wait before acting on the message
+        (``message_rate``); the caller awaits ``trio.sleep`` only when it is not 0."""
         now = trio.current_time()
         self.last_heard = now
-        wait = self.bucket.delay(now)
-        if wait > 0:
-            await trio.sleep(wait)
+        return self.bucket.delay(now)
 
 
 # --- writing ------------------------------------------------------------------------

@@ -98,6 +98,29 @@ class FrameTracker:
 
     def feed(self, data: bytes, now: float) -> Oversize | None:
         """Account for ``data``; an `Oversize` if a frame is over the size limit."""
+        if not self._body_left and not self._header:
+            return self._feed_from_boundary(data, now)
+        return self._feed(data, now)
+
+    def _feed_from_boundary(self, data: bytes, now: float) -> Oversize | None:
+        """`feed` for a chunk that starts a frame (nearly always: a peer writes
+        whole frames): hop from header to header, then note what is left over."""
+        pos, size = 0, len(data)
+        while pos + _HEADER_SIZE <= size:
+            length = (data[pos + 2] << 8) | data[pos + 3]
+            if data[pos] == _DM_TYPE and length > self.max_body:
+                self.partial_since = now
+                return Oversize(f"DM of {length} bytes, over the limit of {self.max_body}", pos)
+            pos += _HEADER_SIZE + length
+        if pos > size:                          # the last frame's body is still to come
+            self._body_left = pos - size
+            self.partial_since = now
+        elif pos < size:                        # part of a header
+            self._header += data[pos:]
+            self.partial_since = now
+        return None
+
+    def _feed(self, data: bytes, now: float) -> Oversize | None:
         pos, size = 0, len(data)
         while pos < size:
             if self.partial_since is None:

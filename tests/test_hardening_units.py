@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 
@@ -57,6 +58,36 @@ def test_frame_tracker_refuses_a_large_dm_from_its_header_alone() -> None:
         "DM of 65534 bytes, over the limit of 100", 8)
     # Other frame types are judged by the protocol machine (fixed lengths, EM 0x08/0x0D).
     assert FrameTracker(max_body=100).feed(bytes.fromhex("0100FFFF"), 0.0) is None
+
+
+def test_frame_tracker_from_a_boundary_agrees_with_its_byte_walk() -> None:
+    """`FrameTracker.feed` hops from header to header when a chunk starts a frame;
+    the general walk (``_feed``) must see the same partial frames and refusals
+    whatever the chunks - whole frames, random splits, one byte at a time."""
+    rng = random.Random(7)
+    pieces = [build_frame(InitialMessage()), build_frame(FinalMessage()),
+              build_frame(DiplomacyMessage((0x4810,) * 5)), build_frame(DiplomacyMessage((0x4A00,) * 50)),
+              bytes.fromhex("02000066") + b"\x48\x10" * 51,      # over the limit of 100
+              bytes.fromhex("0100FFFF"), bytes.fromhex("02000000"), bytes.fromhex("0300")]
+    refused = 0
+    for trial in range(600):
+        stream = b"".join(rng.choice(pieces) for _ in range(rng.randint(1, 8)))
+        mode = trial % 3
+        chunks, pos = [], 0
+        while pos < len(stream):
+            size = len(stream) if mode == 0 else 1 if mode == 1 else rng.randint(1, 12)
+            chunks.append(stream[pos:pos + size])
+            pos += size
+        fast, walk = FrameTracker(max_body=100), FrameTracker(max_body=100)
+        for now, chunk in enumerate(chunks):
+            got, want = fast.feed(chunk, float(now)), walk._feed(chunk, float(now))
+            assert got == want
+            assert fast.partial_since == walk.partial_since
+            assert (fast._body_left, fast._header) == (walk._body_left, walk._header)
+            if got is not None:
+                refused += 1
+                break
+    assert refused > 50
 
 
 def test_token_bucket_allows_a_burst_then_the_rate() -> None:

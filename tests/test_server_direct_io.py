@@ -6,6 +6,7 @@ socket that never runs dry still lets other tasks run."""
 
 from __future__ import annotations
 
+import os
 import socket
 import struct
 from collections.abc import AsyncIterator
@@ -15,6 +16,7 @@ import pytest
 import trio
 import trio.testing
 
+from server import direct_io as direct_io_module
 from server.direct_io import FAIR_TURNS, DirectSocket, StreamIO, direct_io
 from tests.server_helpers import ScriptClient, start_server
 
@@ -137,6 +139,95 @@ async def test_a_socket_that_never_runs_dry_lets_other_tasks_run(nursery: trio.N
     for _ in range(reads):
         assert await direct.receive_some(1) == b"x"     # always ready: no wait
     assert turns - before >= reads // FAIR_TURNS - 1
+
+
+class _CountedOs:
+    """``os`` as `server.direct_io` sees it, counting reads and reads that found nothing."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+        self.empty = 0
+
+    def read(self, fd: int, size: int) -> bytes:
+        self.reads += 1
+        try:
+            return os.read(fd, size)
+        except BlockingIOError:
+            self.empty += 1
+            raise
+
+    def write(self, fd: int, data: bytes) -> int:
+        return os.write(fd, data)
+
+
+async def test_after_a_read_that_emptied_the_socket_the_next_waits_before_reading(
+        nursery: trio.Nursery, pair: Pair, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A short read emptied the socket: the next read waits for data first and
+    does not fail a read (EAGAIN) - yet gets what came meanwhile, and what
+    comes later, whole and in order."""
+    counted = _CountedOs()
+    monkeypatch.setattr(direct_io_module, "os", counted)
+    server_side, client = pair
+    direct = DirectSocket(server_side)
+    await client.send_all(b"first")
+    await trio.sleep(0.05)
+    assert await direct.receive_some(100) == b"first"         # short: the socket is empty
+    await client.send_all(b"meanwhile")                       # arrives before the next read
+    await trio.sleep(0.05)
+    assert await direct.receive_some(100) == b"meanwhile"
+    got: list[bytes] = []
+
+    async def read() -> None:
+        got.append(await direct.receive_some(100))
+
+    nursery.start_soon(read)
+    await trio.sleep(0.05)
+    assert got == [] and counted.reads == 2                    # waiting, not reading
+    await client.send_all(b"later")
+    await trio.sleep(0.05)
+    assert got == [b"later"]
+    # a read that filled its size did not empty the socket: the next reads at once
+    await client.send_all(b"abcdef")
+    await trio.sleep(0.05)
+    assert await direct.receive_some(3) == b"abc"
+    assert await direct.receive_some(3) == b"def"
+    assert counted.empty == 0 and counted.reads == 5
+    await client.send_eof()
+    assert await direct.receive_some(100) == b""
+
+
+async def test_a_wait_after_an_emptying_read_is_cancelled_closed_and_ends(pair: Pair) -> None:
+    server_side, client = pair
+    direct = DirectSocket(server_side)
+    await client.send_all(b"x")
+    assert await direct.receive_some(100) == b"x"
+    with trio.move_on_after(0.05) as scope:                  # nothing comes: the deadline ends it
+        await direct.receive_some(100)
+    assert scope.cancelled_caught
+    await client.send_all(b"ready")
+    await trio.sleep(0.05)
+    with trio.CancelScope(deadline=-float("inf")) as scope:   # cancelled with data waiting
+        await direct.receive_some(100)
+    assert scope.cancelled_caught
+    assert await direct.receive_some(100) == b"ready"         # nothing was lost
+    server_side.socket.close()
+    with pytest.raises(trio.ClosedResourceError):
+        await direct.receive_some(100)
+
+
+async def test_a_reset_after_an_emptying_read_is_a_broken_stream(pair: Pair) -> None:
+    server_side, client = pair
+    direct = DirectSocket(server_side)
+    await client.send_all(b"x")
+    assert await direct.receive_some(100) == b"x"
+    client.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    await client.send_all(b"unread")
+    await trio.sleep(0.05)
+    client.socket.close()                                     # SO_LINGER 0: the kernel sends RST
+    with pytest.raises(trio.BrokenResourceError):
+        for _ in range(10):
+            await direct.receive_some(1)
+            await trio.sleep(0.01)
 
 
 async def test_other_streams_go_through_the_stream() -> None:
