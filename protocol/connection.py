@@ -59,8 +59,8 @@ from protocol.frames import (
     RepresentationMessage,
     build_frame,
     check_length,
+    dm_tokens,
     parse_body,
-    parse_header,
 )
 from protocol.messages import Message
 from protocol.parse import Sender, error_reply, parse_message
@@ -131,6 +131,18 @@ for _role in Sender:
             for _direction in Direction:
                 TRANSITIONS[(_role, _state, _direction, FM)] = State.CLOSED
                 TRANSITIONS[(_role, _state, _direction, EM)] = State.CLOSED
+
+#: :data:`TRANSITIONS` cut by (role, state): ``(receiving, sending)``, each a
+#: dict from the frame's type byte to the step.  A connection keeps the pair of
+#: its state, so a frame's step is one dict hit on an int (a key of four enums
+#: costs four calls of the Python-level ``Enum.__hash__``).
+_Steps = dict[int, State | ErrorCode]
+STEPS: dict[tuple[Sender, State], tuple[_Steps, _Steps]] = {
+    (_role, _state): ({}, {}) for _role in Sender for _state in State
+}
+for (_role, _state, _direction, _type), _step in TRANSITIONS.items():
+    STEPS[(_role, _state)][0 if _direction is R else 1][int(_type)] = _step
+_DM = int(FrameType.DM)
 
 
 # --- events -----------------------------------------------------------------
@@ -225,12 +237,27 @@ class Connection:
     ) -> None:
         self.role = role
         self.peer = Sender.CLIENT if role is Sender.SERVER else Sender.SERVER
-        self.state = State.AWAIT_IM if role is Sender.SERVER else State.START
+        self.state = State.START
+        self._receiving: _Steps = {}
+        self._sending: _Steps = {}
+        self._dm_ok = False
+        self._set_state(State.AWAIT_IM if role is Sender.SERVER else State.START)
         self.representation = rep
         self.level = level
         self._buffer = bytearray()
         self._eof = False
-        self._header: tuple[FrameType, int] | None = None
+        # the header of the frame being received (checked): type byte, body length;
+        # -1 = no header yet
+        self._type = 0
+        self._length = -1
+
+    def _set_state(self, state: State) -> None:
+        """Move to ``state`` (``state`` is read-only for callers: this keeps the
+        state's steps at hand)."""
+        self.state = state
+        self._receiving, self._sending = STEPS[(self.role, state)]
+        # A DM received in this state is allowed and keeps it (the DM fast path).
+        self._dm_ok = self._receiving.get(_DM) is state
 
     # --- receiving -----------------------------------------------------------
 
@@ -252,27 +279,43 @@ class Connection:
             return self._violation(exc.code, exc.reason)
 
     def _next_event(self) -> Event | _Sentinel:
+        # The DM of a connection in the state that takes it - nearly every frame -
+        # goes the short road: its header read by index, its tokens unpacked in
+        # place; the checks it skips cannot fail for it (a DM allowed in this
+        # state, a non-zero even length).  Everything else goes through
+        # _check_header / parse_body / _on_frame.  Both give the same events
+        # and errors (tests/test_protocol_frames_fast.py).
         buf = self._buffer
         while True:
-            if self._header is None:
+            length = self._length
+            if length < 0:
                 if len(buf) < HEADER_SIZE:
                     return self._need_data()
-                raw_type, length = parse_header(bytes(buf[:HEADER_SIZE]))
-                self._header = self._check_header(raw_type, length)
-            frame_type, length = self._header
+                # protocol.frames.parse_header, inlined
+                raw_type, length = buf[0], (buf[2] << 8) | buf[3]
+                if raw_type != _DM or not self._dm_ok or not length or length & 1:
+                    self._check_header(raw_type, length)
+                self._type = raw_type
+                self._length = length
             end = HEADER_SIZE + length
             if len(buf) < end:
                 return self._need_data()
+            raw_type = self._type
+            self._length = -1
+            if raw_type == _DM and self._dm_ok:
+                tokens = dm_tokens(buf, HEADER_SIZE, end)
+                del buf[:end]
+                return self._on_dm(tokens)
             body = bytes(buf[HEADER_SIZE:end])
             del buf[:end]
-            self._header = None
+            frame_type = FrameType(raw_type)
             event = self._on_frame(frame_type, parse_body(frame_type, body))
             if event is not None:
                 return event
 
     def _need_data(self) -> Event | _Sentinel:
         if self._eof:
-            self.state = State.CLOSED
+            self._set_state(State.CLOSED)
             return ConnectionClosed("EOF", partial=bool(self._buffer))
         return NEED_DATA
 
@@ -282,7 +325,7 @@ class Connection:
             frame_type = FrameType(raw_type)
         except ValueError:
             raise FrameError(ErrorCode.UNKNOWN_TYPE, f"message type {raw_type}") from None
-        step = TRANSITIONS.get((self.role, self.state, Direction.RECEIVE, frame_type))
+        step = self._receiving.get(raw_type)
         if isinstance(step, ErrorCode):
             raise FrameError(step, f"{frame_type.name} not allowed in state {self.state.value}")
         if frame_type is FrameType.IM and length == 0x0400:
@@ -292,7 +335,7 @@ class Connection:
         return frame_type, length
 
     def _on_frame(self, frame_type: FrameType, frame: Frame) -> Event | None:
-        step = TRANSITIONS[(self.role, self.state, Direction.RECEIVE, frame_type)]
+        step = self._receiving[frame_type]
         assert isinstance(step, State)
         if isinstance(frame, DiplomacyMessage):
             return self._on_dm(frame.tokens)
@@ -303,13 +346,13 @@ class Connection:
                 raise FrameError(ErrorCode.IM_WRONG_MAGIC, f"IM magic 0x{frame.magic:04X}")
             if frame.version != PROTOCOL_VERSION:
                 raise FrameError(ErrorCode.VERSION_INCOMPATIBLE, f"version {frame.version}")
-            self.state = step
+            self._set_state(step)
             return InitialReceived(frame.version)
         if isinstance(frame, RepresentationMessage):
             self.representation = frame.representation()
-            self.state = step
+            self._set_state(step)
             return RepresentationReceived(self.representation, not frame.entries)
-        self.state = State.CLOSED
+        self._set_state(State.CLOSED)
         if isinstance(frame, ErrorMessage):
             return ConnectionClosed("EM", frame.code)
         return ConnectionClosed("FM")
@@ -322,7 +365,7 @@ class Connection:
         return MessageReceived(message, tokens)
 
     def _violation(self, code: ErrorCode, reason: str) -> ProtocolViolation:
-        self.state = State.CLOSED
+        self._set_state(State.CLOSED)
         self._buffer.clear()
         return ProtocolViolation(code, reason, build_frame(ErrorMessage(code)))
 
@@ -341,7 +384,7 @@ class Connection:
         else:
             frame = item
         frame_type = _FRAME_TYPES[type(frame)]
-        step = TRANSITIONS.get((self.role, self.state, Direction.SEND, frame_type))
+        step = self._sending.get(frame_type)
         if not isinstance(step, State):
             raise LocalProtocolError(
                 f"{self.role.value} may not send {frame_type.name} in state {self.state.value}"
@@ -349,7 +392,7 @@ class Connection:
         data = build_frame(frame)
         if isinstance(frame, RepresentationMessage):
             self.representation = frame.representation()
-        self.state = step
+        self._set_state(step)
         return data
 
     def im_timer_expired(self) -> bytes:

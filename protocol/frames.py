@@ -17,11 +17,14 @@ garbage only the garbage collector frees (measured: 1 object per DM body,
 3 per header).  A busy server handles hundreds of DMs per second, and that
 garbage made its full collections pause it for up to 0.2 s (``make load``).
 So the hot path avoids the per-call machinery, not the definitions: headers
-are parsed and built by construct once per distinct header and remembered
-(:func:`parse_header`, :func:`_header`), and DM bodies - a plain array of
-big-endian 16-bit values - are converted by the ``_Tokens`` adapter's own
+are built by construct once per distinct header and remembered
+(:func:`_header`); a received header is read by :func:`parse_header` with
+two byte indexes (the construct ``Header`` is the definition it must agree
+with, tests/test_protocol_frames_fast.py); and DM bodies - a plain array
+of big-endian 16-bit values - are converted by the ``_Tokens`` adapter's own
 struct code (`protocol.tree.bytes_to_tokens` / ``tokens_to_bytes``), called
-directly.  IM, RM and EM bodies go through construct.
+directly, or read in place from the receive buffer by :func:`dm_tokens`.
+IM, RM and EM bodies go through construct.
 """
 
 from __future__ import annotations
@@ -179,16 +182,17 @@ _PRIVATE_HIGH_BYTE = re.compile(rb"[\x58-\x5f]")
 _MNEMONIC = re.compile(rb"[A-Za-z0-9]{3}")
 
 
-def parse_header(data: bytes) -> tuple[int, int]:
-    """``(type, length)`` of a 4-byte header (the pad byte is ignored)."""
-    return _parse_header(bytes(data))
+def parse_header(data: bytes | bytearray) -> tuple[int, int]:
+    """``(type, length)`` of a 4-byte header (the pad byte is ignored).
 
-
-@functools.lru_cache(maxsize=4096)
-def _parse_header(data: bytes) -> tuple[int, int]:
-    # Remembered: a connection sees few distinct headers (see the module docstring).
-    h = Header.parse(data)
-    return h.type, h.length
+    What ``Header.parse`` gives, read directly: type is byte 0, the length
+    bytes 2-3 big-endian (docs/protocol.md §3).
+    """
+    if len(data) < HEADER_SIZE:
+        # construct's own error for a short header
+        h = Header.parse(bytes(data))
+        return h.type, h.length
+    return data[0], (data[2] << 8) | data[3]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -208,13 +212,32 @@ def check_length(frame_type: FrameType, length: int) -> None:
         raise FrameError(ErrorCode.BAD_LENGTH, "RM body must be a multiple of 6 bytes")
 
 
+#: one compiled ``struct`` per DM body length up to ``_DM_STRUCTS_UP_TO`` bytes
+#: (a game's messages are short; a peer cannot make the table grow beyond it)
+_DM_STRUCTS: dict[int, struct.Struct] = {}
+_DM_STRUCTS_UP_TO = 2048
+
+
+def dm_tokens(buf: bytes | bytearray, start: int, end: int) -> tuple[int, ...]:
+    """The tokens of the DM body ``buf[start:end]`` (a non-zero even length),
+    read in place: what ``parse_body(FrameType.DM, ...)`` gives, without the
+    copy of the body or the frame object; FrameError 0x0E for a private-use token."""
+    # Private-use tokens must never be sent: EM 0x0E (docs/protocol.md §4.5).
+    if _PRIVATE_HIGH_BYTE.search(buf[start:end:2]):
+        raise FrameError(ErrorCode.INVALID_TOKEN, "private-use token in a DM")
+    size = end - start
+    unpack = _DM_STRUCTS.get(size)
+    if unpack is None:
+        unpack = struct.Struct(f">{size // 2}H")
+        if size <= _DM_STRUCTS_UP_TO:
+            _DM_STRUCTS[size] = unpack
+    return unpack.unpack_from(buf, start)
+
+
 def parse_body(frame_type: FrameType, body: bytes) -> Frame:
     """Decode a body whose length passed :func:`check_length`."""
     if frame_type is FrameType.DM:
-        # Private-use tokens must never be sent: EM 0x0E (docs/protocol.md §4.5).
-        if _PRIVATE_HIGH_BYTE.search(body[0::2]):
-            raise FrameError(ErrorCode.INVALID_TOKEN, "private-use token in a DM")
-        return DiplomacyMessage(bytes_to_tokens(body))
+        return DiplomacyMessage(dm_tokens(body, 0, len(body)))
     if frame_type is FrameType.IM:
         im = ImBody.parse(body)
         return InitialMessage(im.version, im.magic)
