@@ -147,6 +147,7 @@ class Game:
         self.mdf = packet(variant.mdf, self.rep)           # every client asks for it once
         self._missing_memo: dict[str, tuple[TurnState, int, Mis | None]] = {}
         self.orders = OrderCodes(self.rep)               # the phase's orders, encoded once
+        self._last_sco: tuple[Sco, Encoded] | None = None  # `_encode_sco`
         self.turn = TurnState(self.engine.season)
         self.players: dict[str, Client | None] = {}      # power -> client (None = CD)
         self.joining: list[Client] = []                   # NME'd, map not yet accepted
@@ -688,14 +689,14 @@ class Game:
         """Adjudicate the phase, store it, then announce it (docs/architecture.md "One turn")."""
         started = trio.current_time()
         processed = self.engine.turn
-        orders = {p: self.turn.of(p) for p in self.variant.powers if self.turn.of(p)}
+        orders = {p: list(held) for p in self.variant.powers if (held := self.turn.held(p))}
         outcome: Outcome = self.engine.advance(orders)
         new = outcome.engine
         sco, now = new.sco_message(), new.now_message()
         # Each message is encoded once: the same tokens give the frame every
         # client gets and the text the database keeps.
         results = [self.orders.ord_frame(m) for m in outcome.results]
-        sco_e, now_e = self.encode(sco), self.encode(now)
+        sco_e, now_e = self._encode_sco(sco), self.encode(now)
         after: list[Encoded] = []
         if outcome.year_end:
             after.append(sco_e)
@@ -779,6 +780,16 @@ class Game:
     def encode(self, message: Message) -> Encoded:
         """``message`` as the game's connections get it, and as the database stores it."""
         return encode(message, self.rep)
+
+    def _encode_sco(self, sco: Sco) -> Encoded:
+        """`encode` for the SCO, which changes only at a year's end: the last
+        encoding is kept while the ownership stays the same."""
+        last = self._last_sco
+        if last is not None and last[0] == sco:
+            return last[1]
+        encoded = self.encode(sco)
+        self._last_sco = (sco, encoded)
+        return encoded
 
     def _text(self, message: Message) -> str:
         return render_text(message.to_tokens(self.variant.rep), self.variant.rep)

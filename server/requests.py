@@ -151,7 +151,7 @@ def answer(game: GameDesk, client: Client, message: Message, tokens: tuple[int, 
         case NotMessage(Gof()):
             _not_gof(game, client, message)
         case OrdRequest():
-            # Also after the end, while the game lingers (`server.game.Game._linger`).
+            # Also after the end, while the game lingers (`server.game_actor`).
             results = game.history.last_results() if game.running or game.finished else []
             if not results:
                 client.send(Rej(message))

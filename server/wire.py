@@ -42,24 +42,61 @@ from protocol.tree import from_tree, to_tree
 _DM_HEADER = struct.Struct(">BBH")
 
 
-@dataclass(frozen=True, slots=True)
 class Packet:
-    """One or more whole DM frames, encoded under ``rep``.
+    """One or more whole DM frames, encoded under ``rep``; immutable.
 
     ``command`` names the (first) message for log lines; ``turn`` is the
     turn of a NOW (``'SPR 1901'``), which the turn statistics look for.
+
+    Written out rather than a frozen dataclass: one is made for every SUB's
+    answer and a few per phase, and a frozen dataclass's ``__init__`` sets
+    each field through ``object.__setattr__`` (this module is compiled; its
+    read-only properties keep the packet immutable all the same).
     """
 
-    command: str
-    frames: bytes
-    rep: Representation
-    turn: str | None = None
+    __slots__ = ("_command", "_frames", "_rep", "_turn")
+
+    def __init__(self, command: str, frames: bytes, rep: Representation,
+                 turn: str | None = None) -> None:
+        self._command = command
+        self._frames = frames
+        self._rep = rep
+        self._turn = turn
+
+    @property
+    def command(self) -> str:
+        return self._command
+
+    @property
+    def frames(self) -> bytes:
+        return self._frames
+
+    @property
+    def rep(self) -> Representation:
+        return self._rep
+
+    @property
+    def turn(self) -> str | None:
+        return self._turn
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Packet):
+            return NotImplemented
+        return (self._command, self._frames, self._rep, self._turn) == \
+            (other._command, other._frames, other._rep, other._turn)
+
+    def __hash__(self) -> int:
+        return hash((self._command, self._frames, self._turn))
+
+    def __repr__(self) -> str:
+        return (f"Packet(command={self._command!r}, frames={self._frames!r}, "
+                f"rep={self._rep!r}, turn={self._turn!r})")
 
     def for_rep(self, rep: Representation) -> bytes:
         """The frames under ``rep`` (the same bytes unless the representation differs)."""
-        if rep is self.rep:
-            return self.frames
-        return reframe(self.frames, self.rep, rep)
+        if rep is self._rep:
+            return self._frames
+        return reframe(self._frames, self._rep, rep)
 
 
 @dataclass(frozen=True, slots=True)
