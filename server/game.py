@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import math
 import secrets
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import structlog
 import trio
@@ -147,7 +147,7 @@ class Game:
         self.mdf = packet(variant.mdf, self.rep)           # every client asks for it once
         self._missing_memo: dict[str, tuple[TurnState, int, Mis | None]] = {}
         self.orders = OrderCodes(self.rep)               # the phase's orders, encoded once
-        self._last_sco: tuple[Sco, Encoded] | None = None  # `_encode_sco`
+        self._last_sco: tuple[Mapping[str, str], Sco, Encoded] | None = None  # `_sco_of`
         self.turn = TurnState(self.engine.season)
         self.players: dict[str, Client | None] = {}      # power -> client (None = CD)
         self.joining: list[Client] = []                   # NME'd, map not yet accepted
@@ -475,8 +475,8 @@ class Game:
             client.role, client.power = Role.PLAYER, power
             self.players[power] = client
         self.accepted.clear()
-        sco, now = self.engine.sco_message(), self.engine.now_message()
-        sco_e, now_e = self.encode(sco), self.encode(now)
+        (sco, sco_e), now = self._sco_of(self.engine), self.engine.now_message()
+        now_e = self.encode(now)
         self.store.start_game(self.handle.id, list(self.seats.values()), str(self.engine.turn),
                               sco_e.text, now_e.text)
         self.handle.status = "running"
@@ -692,11 +692,11 @@ class Game:
         orders = {p: list(held) for p in self.variant.powers if (held := self.turn.held(p))}
         outcome: Outcome = self.engine.advance(orders)
         new = outcome.engine
-        sco, now = new.sco_message(), new.now_message()
+        (sco, sco_e), now = self._sco_of(new), new.now_message()
         # Each message is encoded once: the same tokens give the frame every
         # client gets and the text the database keeps.
         results = [self.orders.ord_frame(m) for m in outcome.results]
-        sco_e, now_e = self._encode_sco(sco), self.encode(now)
+        now_e = self.encode(now)
         after: list[Encoded] = []
         if outcome.year_end:
             after.append(sco_e)
@@ -781,15 +781,18 @@ class Game:
         """``message`` as the game's connections get it, and as the database stores it."""
         return encode(message, self.rep)
 
-    def _encode_sco(self, sco: Sco) -> Encoded:
-        """`encode` for the SCO, which changes only at a year's end: the last
-        encoding is kept while the ownership stays the same."""
+    def _sco_of(self, engine: Engine) -> tuple[Sco, Encoded]:
+        """The SCO of ``engine``'s position, encoded.  It changes only at a
+        year's end: the last one is kept while the ownership stays the same
+        (the SCO is made of the ownership and the map alone)."""
+        ownership = engine.state.ownership
         last = self._last_sco
-        if last is not None and last[0] == sco:
-            return last[1]
+        if last is not None and (last[0] is ownership or last[0] == ownership):
+            return last[1], last[2]
+        sco = engine.sco_message()
         encoded = self.encode(sco)
-        self._last_sco = (sco, encoded)
-        return encoded
+        self._last_sco = (ownership, sco, encoded)
+        return sco, encoded
 
     def _text(self, message: Message) -> str:
         return render_text(message.to_tokens(self.variant.rep), self.variant.rep)

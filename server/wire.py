@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from orders import Order
 from protocol.errors import EncodeError
 from protocol.frames import (
-    HEADER_SIZE,
     MAX_SENT_BODY,
     DiplomacyMessage,
     FrameType,
@@ -36,7 +35,7 @@ from protocol.messages import Message, Now, Ord
 from protocol.orders import DaideOrderResult, Turn, order_node
 from protocol.text import render_text
 from protocol.tokens import BRA, KET, Representation
-from protocol.tree import from_tree, to_tree
+from protocol.tree import from_tree, to_tree, tokens_to_bytes
 
 #: a frame's header: type, pad, body length (docs/protocol.md §4)
 _DM_HEADER = struct.Struct(">BBH")
@@ -230,8 +229,15 @@ class OrderCodes:
 
 
 def _body(tokens: tuple[int, ...]) -> bytes:
-    """The DM body of ``tokens`` (checked by `build_frame`: values that may be sent)."""
-    return build_frame(DiplomacyMessage(tokens))[HEADER_SIZE:]
+    """The DM body of ``tokens``, checked as `build_frame` checks a DM's: some
+    tokens, each 0..0xFFFF and none for local use (0x58xx-0x5Fxx, never sent:
+    docs/protocol.md §6.2).  Written here, compiled: one per order of the phase."""
+    if not tokens:
+        raise EncodeError("a DM holds at least one token")
+    for token in tokens:
+        if not 0 <= token <= 0xFFFF or 0x58 <= token >> 8 <= 0x5F:
+            raise EncodeError(f"token {token:#06x} may not be sent")
+    return tokens_to_bytes(tokens)
 
 
 def _frame(body: bytes) -> bytes:

@@ -5,15 +5,16 @@ from __future__ import annotations
 import pytest
 
 from orders import Order
+from protocol.errors import EncodeError
 from protocol.frames import DiplomacyMessage, build_frame, parse_frames
 from protocol.messages import Frm, Message, Now, Ord, Sco, Sub, Thx
 from protocol.orders import Turn, order_node
 from protocol.parse import Sender, parse_message
 from protocol.text import parse_text, render_text
-from protocol.tokens import STANDARD, Representation
+from protocol.tokens import BRA, KET, STANDARD, Representation
 from protocol.tree import from_tree
 from server.press import wire_representation
-from server.wire import OrderCodes, Packet, encode, join, packet, reframe
+from server.wire import OrderCodes, Packet, _body, _frame, encode, join, packet, reframe
 
 NOW_TEXT = "NOW ( SPR 1901 ) ( AUS AMY BUD ) ( ENG FLT ( STP NCS ) )"
 FRM_TEXT = "FRM ( FRA ) ( ENG ) ( FCT ( PCE ( FRA ENG ) ) )"
@@ -129,3 +130,17 @@ def test_order_codes_put_together_the_same_thx_text_and_ord_as_the_messages(
 def order_node_tokens(order: Order, rep: Representation) -> tuple[int, ...]:
     """The order's tokens the generic way (what the store wrote before `OrderCodes`)."""
     return from_tree(order_node(order), rep)
+
+
+@pytest.mark.parametrize("tokens", [(0x4A1C,), (0x4A1C, BRA, 0x4101, 0x1234, KET), (0x3FFF, 0x2000)])
+def test_a_body_put_together_is_the_body_build_frame_writes(tokens: tuple[int, ...]) -> None:
+    assert _frame(_body(tokens)) == build_frame(DiplomacyMessage(tokens))
+
+
+@pytest.mark.parametrize("tokens", [(), (0x5801,), (0x4A1C, 0x5FFF), (0x10000,), (-1,)])
+def test_a_body_that_may_not_be_sent_is_refused_as_build_frame_refuses_it(
+        tokens: tuple[int, ...]) -> None:
+    with pytest.raises(EncodeError):
+        build_frame(DiplomacyMessage(tokens))
+    with pytest.raises(EncodeError):
+        _body(tokens)
