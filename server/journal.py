@@ -140,7 +140,6 @@ def failure_reason(exc: OSError, path: str) -> str:
         errno.EROFS: "database is read-only",
         errno.EACCES: "no permission to write the database",
         errno.EPERM: "no permission to write the database",
-        errno.EBADF: "database is read-only",
     }.get(exc.errno or 0, "disk I/O error")
     return f"{kind} ({path}: {exc.strerror or exc})"
 
@@ -165,12 +164,17 @@ class Journal:
         self._lock = threading.Lock()
         self._fd: int | None = None
         if path is not None:
-            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
-            self.size = os.fstat(self._fd).st_size
-            if replay is not None and replay.line_bytes < self.size == replay.size:
-                # A torn last line: cut it, so that the next line is a line of its own.
-                os.ftruncate(self._fd, replay.line_bytes)
-                self.size = replay.line_bytes
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            try:
+                self.size = os.fstat(fd).st_size
+                if replay is not None and replay.line_bytes < self.size == replay.size:
+                    # A torn last line: cut it, so that the next line is a line of its own.
+                    os.ftruncate(fd, replay.line_bytes)
+                    self.size = replay.line_bytes
+            except OSError:
+                os.close(fd)
+                raise
+            self._fd = fd
 
     def append(self, game_id: int, power: str, turn: str, orders: Iterable[str]) -> None:
         """Append one entry; OSError if the file cannot take it."""
