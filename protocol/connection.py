@@ -59,6 +59,7 @@ from protocol.frames import (
     RepresentationMessage,
     build_frame,
     check_length,
+    dm_frame,
     dm_tokens,
     parse_body,
 )
@@ -143,6 +144,9 @@ STEPS: dict[tuple[Sender, State], tuple[_Steps, _Steps]] = {
 for (_role, _state, _direction, _type), _step in TRANSITIONS.items():
     STEPS[(_role, _state)][0 if _direction is R else 1][int(_type)] = _step
 _DM = int(FrameType.DM)
+#: State.CLOSED, looked up once: an enum member read from its class costs a
+#: descriptor call (~0.1 us), and next_event asks twice per message
+_CLOSED_STATE = State.CLOSED
 
 
 # --- events -----------------------------------------------------------------
@@ -271,7 +275,7 @@ class Connection:
 
     def next_event(self) -> Event | _Sentinel:
         """The next event, or NEED_DATA, or CLOSED.  Never raises for peer faults."""
-        if self.state is State.CLOSED:
+        if self.state is _CLOSED_STATE:
             return CLOSED
         try:
             return self._next_event()
@@ -378,11 +382,18 @@ class Connection:
         now (e.g. a server DM before its RM), and EncodeError for a message
         that cannot be encoded (over 32 766 bytes, unknown mnemonic...).
         """
-        frame: Frame
         if isinstance(item, Message):
-            frame = DiplomacyMessage(item.to_tokens(self.representation))
-        else:
-            frame = item
+            # the common case: no frame object, and the DM's step read by its type byte
+            tokens = item.to_tokens(self.representation)
+            step = self._sending.get(_DM)
+            if not isinstance(step, State):
+                raise LocalProtocolError(
+                    f"{self.role.value} may not send DM in state {self.state.value}")
+            data = dm_frame(tokens)
+            if step is not self.state:
+                self._set_state(step)
+            return data
+        frame: Frame = item
         frame_type = _FRAME_TYPES[type(frame)]
         step = self._sending.get(frame_type)
         if not isinstance(step, State):

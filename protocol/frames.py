@@ -21,10 +21,11 @@ are built by construct once per distinct header and remembered
 (:func:`_header`); a received header is read by :func:`parse_header` with
 two byte indexes (the construct ``Header`` is the definition it must agree
 with, tests/test_protocol_frames_fast.py); and DM bodies - a plain array
-of big-endian 16-bit values - are converted by the ``_Tokens`` adapter's own
-struct code (`protocol.tree.bytes_to_tokens` / ``tokens_to_bytes``), called
-directly, or read in place from the receive buffer by :func:`dm_tokens`.
-IM, RM and EM bodies go through construct.
+of big-endian 16-bit values, the ``DmBody`` definition - are packed and
+unpacked by a ``struct`` made once per body length: read in place from the
+receive buffer (:func:`dm_tokens`), written without a frame object
+(:func:`dm_frame`; these tests compare both with construct's bytes).  IM,
+RM and EM bodies go through construct.
 """
 
 from __future__ import annotations
@@ -216,6 +217,15 @@ def check_length(frame_type: FrameType, length: int) -> None:
 #: (a game's messages are short; a peer cannot make the table grow beyond it)
 _DM_STRUCTS: dict[int, struct.Struct] = {}
 _DM_STRUCTS_UP_TO = 2048
+_DM = int(FrameType.DM)
+
+
+def _dm_struct(size: int) -> struct.Struct:
+    """The ``struct`` of a DM body of ``size`` bytes (remembered up to a size)."""
+    packer = struct.Struct(f">{size // 2}H")
+    if size <= _DM_STRUCTS_UP_TO:
+        _DM_STRUCTS[size] = packer
+    return packer
 
 
 def dm_tokens(buf: bytes | bytearray, start: int, end: int) -> tuple[int, ...]:
@@ -226,12 +236,7 @@ def dm_tokens(buf: bytes | bytearray, start: int, end: int) -> tuple[int, ...]:
     if _PRIVATE_HIGH_BYTE.search(buf[start:end:2]):
         raise FrameError(ErrorCode.INVALID_TOKEN, "private-use token in a DM")
     size = end - start
-    unpack = _DM_STRUCTS.get(size)
-    if unpack is None:
-        unpack = struct.Struct(f">{size // 2}H")
-        if size <= _DM_STRUCTS_UP_TO:
-            _DM_STRUCTS[size] = unpack
-    return unpack.unpack_from(buf, start)
+    return (_DM_STRUCTS.get(size) or _dm_struct(size)).unpack_from(buf, start)
 
 
 def parse_body(frame_type: FrameType, body: bytes) -> Frame:
@@ -264,9 +269,8 @@ def parse_body(frame_type: FrameType, body: bytes) -> Frame:
 def build_frame(frame: Frame) -> bytes:
     """The bytes of a frame (pad 0).  EncodeError if it may not be sent."""
     if isinstance(frame, DiplomacyMessage):
-        body = _dm_body(frame.tokens)
-        frame_type = FrameType.DM
-    elif isinstance(frame, InitialMessage):
+        return dm_frame(frame.tokens)
+    if isinstance(frame, InitialMessage):
         body = ImBody.build({"version": frame.version, "magic": frame.magic})
         frame_type = FrameType.IM
     elif isinstance(frame, RepresentationMessage):
@@ -288,16 +292,23 @@ def build_frame(frame: Frame) -> bytes:
     return _header(frame_type, len(body)) + bytes(body)
 
 
-def _dm_body(tokens: tuple[int, ...]) -> bytes:
-    if not tokens:
+def dm_frame(tokens: tuple[int, ...]) -> bytes:
+    """The frame of a DM holding ``tokens``: ``build_frame(DiplomacyMessage(tokens))``
+    without the frame object (the bytes of the ``_Tokens`` adapter, packed by a
+    ``struct`` made once per length).  EncodeError if it may not be sent."""
+    size = 2 * len(tokens)
+    if not size:
         raise EncodeError("a DM holds at least one token")
+    packer = _DM_STRUCTS.get(size) or _dm_struct(size)
     try:
-        body = tokens_to_bytes(tokens)
-    except (struct.error, cs.ConstructError) as exc:
+        body = packer.pack(*tokens)
+    except struct.error as exc:
         raise EncodeError(f"token values must be 0..0xFFFF: {exc}") from None
     if _PRIVATE_HIGH_BYTE.search(body[0::2]):
         raise EncodeError("private-use tokens (0x58xx-0x5Fxx) must never be sent")
-    return body
+    if size > MAX_SENT_BODY:
+        raise EncodeError(f"body of {size} bytes exceeds {MAX_SENT_BODY}")
+    return _header(_DM, size) + body
 
 
 def parse_frames(data: bytes) -> tuple[list[Frame], bytes]:

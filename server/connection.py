@@ -60,12 +60,12 @@ from protocol.connection import (
 from protocol.connection import Connection as Machine
 from protocol.errors import ProtocolError
 from protocol.frames import (
-    DiplomacyMessage,
     ErrorCode,
     ErrorMessage,
     FinalMessage,
     RepresentationMessage,
     build_frame,
+    dm_frame,
 )
 from protocol.messages import Message, Nme, Now, Obs, Off, Sub
 from protocol.parse import Sender
@@ -93,6 +93,9 @@ WRITE_BATCH = 64
 CLOSE_DRAIN = 2.0
 #: Close reason of a connection the peer reset (ECONNRESET).
 RESET = "reset by peer"
+#: the machine's states before its RM went out, when no DM may be sent (read
+#: once: an enum member read from its class costs a descriptor call)
+_BEFORE_RM = (State.AWAIT_IM, State.GOT_IM)
 
 
 def peer_name(stream: trio.abc.Stream) -> str:
@@ -391,9 +394,9 @@ def _frame_of(machine: Machine, message: Message) -> bytes | None:
     receiving, but what was queued before the EM still goes out first.
     Broadcasts arrive already encoded (`server.wire.Packet`).
     """
-    if machine.state in (State.AWAIT_IM, State.GOT_IM):
+    if machine.state in _BEFORE_RM:
         return None
-    return build_frame(DiplomacyMessage(message.to_tokens(machine.representation)))
+    return dm_frame(message.to_tokens(machine.representation))
 
 
 async def _writer(stream: trio.abc.Stream, direct: DirectSocket | StreamIO,
@@ -516,7 +519,7 @@ def _frames(machine: Machine, items: list[Outgoing]) -> tuple[list[bytes], bool]
     chunks: list[bytes] = []
     for item in items:
         if isinstance(item, Packet):
-            if machine.state in (State.AWAIT_IM, State.GOT_IM):
+            if machine.state in _BEFORE_RM:
                 log.info("message_before_rm_dropped", kind=item.command)
                 continue
             try:

@@ -31,15 +31,17 @@ from protocol.connection import (
     Direction,
     Event,
     InitialReceived,
+    LocalProtocolError,
     MessageReceived,
     MessageRejected,
     ProtocolViolation,
     RepresentationReceived,
     State,
 )
-from protocol.errors import BracketError, GrammarError
+from protocol.errors import BracketError, EncodeError, GrammarError
 from protocol.frames import (
     MAGIC,
+    MAX_SENT_BODY,
     PROTOCOL_VERSION,
     DiplomacyMessage,
     DmBody,
@@ -53,11 +55,13 @@ from protocol.frames import (
     RepresentationMessage,
     build_frame,
     check_length,
+    dm_frame,
     dm_tokens,
     parse_body,
     parse_frames,
     parse_header,
 )
+from protocol.messages import Nme
 from protocol.parse import Sender, error_reply, parse_message
 from protocol.text import parse_text
 from protocol.tokens import STANDARD, Representation
@@ -111,6 +115,67 @@ def test_dm_tokens_are_the_construct_body_read_in_place() -> None:
     long = tuple(range(0x4000, 0x4000 + 3000))
     body = struct.pack(f">{len(long)}H", *long)
     assert dm_tokens(body, 0, len(body)) == long == DmBody.parse(body)
+
+
+def _old_dm_frame(tokens: tuple[int, ...]) -> bytes:
+    """A DM frame as the general road builds it: construct's Header, the
+    ``_Tokens`` adapter's bytes, then the checks, in this order."""
+    if not tokens:
+        raise EncodeError("a DM holds at least one token")
+    try:
+        body = DmBody.build(tokens)
+    except struct.error as exc:
+        raise EncodeError(f"token values must be 0..0xFFFF: {exc}") from None
+    if _PRIVATE.search(body[0::2]):
+        raise EncodeError("private-use tokens (0x58xx-0x5Fxx) must never be sent")
+    if len(body) > MAX_SENT_BODY:
+        raise EncodeError(f"body of {len(body)} bytes exceeds {MAX_SENT_BODY}")
+    return Header.build({"type": 2, "pad": 0, "length": len(body)}) + body
+
+
+def test_dm_frames_are_the_construct_bytes_and_fail_alike() -> None:
+    rng = random.Random(15)
+    cases: list[tuple] = [(), (0x4810,), (0x5800,), (0x4000, 0x5FFF), (0x10000,), (-1,), (0x4000, 1.5),
+                          (0x4000, "x"), (0x4100,) * 16383, (0x4100,) * 16384, (0x5F00,) * 16384,
+                          (0x4100,) * 3000, tuple(range(0x4000, 0x4100))]
+    for _ in range(2000):
+        cases.append(tuple(rng.choice((0x4000, 0x4100, 0x4810, 0x6000, 0xFFFF, 0x57FF, 0x5800))
+                           if rng.random() < 0.8 else rng.randrange(-2, 0x10002)
+                           for _ in range(rng.randint(1, 30))))
+    sent = 0
+    for tokens in cases:
+        try:
+            want: bytes | str = _old_dm_frame(tokens)
+        except EncodeError as exc:
+            want = f"EncodeError: {exc}"
+        for build in (lambda: dm_frame(tokens), lambda: build_frame(DiplomacyMessage(tokens))):  # noqa: B023
+            try:
+                got: bytes | str = build()
+            except EncodeError as exc:
+                got = f"EncodeError: {exc}"
+            assert got == want, tokens[:8]
+        if isinstance(want, bytes):
+            sent += 1
+            assert parse_frames(want) == ([DiplomacyMessage(tuple(tokens))], b"")
+    assert 300 < sent < len(cases) - 300
+
+
+def test_a_message_is_sent_as_its_dm_frame_in_the_states_that_allow_it() -> None:
+    client = Connection(Sender.CLIENT)
+    with pytest.raises(LocalProtocolError, match="may not send DM in state start"):
+        client.send(Nme("bot", "1"))
+    assert client.state is State.START
+    client.send(InitialMessage())
+    nme = client.send(Nme("bot", "1"))          # before the RM (docs/protocol.md §19.2)
+    assert nme == build_frame(DiplomacyMessage(Nme("bot", "1").to_tokens(STANDARD)))
+    assert client.state is State.AWAIT_RM
+    server = Connection(Sender.SERVER)
+    server.receive_data(build_frame(InitialMessage()))
+    assert server.next_event() == InitialReceived(1)
+    with pytest.raises(LocalProtocolError):
+        server.send(Nme("bot", "1"))            # no DM before the server's RM
+    server.send(RepresentationMessage())
+    assert server.send(Nme("bot", "1")) == nme and server.state is State.READY
 
 
 def test_the_per_state_steps_are_the_transition_table() -> None:
