@@ -122,7 +122,7 @@ def packet(message: Message, rep: Representation) -> Packet:
 
 def _packet(message: Message, tokens: tuple[int, ...], rep: Representation) -> Packet:
     turn = str(message.turn) if isinstance(message, Now) else None
-    return Packet(message.COMMAND, build_frame(DiplomacyMessage(tokens)), rep, turn)
+    return Packet(message.COMMAND, _frame(_body(tokens)), rep, turn)
 
 
 def join(packets: Iterable[Packet], command: str) -> Packet | None:
