@@ -58,9 +58,11 @@ $(BENCH_STAMP):
 bench: $(NATIVE) $(BENCH_STAMP)
 	$(BIN)/python -m benchmarks
 
+# mypy checks server/ too: the compiled build type-checks it (its game logic is
+# compiled, the rest is read for types), and a type error there means no build.
 lint: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/mypy protocol adjudicator engine orders native
+	$(BIN)/mypy protocol adjudicator engine orders native server
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
