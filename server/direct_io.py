@@ -17,7 +17,10 @@ finds anything (``strace`` of ``python -m benchmarks server``: half of the
 reads failed with EAGAIN, each a raised `BlockingIOError`).  So the read
 after such a one waits for the socket first (`trio.lowlevel.wait_readable`,
 which returns at the scheduler's next look if data came meanwhile) and reads
-only then.
+only then - unless trying the socket at once found data the last time (a
+peer that answers at once, faster than the server's turn: waiting would
+cost it a scheduler pass per message); every `RETRY_READS` such reads try
+anyway, so a peer that got faster is noticed.
 
 Cancellation is kept: a read checks for it first
 (`trio.lowlevel.checkpoint_if_cancelled`, which does not yield unless
@@ -36,6 +39,10 @@ import trio
 
 #: Calls in a row that found the socket ready, after which one yields anyway.
 FAIR_TURNS = 16
+#: After a read that emptied the socket, the next one waits for data first -
+#: unless trying the socket at once found data last time; and every
+#: RETRY_READS such reads it tries anyway, to notice a peer that got faster.
+RETRY_READS = 16
 
 _CLOSED = (errno.EBADF, errno.ENOTSOCK)
 
@@ -59,14 +66,24 @@ class DirectSocket:
         self._ready_reads = 0
         #: the last read got less than it asked for: the socket was empty then
         self._drained = False
+        #: a read after such a one tries the socket first: the last try found data
+        self._hopeful = False
+        #: reads after such a one since the last try
+        self._untried = 0
 
     async def receive_some(self, size: int) -> bytes:
         """Up to ``size`` bytes, ``b""`` at the end of the stream."""
+        trying = waited = False
         if self._drained:
             self._ready_reads = 0
-            self._fd()                     # a closed socket: ClosedResourceError, as a read
-            await trio.lowlevel.wait_readable(self.socket)
-        else:
+            self._untried += 1
+            if self._hopeful or self._untried >= RETRY_READS:
+                trying, self._untried = True, 0
+            else:
+                self._fd()                 # a closed socket: ClosedResourceError, as a read
+                await trio.lowlevel.wait_readable(self.socket)
+                waited = True
+        if not waited:
             await trio.lowlevel.checkpoint_if_cancelled()
         while True:
             try:
@@ -76,7 +93,11 @@ class DirectSocket:
                 self._ready_reads = 0
             except OSError as exc:
                 raise _stream_error(exc) from exc
+            if trying:
+                trying = self._hopeful = False
             await trio.lowlevel.wait_readable(self.socket)
+        if trying:
+            self._hopeful = True
         self._drained = len(data) < size
         self._ready_reads += 1
         if self._ready_reads >= FAIR_TURNS:

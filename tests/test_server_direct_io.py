@@ -17,7 +17,7 @@ import trio
 import trio.testing
 
 from server import direct_io as direct_io_module
-from server.direct_io import FAIR_TURNS, DirectSocket, StreamIO, direct_io
+from server.direct_io import FAIR_TURNS, RETRY_READS, DirectSocket, StreamIO, direct_io
 from tests.server_helpers import ScriptClient, start_server
 
 Pair = tuple[trio.SocketStream, trio.SocketStream]
@@ -194,6 +194,42 @@ async def test_after_a_read_that_emptied_the_socket_the_next_waits_before_readin
     assert counted.empty == 0 and counted.reads == 5
     await client.send_eof()
     assert await direct.receive_some(100) == b""
+
+
+async def test_a_peer_that_answers_at_once_is_read_without_waiting(
+        nursery: trio.Nursery, pair: Pair, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After emptying reads the reader waits first - until its every-`RETRY_READS`
+    try finds the data there already: from then on it reads at once, and a
+    peer that falls silent costs one failed try before it waits again."""
+    waits = 0
+    wait_readable = trio.lowlevel.wait_readable
+
+    async def counted(fd: object) -> None:
+        nonlocal waits
+        waits += 1
+        await wait_readable(fd)
+
+    monkeypatch.setattr(trio.lowlevel, "wait_readable", counted)
+    server_side, client = pair
+    direct = DirectSocket(server_side)
+    for i in range(3 * RETRY_READS):
+        await client.send_all(bytes([i]))           # there before the read is asked for
+        await trio.sleep(0.001)
+        assert await direct.receive_some(100) == bytes([i])
+    assert waits == RETRY_READS - 1                 # the first read, then the try, found data
+    got: list[bytes] = []
+
+    async def read() -> None:
+        got.append(await direct.receive_some(100))
+
+    nursery.start_soon(read)
+    await trio.sleep(0.05)
+    await client.send_all(b"late")
+    await trio.sleep(0.05)
+    assert got == [b"late"] and waits == RETRY_READS       # a failed try, then a wait
+    await client.send_all(b"x")
+    await trio.sleep(0.01)
+    assert await direct.receive_some(100) == b"x" and waits == RETRY_READS + 1
 
 
 async def test_a_wait_after_an_emptying_read_is_cancelled_closed_and_ends(pair: Pair) -> None:
