@@ -96,6 +96,7 @@ RESET = "reset by peer"
 #: the machine's states before its RM went out, when no DM may be sent (read
 #: once: an enum member read from its class costs a descriptor call)
 _BEFORE_RM = (State.AWAIT_IM, State.GOT_IM)
+_READY = State.READY
 
 
 def peer_name(stream: trio.abc.Stream) -> str:
@@ -498,10 +499,14 @@ def _write_now(direct: DirectSocket, machine: Machine, client: Client, lobby: Lo
     room within ``send_timeout``.  Only without a durability barrier (the
     writer waits for it before every write).
     """
-    chunks, _done = _frames(machine, [item])
-    if not chunks:
-        return                                   # dropped (and logged) as the writer would
-    data = chunks[0]
+    if type(item) is Packet and item.rep is machine.representation \
+            and machine.state is _READY:
+        data = item.frames                       # what _frames gives it, the common case
+    else:
+        chunks, _done = _frames(machine, [item])
+        if not chunks:
+            return                               # dropped (and logged) as the writer would
+        data = chunks[0]
     try:
         sent = direct.send_now(data)
     except (trio.BrokenResourceError, trio.ClosedResourceError):
