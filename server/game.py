@@ -559,16 +559,23 @@ class Game:
             self.log.warning("game_suspended", turn=str(self.engine.turn),
                              reason="no player connected; waiting for IAM")
         if announce:
-            for client in self.audience():
-                self.send_time(client)
+            time_left = self._time_left()
+            if time_left is not None:
+                self._broadcast(time_left)      # encoded once for everybody
 
     def send_time(self, client: Client) -> None:
         """``TME (seconds)``, or ``NOT (TME (seconds))`` while the clock stands (13.1)."""
+        time_left = self._time_left()
+        if time_left is not None:
+            client.send(time_left)
+
+    def _time_left(self) -> Message | None:
+        """What `send_time` sends; None without a deadline."""
         left = self.clock.remaining()
         if left is None:
-            return
+            return None
         tme = Tme(whole_seconds(left))
-        client.send(NotMessage(tme) if self.clock.paused else tme)
+        return NotMessage(tme) if self.clock.paused else tme
 
     def _must_pause(self) -> bool:
         """The clock stands while nobody plays, or (DSD) while a power owing orders is away."""
