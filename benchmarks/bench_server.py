@@ -11,9 +11,13 @@
    the server does for a phase - reading seven SUBs, THX, adjudication, ORD,
    SCO, NOW to seven players, the database, the logs.  Joining is left out.
 4. Printed with the target (at most 0.7 ms per phase: printed, never
-   asserted) and, as a yardstick of the machine's speed in the same run,
-   the CPU per phase of the same kind of work done in process by
-   ``daide adjudicate`` (`benchmarks.bench_adjudicate_cli`).
+   asserted) and two yardsticks measured in the same run: the CPU per
+   phase of the same kind of work done in process by ``daide adjudicate``
+   (`benchmarks.bench_adjudicate_cli`: the machine's speed at the game
+   logic), and the I/O floor (`benchmarks.io_floor`: a trio server that
+   only reads seven SUB-sized frames and writes their THX and seven
+   announcements - the least a phase's messages cost on this event loop
+   and kernel); the server's figure is printed as a multiple of the floor.
 
 ``python -m benchmarks server [--games N] [--max-year YEAR] [--profile OUT.prof]``
 (``--profile``: the server runs under cProfile, which slows it).
@@ -33,6 +37,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import adjudicator
+from benchmarks import io_floor
 from load.__main__ import free_port, game_figures, wait_for_line
 from load.report import machine
 
@@ -131,6 +136,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                                    "pure Python (no compiled build matches the sources)"))
     print(f"  yardstick: daide adjudicate in process, {yardstick_ms():.3f} ms CPU per "
           "movement phase in this run")
+    floor_user, floor_system = io_floor.measure()
+    floor = floor_user + floor_system
+    print(f"  I/O floor: {floor:.3f} ms CPU per phase ({floor_user:.3f} user, "
+          f"{floor_system:.3f} system) for a trio server that only reads the SUBs and "
+          f"writes THX and announcements; the server is {per_phase / floor:.1f}x the floor")
     met = per_phase <= TARGET_MS
     print(f"targets: server CPU {per_phase:.3f} ms per phase <= {TARGET_MS} ms "
           f"{'met' if met else 'NOT met'}")
