@@ -113,7 +113,7 @@ from server.session import Client, Role
 from server.settings import GameSettings
 from server.store import GameRecord, Seat, Store
 from server.turn import TurnState
-from server.wire import Encoded, OrderCodes, Packet, encode, join, packet
+from server.wire import Encoded, OrderCodes, Packet, PositionCodes, encode, join, packet
 
 log = structlog.get_logger("server.game")
 
@@ -148,6 +148,7 @@ class Game:
         self._missing_memo: dict[str, tuple[TurnState, int, Mis | None]] = {}
         self.orders = OrderCodes(self.rep)               # the phase's orders, encoded once
         self._last_sco: tuple[Mapping[str, str], Sco, Encoded] | None = None  # `_sco_of`
+        self.positions = PositionCodes(self.rep)         # NOW, from each unit's bytes
         self.turn = TurnState(self.engine.season)
         self.players: dict[str, Client | None] = {}      # power -> client (None = CD)
         self.joining: list[Client] = []                   # NME'd, map not yet accepted
@@ -476,7 +477,7 @@ class Game:
             self.players[power] = client
         self.accepted.clear()
         (sco, sco_e), now = self._sco_of(self.engine), self.engine.now_message()
-        now_e = self.encode(now)
+        now_e = self.positions.now(now)
         self.store.start_game(self.handle.id, list(self.seats.values()), str(self.engine.turn),
                               sco_e.text, now_e.text)
         self.handle.status = "running"
@@ -703,7 +704,7 @@ class Game:
         # Each message is encoded once: the same tokens give the frame every
         # client gets and the text the database keeps.
         results = [self.orders.ord_frame(m) for m in outcome.results]
-        now_e = self.encode(now)
+        now_e = self.positions.now(now)
         after: list[Encoded] = []
         if outcome.year_end:
             after.append(sco_e)

@@ -22,7 +22,7 @@ import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from orders import Order
+from orders import Order, Unit
 from protocol.errors import EncodeError
 from protocol.frames import (
     MAX_SENT_BODY,
@@ -32,7 +32,7 @@ from protocol.frames import (
     parse_frames,
 )
 from protocol.messages import Message, Now, Ord
-from protocol.orders import DaideOrderResult, Turn, order_node
+from protocol.orders import DaideOrderResult, Turn, order_node, unit_node
 from protocol.text import render_text
 from protocol.tokens import BRA, KET, Representation
 from protocol.tree import from_tree, to_tree, tokens_to_bytes
@@ -226,6 +226,42 @@ class OrderCodes:
         """An ORD's packet and text (`encode`)."""
         frame, text = self.ord_frame(message)
         return Encoded(Packet(message.COMMAND, frame, self.rep), text)
+
+
+class PositionCodes:
+    """NOW messages (docs/protocol.md §8.2) put together from the bytes and
+    text of each unit, kept: a game's units stand in few places, and a NOW
+    after every phase lists them all.  The same frame and text as `encode`
+    (tests/test_server_wire.py); a dislodged unit (its MRT list) is encoded
+    each time.
+    """
+
+    def __init__(self, rep: Representation) -> None:
+        self.rep = rep
+        self._now = rep.encode_table["NOW"]
+        self._units: dict[Unit, tuple[bytes, str]] = {}     # "( unit )"
+
+    def now(self, message: Now) -> Encoded:
+        """The NOW's packet and text (`encode`)."""
+        rep = self.rep
+        head = (self._now, BRA, *from_tree(message.turn.to_node(), rep), KET)
+        bodies = [_body(head)]
+        texts = [render_text(head, rep)]
+        units = self._units
+        for position in message.units:
+            if position.retreats is None:
+                known = units.get(position.unit)
+                if known is None:
+                    tokens = from_tree((unit_node(position.unit),), rep)
+                    known = units[position.unit] = (_body(tokens), render_text(tokens, rep))
+                bodies.append(known[0])
+                texts.append(known[1])
+            else:
+                tokens = from_tree((position.to_node(),), rep)
+                bodies.append(_body(tokens))
+                texts.append(render_text(tokens, rep))
+        return Encoded(Packet(message.COMMAND, _frame(b"".join(bodies)), rep, str(message.turn)),
+                       " ".join(texts))
 
 
 def _body(tokens: tuple[int, ...]) -> bytes:

@@ -14,7 +14,17 @@ from protocol.text import parse_text, render_text
 from protocol.tokens import BRA, KET, STANDARD, Representation
 from protocol.tree import from_tree
 from server.press import wire_representation
-from server.wire import OrderCodes, Packet, _body, _frame, encode, join, packet, reframe
+from server.wire import (
+    OrderCodes,
+    Packet,
+    PositionCodes,
+    _body,
+    _frame,
+    encode,
+    join,
+    packet,
+    reframe,
+)
 
 NOW_TEXT = "NOW ( SPR 1901 ) ( AUS AMY BUD ) ( ENG FLT ( STP NCS ) )"
 FRM_TEXT = "FRM ( FRA ) ( ENG ) ( FCT ( PCE ( FRA ENG ) ) )"
@@ -144,3 +154,26 @@ def test_a_body_that_may_not_be_sent_is_refused_as_build_frame_refuses_it(
         build_frame(DiplomacyMessage(tokens))
     with pytest.raises(EncodeError):
         _body(tokens)
+
+
+#: Positions as the server announces them: coasts, dislodged units with and
+#: without somewhere to retreat, and units met again in the next NOW.
+NOW_TEXTS = [
+    NOW_TEXT,
+    "NOW ( FAL 1901 ) ( AUS AMY BUD ) ( ENG FLT ( STP NCS ) ) ( RUS FLT ( STP SCS ) )",
+    "NOW ( SUM 1902 ) ( AUS AMY BUD ) ( ENG FLT NTH MRT ( LON YOR ) ) ( FRA AMY PAR MRT ( ) )"
+    " ( GER FLT ( SPA NCS ) MRT ( ( SPA SCS ) POR ) ) ( ENG FLT ( STP NCS ) )",
+    "NOW ( WIN 1902 )",
+]
+
+
+@pytest.mark.parametrize("numbering", ["daide", "parlance"])
+def test_position_codes_put_together_the_same_now_as_the_message(numbering: str) -> None:
+    rep = wire_representation(STANDARD, numbering)
+    codes = PositionCodes(rep)
+    for _ in range(2):                                   # then from the kept units
+        for text in NOW_TEXTS:
+            now = message(text, rep)
+            assert isinstance(now, Now)
+            assert codes.now(now) == encode(now, rep)
+            assert codes.now(now).text == text
