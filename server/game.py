@@ -127,7 +127,6 @@ class Game:
                  record: GameRecord | None = None) -> None:
         self.handle = handle
         self.inbox = inbox
-        self._inbox_state = inbox._state                 # for `deliver`
         self.store = store
         self.variant = variant
         self.settings = settings
@@ -231,12 +230,14 @@ class Game:
         then re-aimed at the new wakeup (or ended, when the game is over).
         """
         waiting = self.waiting
-        # The inbox's own state (what `statistics()` reports, without building
-        # the report): the actor is the one task parked in `receive`, and no
-        # event waits in the buffer.  An event sent to the parked actor leaves
-        # the buffer empty but takes the actor off the waiting list.
-        inbox = self._inbox_state
-        if waiting is None or len(inbox.receive_tasks) != 1 or inbox.data:
+        if waiting is None:
+            return False
+        # The actor is the one task parked in `receive`, and no event waits in
+        # the buffer.  An event sent to the parked actor leaves the buffer
+        # empty but takes the actor off the waiting list.  (trio's public
+        # report: the channel's own state is private and may change.)
+        stats = self.inbox.statistics()
+        if stats.tasks_waiting_receive != 1 or stats.current_buffer_used:
             return False
         self._guarded(self._handle, event)
         processed = self._guarded(self._tick)
