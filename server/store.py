@@ -453,12 +453,7 @@ class Store:
         """
         stamp = _utc_now()
         with self._transaction():
-            seq = self._last_seq.get(game_id)
-            if seq is None:             # the first phase since this store was opened
-                row = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM phases"
-                                       " WHERE game_id = ?", (game_id,)).fetchone()
-                seq = int(row[0])
-            seq += 1
+            seq = self._next_seq("phases", self._last_seq, game_id)
             self._db.execute(
                 "INSERT INTO phases (game_id, seq, turn, orders, messages, sco, now, processed_at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -503,12 +498,7 @@ class Store:
             self._db.execute("PRAGMA synchronous = NORMAL")
         try:
             with self._transaction():
-                seq = self._last_press.get(game_id)
-                if seq is None:         # the first press since this store was opened
-                    row = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM press"
-                                           " WHERE game_id = ?", (game_id,)).fetchone()
-                    seq = int(row[0])
-                seq += 1
+                seq = self._next_seq("press", self._last_press, game_id)
                 self._db.execute(
                     "INSERT INTO press (game_id, seq, turn, sender, recipients, message, sent_at)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -519,6 +509,17 @@ class Store:
                 self._db.execute(f"PRAGMA synchronous = {synchronous:d}")
         self._last_press[game_id] = seq
         return seq
+
+    def _next_seq(self, table: str, last: dict[int, int], game_id: int) -> int:
+        """The game's next ``seq`` in ``table`` ("phases" or "press"): one more
+        than the last, remembered in ``last`` once read (no MAX(seq) per row).
+        The caller stores it in ``last`` once its transaction has committed."""
+        seq = last.get(game_id)
+        if seq is None:                 # the first row since this store was opened
+            row = self._db.execute(f"SELECT COALESCE(MAX(seq), 0) FROM {table}"
+                                   " WHERE game_id = ?", (game_id,)).fetchone()
+            seq = int(row[0])
+        return seq + 1
 
     def abandon_forming(self, game_id: int) -> None:
         """Delete a game that never started (server shutdown while forming)."""

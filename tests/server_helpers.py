@@ -11,7 +11,10 @@
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -201,3 +204,43 @@ def holds(now: str, power: str) -> str:
     """A SUB holding every unit of ``power`` in the NOW text."""
     units = re.findall(rf"\( ({power} (?:AMY|FLT) (?:\w{{3}}|\( \w{{3}} \w{{3}} \))) \)", now)
     return "SUB " + " ".join(f"( ( {u} ) HLD )" for u in units)
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class ServeProcess:
+    """`daide serve` in a subprocess on port 0 (plus ``options``); the first
+    log line gives the port, and the log is read on so the server never blocks."""
+
+    def __init__(self, process: trio.Process, port: int) -> None:
+        self.process = process
+        self.port = port
+
+    @classmethod
+    async def start(cls, nursery: trio.Nursery, db: Path, *options: str) -> ServeProcess:
+        process = await trio.lowlevel.open_process(
+            [sys.executable, "-m", "daide", "serve", "--port", "0", "--db", str(db),
+             "--log-json", *options],
+            cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        assert process.stderr is not None
+        buffer = b""
+        with trio.fail_after(20):
+            while b"\n" not in buffer:
+                chunk = await process.stderr.receive_some(4096)
+                assert chunk, "the server exited before listening"
+                buffer += chunk
+        first = json.loads(buffer.split(b"\n")[0])
+        assert first["event"] == "listening"
+
+        async def drain() -> None:
+            assert process.stderr is not None
+            async for _chunk in process.stderr:
+                pass
+
+        nursery.start_soon(drain)
+        return cls(process, int(first["port"]))
+
+    async def kill(self) -> None:
+        self.process.kill()             # SIGKILL: no shutdown code runs
+        await self.process.wait()

@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,9 +21,8 @@ from server.durability import Durability, DurabilityLost, GroupCommitStore
 from server.journal import encode_line, read_journal
 from server.settings import GameSettings
 from server.store import Seat, StorageFailure, Store
-from tests.server_helpers import ScriptClient, holds, join_game
+from tests.server_helpers import ScriptClient, ServeProcess, holds, join_game
 
-ROOT = Path(__file__).resolve().parent.parent
 SCO = "SCO ( AUS BUD TRI VIE ) ( ENG EDI LON LVP ) ( UNO BEL )"
 NOW = "NOW ( SPR 1901 ) ( AUS AMY BUD ) ( ENG FLT LON )"
 SEATS = [Seat("AUS", 1234, "bot", "1.0"), Seat("ENG", 77, "other", "2"), Seat("FRA", 5, "f", "1")]
@@ -258,36 +255,11 @@ async def test_durability_disk_syncs_the_journal_before_announcing(
         store.close()
 
 
-async def start_serve(nursery: trio.Nursery, db: Path) -> tuple[trio.Process, int]:
-    """`daide serve` (durability "disk") in a subprocess; the first log line gives the port."""
-    process = await trio.lowlevel.open_process(
-        [sys.executable, "-m", "daide", "serve", "--port", "0", "--db", str(db), "--log-json",
-         "--durability", "disk"],
-        cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    assert process.stderr is not None
-    buffer = b""
-    with trio.fail_after(20):
-        while b"\n" not in buffer:
-            chunk = await process.stderr.receive_some(4096)
-            assert chunk, "the server exited before listening"
-            buffer += chunk
-    first = json.loads(buffer.split(b"\n")[0])
-    assert first["event"] == "listening"
-
-    async def drain() -> None:          # keep reading the log so the server never blocks
-        assert process.stderr is not None
-        async for _chunk in process.stderr:
-            pass
-
-    nursery.start_soon(drain)
-    return process, int(first["port"])
-
-
 async def test_a_server_killed_after_thx_still_has_the_orders(nursery: trio.Nursery,
                                                              tmp_path: Path) -> None:
     db = tmp_path / "games.db"
-    process, port = await start_serve(nursery, db)
-    clients = await join_game(port)
+    server = await ServeProcess.start(nursery, db, "--durability", "disk")
+    clients = await join_game(server.port)
     now = ""
     for client in clients.values():
         now = (await client.receive_until("NOW"))[-1]
@@ -301,16 +273,15 @@ async def test_a_server_killed_after_thx_still_has_the_orders(nursery: trio.Nurs
     await fra.send("NOT ( SUB )")
     await fra.receive_until("YES ( NOT ( SUB ) )")
     codes = {p: c.passcode for p, c in clients.items()}
-    process.kill()                      # SIGKILL right after the acknowledgements
-    await process.wait()
+    await server.kill()                 # SIGKILL right after the acknowledgements
     for client in clients.values():
         await client.stream.aclose()
     assert table(db) == []              # the orders were in the journal only
 
-    process, port = await start_serve(nursery, db)
+    server = await ServeProcess.start(nursery, db, "--durability", "disk")
     back = {}
     for power in ("ENG", "FRA"):
-        client = await ScriptClient.connect(port, f"{power}:bot")
+        client = await ScriptClient.connect(server.port, f"{power}:bot")
         await client.send(f"IAM ( {power} ) ( {codes[power]} )")
         await client.receive_until(f"YES ( IAM ( {power} )")
         back[power] = client
@@ -324,5 +295,4 @@ async def test_a_server_killed_after_thx_still_has_the_orders(nursery: trio.Nurs
     assert missing.startswith("MIS ( FRA ")
     for client in back.values():
         await client.close()
-    process.kill()
-    await process.wait()
+    await server.kill()

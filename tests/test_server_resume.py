@@ -8,57 +8,15 @@ and must leave the same game record.
 
 from __future__ import annotations
 
-import json
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import trio
 
 from server.export import export_game
 from server.store import Store
-from tests.server_helpers import POWERS, ScriptClient, join_game, start_server
+from tests.server_helpers import POWERS, ScriptClient, ServeProcess, join_game, start_server
 from tests.server_script import play_script, submit, turn_of
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-class ServerProcess:
-    """`daide serve` in a subprocess; the first log line gives the port."""
-
-    def __init__(self, process: trio.Process, port: int) -> None:
-        self.process = process
-        self.port = port
-
-    @classmethod
-    async def start(cls, nursery: trio.Nursery, db: Path) -> ServerProcess:
-        process = await trio.lowlevel.open_process(
-            # --linger 0: OFF right after the SMR, as the in-process reference server does.
-            [sys.executable, "-m", "daide", "serve", "--port", "0", "--db", str(db), "--log-json",
-             "--linger", "0"],
-            cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        assert process.stderr is not None
-        buffer = b""
-        with trio.fail_after(20):
-            while b"\n" not in buffer:
-                chunk = await process.stderr.receive_some(4096)
-                assert chunk, "the server exited before listening"
-                buffer += chunk
-        first = json.loads(buffer.split(b"\n")[0])
-        assert first["event"] == "listening"
-
-        async def drain() -> None:      # keep reading the log so the server never blocks
-            assert process.stderr is not None
-            async for _chunk in process.stderr:
-                pass
-
-        nursery.start_soon(drain)
-        return cls(process, int(first["port"]))
-
-    async def kill(self) -> None:
-        self.process.kill()             # SIGKILL: no shutdown code runs
-        await self.process.wait()
 
 
 async def draw(clients: dict[str, ScriptClient]) -> None:
@@ -84,7 +42,8 @@ async def test_killed_mid_phase_and_resumed_ends_like_an_uninterrupted_game(
 
     # The same game, killed in FAL 1901 after four powers' orders were accepted.
     db = tmp_path / "killed.db"
-    first = await ServerProcess.start(nursery, db)
+    # --linger 0: OFF right after the SMR, as the in-process reference server does.
+    first = await ServeProcess.start(nursery, db, "--linger", "0")
     clients = await join_game(first.port)
     for client in clients.values():
         await client.receive_until("NOW")
@@ -97,7 +56,7 @@ async def test_killed_mid_phase_and_resumed_ends_like_an_uninterrupted_game(
     for client in clients.values():
         await client.stream.aclose()
 
-    second = await ServerProcess.start(nursery, db)
+    second = await ServeProcess.start(nursery, db, "--linger", "0")
     back: dict[str, ScriptClient] = {}
     for power in POWERS:
         client = await ScriptClient.connect(second.port, f"{power}:bot")
@@ -135,7 +94,7 @@ async def test_killed_mid_phase_and_resumed_ends_like_an_uninterrupted_game(
 
 async def test_sigterm_sends_off_and_closes_the_database(nursery: trio.Nursery, tmp_path: Path) -> None:
     db = tmp_path / "g.db"
-    proc = await ServerProcess.start(nursery, db)
+    proc = await ServeProcess.start(nursery, db, "--linger", "0")
     clients = await join_game(proc.port)
     lobbyist = await ScriptClient.connect(proc.port, "lobbyist")
     await lobbyist.send("MAP")
