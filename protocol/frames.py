@@ -41,7 +41,7 @@ import construct as cs
 
 from protocol.errors import EncodeError, ProtocolError, RepresentationError
 from protocol.tokens import STANDARD, Representation
-from protocol.tree import bytes_to_tokens, tokens_to_bytes
+from protocol.tree import bytes_to_tokens, dm_body, tokens_to_bytes
 
 PROTOCOL_VERSION = 1
 MAGIC = 0xDA10
@@ -294,21 +294,16 @@ def build_frame(frame: Frame) -> bytes:
 
 def dm_frame(tokens: tuple[int, ...]) -> bytes:
     """The frame of a DM holding ``tokens``: ``build_frame(DiplomacyMessage(tokens))``
-    without the frame object (the bytes of the ``_Tokens`` adapter, packed by a
-    ``struct`` made once per length).  EncodeError if it may not be sent."""
-    size = 2 * len(tokens)
-    if not size:
-        raise EncodeError("a DM holds at least one token")
-    packer = _DM_STRUCTS.get(size) or _dm_struct(size)
-    try:
-        body = packer.pack(*tokens)
-    except struct.error as exc:
-        raise EncodeError(f"token values must be 0..0xFFFF: {exc}") from None
-    if _PRIVATE_HIGH_BYTE.search(body[0::2]):
-        raise EncodeError("private-use tokens (0x58xx-0x5Fxx) must never be sent")
-    if size > MAX_SENT_BODY:
-        raise EncodeError(f"body of {size} bytes exceeds {MAX_SENT_BODY}")
-    return _header(_DM, size) + body
+    without the frame object.  EncodeError if it may not be sent."""
+    return dm_frame_of_body(dm_body(tokens))
+
+
+def dm_frame_of_body(body: bytes) -> bytes:
+    """The DM frame around a body made by `protocol.tree.dm_body` (or several
+    joined); EncodeError if it is longer than a frame may carry."""
+    if len(body) > MAX_SENT_BODY:
+        raise EncodeError(f"body of {len(body)} bytes exceeds {MAX_SENT_BODY}")
+    return _header(_DM, len(body)) + body
 
 
 def parse_frames(data: bytes) -> tuple[list[Frame], bytes]:

@@ -195,6 +195,26 @@ def tokens_to_bytes(tokens: Sequence[int]) -> bytes:
     return struct.pack(f">{len(tokens)}H", *tokens)
 
 
+def dm_body(tokens: Sequence[int]) -> bytes:
+    """The body of a DM to send: ``tokens`` as big-endian 16-bit words, checked
+    (docs/protocol.md §4, §6.2) - at least one token, each 0..0xFFFF, none of
+    the local-use range 0x58xx-0x5Fxx, which is never sent; EncodeError
+    otherwise.  The body of a message is the bodies of its parts one after
+    the other, so the server joins kept parts (`server.wire`);
+    `protocol.frames.dm_frame_of_body` frames it.
+    """
+    if not tokens:
+        raise EncodeError("a DM holds at least one token")
+    try:
+        body = tokens_to_bytes(tokens)
+    except struct.error as exc:
+        raise EncodeError(f"token values must be 0..0xFFFF: {exc}") from None
+    for high in body[0::2]:
+        if 0x58 <= high <= 0x5F:
+            raise EncodeError("private-use tokens (0x58xx-0x5Fxx) must never be sent")
+    return body
+
+
 def bytes_to_tokens(data: bytes) -> tuple[int, ...]:
     """Token values of a DM body; ``data`` must have an even length."""
     return struct.unpack(f">{len(data) // 2}H", data)
@@ -206,6 +226,7 @@ __all__ = [
     "Tree",
     "TEXT_BASE",
     "bytes_to_tokens",
+    "dm_body",
     "check_brackets",
     "from_tree",
     "to_tree",

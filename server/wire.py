@@ -18,27 +18,16 @@ one shared object), so the writer compares by identity and re-encodes
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from orders import Order, Unit
-from protocol.errors import EncodeError
-from protocol.frames import (
-    MAX_SENT_BODY,
-    DiplomacyMessage,
-    FrameType,
-    build_frame,
-    parse_frames,
-)
+from protocol.frames import DiplomacyMessage, build_frame, dm_frame_of_body, parse_frames
 from protocol.messages import Message, Now, Ord
 from protocol.orders import DaideOrderResult, Turn, order_node, unit_node
 from protocol.text import render_text
 from protocol.tokens import BRA, KET, Representation
-from protocol.tree import from_tree, to_tree, tokens_to_bytes
-
-#: a frame's header: type, pad, body length (docs/protocol.md §4)
-_DM_HEADER = struct.Struct(">BBH")
+from protocol.tree import dm_body, from_tree, to_tree
 
 
 class Packet:
@@ -122,7 +111,7 @@ def packet(message: Message, rep: Representation) -> Packet:
 
 def _packet(message: Message, tokens: tuple[int, ...], rep: Representation) -> Packet:
     turn = str(message.turn) if isinstance(message, Now) else None
-    return Packet(message.COMMAND, _frame(_body(tokens)), rep, turn)
+    return Packet(message.COMMAND, dm_frame_of_body(dm_body(tokens)), rep, turn)
 
 
 def join(packets: Iterable[Packet], command: str) -> Packet | None:
@@ -160,8 +149,8 @@ class OrderCodes:
     16-bit words, so the body of a message is the bodies of its parts one
     after the other, and its text their texts joined by spaces.  Each part -
     ``THX (``, an order, ``) ( note )``, ``ORD ( turn ) (``, ``) ( result )``
-    - is encoded once by `protocol.frames.build_frame` (which checks it may
-    be sent) and kept.
+    - is encoded once by `protocol.tree.dm_body` (which checks it may be
+    sent) and kept; `protocol.frames.dm_frame_of_body` frames the joined body.
 
     Keyed by identity (hashing an order costs more than looking it up): the
     cache holds the orders, so their ids cannot be reused while it does.
@@ -171,7 +160,7 @@ class OrderCodes:
     def __init__(self, rep: Representation) -> None:
         self.rep = rep
         table = rep.encode_table
-        self._thx_head = _body((table["THX"], BRA))
+        self._thx_head = dm_body((table["THX"], BRA))
         self._ord = table["ORD"]
         # id(order) -> (order, tokens, body, text)
         self._orders: dict[int, tuple[Order, tuple[int, ...], bytes, str]] = {}
@@ -188,7 +177,7 @@ class OrderCodes:
         if known is not None and known[0] is order:
             return known
         tokens = from_tree(order_node(order), self.rep)
-        coded = (order, tokens, _body(tokens), render_text(tokens, self.rep))
+        coded = (order, tokens, dm_body(tokens), render_text(tokens, self.rep))
         self._orders[id(order)] = coded
         return coded
 
@@ -204,22 +193,22 @@ class OrderCodes:
         """The frame of ``THX ( order ) ( note )``."""
         tail = self._notes.get(note)
         if tail is None:
-            tail = self._notes[note] = _body((KET, BRA, self.rep.encode_table[note], KET))
-        return _frame(self._thx_head + self._coded(order)[2] + tail)
+            tail = self._notes[note] = dm_body((KET, BRA, self.rep.encode_table[note], KET))
+        return dm_frame_of_body(self._thx_head + self._coded(order)[2] + tail)
 
     def ord_frame(self, message: Ord) -> tuple[bytes, str]:
         """An ORD's frame and text (as `encode` gives them)."""
         turn = self._turn
         if turn is None or turn[0] != message.turn:
             tokens = (self._ord, BRA, *from_tree(message.turn.to_node(), self.rep), KET, BRA)
-            turn = self._turn = (message.turn, _body(tokens), render_text(tokens, self.rep))
+            turn = self._turn = (message.turn, dm_body(tokens), render_text(tokens, self.rep))
         result = self._results.get(message.result)
         if result is None:
             tokens = (KET, BRA, *from_tree(message.result.to_node(), self.rep), KET)
-            result = self._results[message.result] = (_body(tokens),
+            result = self._results[message.result] = (dm_body(tokens),
                                                       render_text(tokens, self.rep))
         coded = self._coded(message.order)
-        return (_frame(turn[1] + coded[2] + result[0]),
+        return (dm_frame_of_body(turn[1] + coded[2] + result[0]),
                 f"{turn[2]} {coded[3]} {result[1]}")
 
     def ord(self, message: Ord) -> Encoded:
@@ -245,7 +234,7 @@ class PositionCodes:
         """The NOW's packet and text (`encode`)."""
         rep = self.rep
         head = (self._now, BRA, *from_tree(message.turn.to_node(), rep), KET)
-        bodies = [_body(head)]
+        bodies = [dm_body(head)]
         texts = [render_text(head, rep)]
         units = self._units
         for position in message.units:
@@ -253,31 +242,12 @@ class PositionCodes:
                 known = units.get(position.unit)
                 if known is None:
                     tokens = from_tree((unit_node(position.unit),), rep)
-                    known = units[position.unit] = (_body(tokens), render_text(tokens, rep))
+                    known = units[position.unit] = (dm_body(tokens), render_text(tokens, rep))
                 bodies.append(known[0])
                 texts.append(known[1])
             else:
                 tokens = from_tree((position.to_node(),), rep)
-                bodies.append(_body(tokens))
+                bodies.append(dm_body(tokens))
                 texts.append(render_text(tokens, rep))
-        return Encoded(Packet(message.COMMAND, _frame(b"".join(bodies)), rep, str(message.turn)),
-                       " ".join(texts))
-
-
-def _body(tokens: tuple[int, ...]) -> bytes:
-    """The DM body of ``tokens``, checked as `build_frame` checks a DM's: some
-    tokens, each 0..0xFFFF and none for local use (0x58xx-0x5Fxx, never sent:
-    docs/protocol.md §6.2).  Written here, compiled: one per order of the phase."""
-    if not tokens:
-        raise EncodeError("a DM holds at least one token")
-    for token in tokens:
-        if not 0 <= token <= 0xFFFF or 0x58 <= token >> 8 <= 0x5F:
-            raise EncodeError(f"token {token:#06x} may not be sent")
-    return tokens_to_bytes(tokens)
-
-
-def _frame(body: bytes) -> bytes:
-    """A DM frame around a body put together from `_body` parts (docs/protocol.md §4)."""
-    if len(body) > MAX_SENT_BODY:
-        raise EncodeError(f"body of {len(body)} bytes exceeds {MAX_SENT_BODY}")
-    return _DM_HEADER.pack(FrameType.DM, 0, len(body)) + body
+        frame = dm_frame_of_body(b"".join(bodies))
+        return Encoded(Packet(message.COMMAND, frame, rep, str(message.turn)), " ".join(texts))

@@ -6,20 +6,18 @@ import pytest
 
 from orders import Order
 from protocol.errors import EncodeError
-from protocol.frames import DiplomacyMessage, build_frame, parse_frames
+from protocol.frames import DiplomacyMessage, build_frame, dm_frame_of_body, parse_frames
 from protocol.messages import Frm, Message, Now, Ord, Sco, Sub, Thx
 from protocol.orders import Turn, order_node
 from protocol.parse import Sender, parse_message
 from protocol.text import parse_text, render_text
 from protocol.tokens import BRA, KET, STANDARD, Representation
-from protocol.tree import from_tree
+from protocol.tree import dm_body, from_tree
 from server.press import wire_representation
 from server.wire import (
     OrderCodes,
     Packet,
     PositionCodes,
-    _body,
-    _frame,
     encode,
     join,
     packet,
@@ -144,7 +142,9 @@ def order_node_tokens(order: Order, rep: Representation) -> tuple[int, ...]:
 
 @pytest.mark.parametrize("tokens", [(0x4A1C,), (0x4A1C, BRA, 0x4101, 0x1234, KET), (0x3FFF, 0x2000)])
 def test_a_body_put_together_is_the_body_build_frame_writes(tokens: tuple[int, ...]) -> None:
-    assert _frame(_body(tokens)) == build_frame(DiplomacyMessage(tokens))
+    # The server joins the kept bodies of a message's parts (OrderCodes).
+    parts = [dm_body(tokens[i:i + 1]) for i in range(len(tokens))]
+    assert dm_frame_of_body(b"".join(parts)) == build_frame(DiplomacyMessage(tokens))
 
 
 @pytest.mark.parametrize("tokens", [(), (0x5801,), (0x4A1C, 0x5FFF), (0x10000,), (-1,)])
@@ -153,7 +153,7 @@ def test_a_body_that_may_not_be_sent_is_refused_as_build_frame_refuses_it(
     with pytest.raises(EncodeError):
         build_frame(DiplomacyMessage(tokens))
     with pytest.raises(EncodeError):
-        _body(tokens)
+        dm_body(tokens)
 
 
 #: Positions as the server announces them: coasts, dislodged units with and
