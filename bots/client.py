@@ -199,7 +199,7 @@ class BotClient:
     strategy: Strategy | None
     settings: ClientSettings = field(default_factory=ClientSettings)
     connect: Connector | None = None
-    on_message: Callable[[Tree], object] | None = None
+    on_message: Callable[[Received], object] | None = None
     """Called with every message received (the demo's progress display)."""
     negotiator: Negotiator | None = None
     """Typed press (`bots.press`); None for a no-press bot."""
@@ -323,7 +323,7 @@ class BotClient:
         tree, message = received.tree, received.message
         self.log.debug("received", message=self._text(tree))
         if self.on_message is not None:
-            self.on_message(tree)
+            self.on_message(received)
         if message is None:
             self.log.warning("unreadable server message", message=self._text(tree))
             return

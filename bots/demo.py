@@ -36,7 +36,7 @@ from bots.client import BotClient, ClientSettings
 from bots.record import GameWatcher
 from bots.registry import STRATEGIES, make_strategy
 from bots.runner import ClientOutcome, run_clients
-from engine.variants import canonical_name, variant_files, variant_map
+from engine.variants import canonical_name, variant_map
 from maps import MapError
 
 DEFAULT_LINEUP = ("dumbbot", "dumbbot", "dumbbot", "randbot", "dumbbot", "randbot", "holdbot")
@@ -172,8 +172,7 @@ async def play_demo(
                         f"the line-up {len(lineup)} bots")
     assignment = deal(lineup, seed, board.powers)
     names = {power: make_strategy(kind).name for power, kind in assignment.items()}
-    watcher = GameWatcher(powers=tuple(sorted(assignment)), players=names, echo=echo,
-                          rep=variant_files(board.name).rep)
+    watcher = GameWatcher(powers=tuple(sorted(assignment)), players=names, echo=echo)
     outcomes: list[ClientOutcome] = []
     interrupted = False
     played = False

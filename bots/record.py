@@ -14,15 +14,15 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bots.tracking import TrackedPosition, ownership_of, read_server_message
+from bots.tracking import TrackedPosition, ownership_of
 from protocol.messages import Drw, Message, Now, Sco, Slo, Smr
 from protocol.orders import Turn
 from protocol.text import format_tree
-from protocol.tokens import STANDARD, Representation
 
-Tree = tuple[Any, ...]
+if TYPE_CHECKING:
+    from bots.client import Received
 
 
 @dataclass(frozen=True)
@@ -55,14 +55,12 @@ class GameWatcher:
     draw: bool = False
     final_turn: Turn | None = None
     summary: Smr | None = None
-    rep: Representation = STANDARD
-    """The representation the observer's link decodes with (a variant's powers)."""
 
-    def on_message(self, message: Tree) -> Message | None:
-        """Take one received message; returns it typed (None if it does not parse)."""
+    def on_message(self, received: Received) -> Message | None:
+        """Take one received message; returns it typed (None if it did not parse)."""
         # Written without a representation's lookups: the same text for any map.
-        self.lines.append(format_tree(message))
-        typed = read_server_message(message, self.rep)
+        self.lines.append(format_tree(received.tree))
+        typed = received.message
         match typed:
             case Sco(ownership=groups):
                 counts = {p: 0 for p in self.powers}

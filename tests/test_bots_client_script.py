@@ -15,6 +15,7 @@ from structlog.testing import capture_logs
 
 from bots.client import BotClient, ClientSettings, ConnectionLost, Received
 from bots.holdbot import HoldBot
+from protocol.messages import Now
 from protocol.text import tree_from_text, tree_to_text
 
 
@@ -128,11 +129,11 @@ async def test_client_rejoins_with_iam_after_losing_the_connection() -> None:
                        connect=server.connect)
     sent_smr = False
 
-    def on_message(message: tuple[Any, ...]) -> None:
+    def on_message(received: Received) -> None:
         nonlocal sent_smr
-        if message[0] == "NOW" and server.connections == 1:
+        if isinstance(received.message, Now) and server.connections == 1:
             client.sever_connection()
-        if message[0] == "NOW" and server.connections == 2 and not sent_smr:
+        if isinstance(received.message, Now) and server.connections == 2 and not sent_smr:
             sent_smr = True
             server.script["SUB"] = ["DRW", "SMR ( SPR 1901 ) ( ENG ( 'HoldBot' ) ( '1.0' ) 3 )"]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from bots.client import Received
 from bots.record import GameWatcher
 from protocol.text import tree_from_text
 
@@ -33,7 +34,7 @@ def test_watcher_progress_table_result_and_record(tmp_path: Path) -> None:
     watcher = GameWatcher(powers=POWERS, players={"FRA": "DumbBot", "RUS": "DumbBot"},
                           echo=shown.append)
     for line in GAME:
-        watcher.on_message(tree_from_text(line))
+        watcher.on_message(Received.read(tree_from_text(line)))
     assert shown[0] == ("  1901  SPR   AUS  3  ENG  3  FRA  3  GER  3  ITA  3  RUS  4  TUR  3")
     assert shown[1] == ("  1905  WIN   AUS  0  ENG  0  FRA 18  GER  0  ITA  0  RUS  4  TUR  0")
     assert watcher.finished and watcher.winner == "FRA"

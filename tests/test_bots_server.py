@@ -18,7 +18,7 @@ from typing import Any
 
 import trio
 
-from bots.client import BotClient, ClientSettings
+from bots.client import BotClient, ClientSettings, Received
 from bots.demo import parse_lineup, play_demo
 from bots.dumbbot import DumbBot
 from bots.holdbot import HoldBot
@@ -28,6 +28,7 @@ from bots.registry import make_strategy
 from bots.runner import run_clients
 from daide.cmd_demo import start_embedded_server
 from engine.variants import standard_map, variant_map
+from protocol.messages import Now
 
 YEARS = 4
 
@@ -83,8 +84,9 @@ async def test_a_bot_that_loses_its_connection_rejoins_with_iam(tmp_path: Path) 
         victim = clients[0]
         severed: list[str] = []
 
-        def on_message(message: tuple[Any, ...]) -> None:
-            if message[0] == "NOW" and message[1] == ("FAL", 1902) and not severed:
+        def on_message(received: Received) -> None:
+            now = received.message
+            if isinstance(now, Now) and str(now.turn) == "FAL 1902" and not severed:
                 severed.append("FAL 1902")
                 victim.sever_connection()
 

@@ -86,7 +86,7 @@ async def play(tmp_path: Path, variant: str, max_year: int) -> dict[str, Any]:
             listeners = await nursery.start(serve, settings)
             port = int(listeners[0].socket.getsockname()[1])
             observer = BotClient(None, ClientSettings(port=port, name="watcher", observer=True),
-                                 on_message=watched.append)
+                                 on_message=lambda received: watched.append(received.tree))
             bots = [BotClient(RandBot(), ClientSettings(port=port, name=f"{power}:RandBot",
                                                         seed=index), connect=connect)
                     for index, power in enumerate(the_map.powers)]

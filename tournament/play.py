@@ -45,7 +45,7 @@ from typing import IO, Any
 import structlog
 import trio
 
-from bots.client import BotClient, ClientError, ClientSettings
+from bots.client import BotClient, ClientError, ClientSettings, Received
 from bots.holdbot import HoldBot
 from bots.record import GameWatcher
 from bots.registry import make_strategy
@@ -56,8 +56,6 @@ from tournament.proxy import SeatProxy
 from tournament.scoring import GameResult
 from tournament.stats import result_of
 from tournament.store import Failure, SeatResult
-
-Tree = tuple[Any, ...]
 
 log = structlog.get_logger("tournament.play")
 
@@ -171,8 +169,8 @@ class _Game:
 
     # --- the observer ----------------------------------------------------------------
 
-    def on_observed(self, message: Tree) -> None:
-        match self.watcher.on_message(message):
+    def on_observed(self, received: Received) -> None:
+        match self.watcher.on_message(received):
             case Hlo():
                 self.started.set()
             case Now() if self.watcher.position is not None:
@@ -250,8 +248,8 @@ class _Game:
     async def run_stand_in(self, seat: _Seat, client: BotClient, *,
                            task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED) -> None:
         with trio.CancelScope() as scope:
-            def leave_at_start(message: Tree) -> None:
-                if message[0] == "HLO":
+            def leave_at_start(received: Received) -> None:
+                if isinstance(received.message, Hlo):
                     scope.cancel()
 
             client.on_message = leave_at_start
