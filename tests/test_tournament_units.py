@@ -11,6 +11,8 @@ import pytest
 
 from daide.cli import main
 from protocol.frames import DiplomacyMessage, build_frame
+from protocol.messages import Mis, MisRequest, Nme
+from protocol.parse import Sender
 from protocol.tree import Text, from_tree
 from tournament.config import STANDARD_POWERS, BotEntry, ConfigError, TournamentConfig, parse_bots
 from tournament.design import balance, game_seed, schedule, seat_counts
@@ -239,7 +241,7 @@ def test_relay_rewrites_the_name_and_passes_everything_else() -> None:
     assert frames == [im, nme]
     assert proxy._from_bot(im) == im
     rewritten = proxy._from_bot(nme)
-    assert decode_dm(rewritten, proxy.rep) == ("NME", ("FRA:Albert#T1.G2.1",), ("v6",))
+    assert decode_dm(rewritten, proxy.rep, Sender.CLIENT) == Nme("FRA:Albert#T1.G2.1", "v6")
     # Golden bytes: header (DM, length 2 * tokens) then NME ( 'FRA:Albert#T1.G2.1' ) ( 'v6' ).
     assert rewritten[:4] == bytes([2, 0, 0, 2 * (1 + 1 + 18 + 1 + 1 + 2 + 1)])
     assert rewritten[4:6] == bytes([0x48, 0x0C])          # NME (tokens.tsv: 0x480C)
@@ -256,7 +258,7 @@ def test_relay_reads_hlo_and_keeps_its_own_probe_answer() -> None:
     assert proxy._from_server(mis)               # not asked for: passed to the bot
     proxy._probe_pending = True
     assert not proxy._from_server(mis)           # our probe's answer: kept
-    assert proxy._probe_answer == ("MIS",)
+    assert proxy._probe_answer == Mis()
 
 
 # --- output ------------------------------------------------------------------------------
@@ -298,7 +300,7 @@ async def test_relay_blames_the_bot_only_when_its_writes_are_blocked(
     # The server never answers and nothing is stuck: not the bot's fault.
     assert await proxy._probe() is None
     sent = await up_server.receive_some()
-    assert decode_dm(bytes(sent), proxy.rep) == ("MIS",)
+    assert decode_dm(bytes(sent), proxy.rep, Sender.CLIENT) == MisRequest()
     # The answer cannot reach us because the bot does not read: hung.
     link.delivering = True
     assert await proxy._probe() == "the bot does not read what the server sends"

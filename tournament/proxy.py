@@ -34,7 +34,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
 
 import structlog
 import trio
@@ -45,15 +44,14 @@ from protocol.frames import (
     DiplomacyMessage,
     FrameType,
     RepresentationMessage,
-    build_frame,
+    dm_frame,
     parse_body,
     parse_header,
 )
-from protocol.text import tree_to_text
+from protocol.messages import Hlo, MapMessage, Message, Mis, MisRequest, Nme, Now, Off, Smr, Yes
+from protocol.parse import Sender, parse_message
+from protocol.text import render_text
 from protocol.tokens import STANDARD, Representation
-from protocol.tree import Text, from_tree, to_tree
-
-Tree = tuple[Any, ...]
 
 log = structlog.get_logger("tournament.proxy")
 
@@ -79,20 +77,22 @@ class FrameSplitter:
         return frames
 
 
-def decode_dm(raw: bytes, rep: Representation) -> Tree | None:
-    """The message in a raw DM frame, or None (another frame type, or undecodable)."""
+def decode_dm(raw: bytes, rep: Representation, sender: Sender) -> Message | None:
+    """The message in a raw DM frame, typed as ``sender``'s (the bot is the
+    client), or None: another frame type, or a message that does not parse
+    (passed on as it came: the server answers the bot's faults itself)."""
     if raw[0] != FrameType.DM:
         return None
     try:
         frame = parse_body(FrameType.DM, raw[HEADER_SIZE:])
         assert isinstance(frame, DiplomacyMessage)
-        return to_tree(frame.tokens, rep)
+        return parse_message(frame.tokens, rep, sender=sender)
     except ProtocolError:
         return None
 
 
-def encode_dm(message: Tree, rep: Representation) -> bytes:
-    return build_frame(DiplomacyMessage(from_tree(message, rep)))
+def encode_dm(message: Message, rep: Representation) -> bytes:
+    return dm_frame(message.to_tokens(rep))
 
 
 @dataclass(eq=False)
@@ -138,7 +138,7 @@ class SeatProxy:
         self._turn_since = 0.0
         self._changed = trio.Event()
         self._probe_pending = False
-        self._probe_answer: Tree | None = None
+        self._probe_answer: Mis | None = None
         self._probe_event = trio.Event()
         self.log = log.bind(power=power, tag=tag)
 
@@ -229,16 +229,12 @@ class SeatProxy:
 
     def _from_bot(self, raw: bytes) -> bytes:
         """Inspect one frame from the bot; returns the frame to send on."""
-        message = decode_dm(raw, self.rep)
-        if message is None:
-            return raw
-        head = message[0]
-        if head == "NME" and len(message) == 3 and isinstance(message[1], tuple):
-            original = str(message[1][0]) if message[1] else ""
-            self.name = f"{self.power}:{original}#{self.tag}"
-            return encode_dm(("NME", (Text(self.name),), message[2]), self.rep)
-        if head == "YES" and isinstance(message[1], tuple) and message[1][:1] == ("MAP",):
-            self.accepted.set()
+        match decode_dm(raw, self.rep, Sender.CLIENT):
+            case Nme(name=original, version=version):
+                self.name = f"{self.power}:{original}#{self.tag}"
+                return encode_dm(Nme(self.name, version), self.rep)
+            case Yes(message=MapMessage()):
+                self.accepted.set()
         return raw
 
     def _from_server(self, raw: bytes) -> bool:
@@ -251,31 +247,27 @@ class SeatProxy:
             except ProtocolError:
                 pass
             return True
-        message = decode_dm(raw, self.rep)
-        if message is None:
-            return True
-        head = message[0]
-        if head == "MAP":
-            self.claimed.set()
-        elif head == "HLO" and len(message) > 2:
-            self.passcode = int(message[2][0])
-            self.started.set()
-        elif head == "NOW" and len(message) > 1:
-            season, year = message[1]
-            turn = f"{season} {year}"
-            if turn != self._turn:
-                self._turn = turn
-                self._turn_since = trio.current_time()
+        match decode_dm(raw, self.rep, Sender.SERVER):
+            case MapMessage():
+                self.claimed.set()
+            case Hlo(passcode=passcode):
+                self.passcode = passcode
+                self.started.set()
+            case Now(turn=now_turn):
+                turn = str(now_turn)
+                if turn != self._turn:
+                    self._turn = turn
+                    self._turn_since = trio.current_time()
+                    self._changed.set()
+                    self._changed = trio.Event()
+            case Smr() | Off():
+                self.over = True
                 self._changed.set()
-                self._changed = trio.Event()
-        elif head in ("SMR", "OFF"):
-            self.over = True
-            self._changed.set()
-        elif head == "MIS" and self._probe_pending:
-            self._probe_pending = False
-            self._probe_answer = message
-            self._probe_event.set()
-            return False
+            case Mis() as missing if self._probe_pending:
+                self._probe_pending = False
+                self._probe_answer = missing
+                self._probe_event.set()
+                return False
         return True
 
     # --- hang detection ------------------------------------------------------------
@@ -308,15 +300,15 @@ class SeatProxy:
         self._probe_pending = True
         try:
             async with link.up_lock:
-                await link.upstream.send_all(encode_dm(("MIS",), self.rep))
+                await link.upstream.send_all(encode_dm(MisRequest(), self.rep))
         except _BROKEN:
             return None
         with trio.move_on_after(self.move_timeout):
             await self._probe_event.wait()
             answer = self._probe_answer
-            if answer is None or len(answer) == 1:
+            if answer is None or answer == Mis():
                 return None
-            return tree_to_text(answer, self.rep)
+            return render_text(answer.to_tokens(self.rep), self.rep)
         self._probe_pending = False
         if link.delivering:
             # The answer is stuck behind messages the bot does not read.
