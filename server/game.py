@@ -335,6 +335,9 @@ class Game:
 
     def _handle(self, event: Event) -> None:
         match event:
+            case Request(client, message, tokens):      # the common event first
+                if not client.closed:
+                    answer(self, client, message, tokens)
             case Join(client, message):
                 self._on_join(client, message)
             case Observe(client, message):
@@ -343,9 +346,6 @@ class Game:
                 self._on_rejoin(client, message, power)
             case Left(client):
                 self._on_left(client)
-            case Request(client, message, tokens):
-                if not client.closed:
-                    answer(self, client, message, tokens)
             case Announce(message):
                 self._broadcast(message)
 
@@ -477,8 +477,8 @@ class Game:
             client.role, client.power = Role.PLAYER, power
             self.players[power] = client
         self.accepted.clear()
-        (sco, sco_e), now = self._sco_of(self.engine), self.engine.now_message()
-        now_e = self.positions.now(now)
+        sco, sco_e = self._sco_of(self.engine)
+        now_e = self.positions.now(self.engine.state)
         self.store.start_game(self.handle.id, list(self.seats.values()), str(self.engine.turn),
                               sco_e.text, now_e.text)
         self.handle.status = "running"
@@ -701,11 +701,13 @@ class Game:
         orders = {p: list(held) for p in self.variant.powers if (held := self.turn.held(p))}
         outcome: Outcome = self.engine.advance(orders)
         new = outcome.engine
-        (sco, sco_e), now = self._sco_of(new), new.now_message()
-        # Each message is encoded once: the same tokens give the frame every
-        # client gets and the text the database keeps.
-        results = [self.orders.ord_frame(m) for m in outcome.results]
-        now_e = self.positions.now(now)
+        sco, sco_e = self._sco_of(new)
+        # Each message is encoded once, from the adjudicator's values (no
+        # message objects): the same tokens give the frame every client gets
+        # and the text the database keeps.
+        done = outcome.result
+        ord_frames, ord_texts = self.orders.ords(done.phase, done.results)
+        now_e = self.positions.now(new.state)
         after: list[Encoded] = []
         if outcome.year_end:
             after.append(sco_e)
@@ -726,17 +728,16 @@ class Game:
         self.store.record_phase(
             self.handle.id, str(processed),
             {p: [self.orders.text(o) for o in held] for p, held in orders.items()},
-            [text for _, text in results] + [e.text for e in after], sco_e.text, now_e.text,
+            ord_texts + [e.text for e in after], sco_e.text, now_e.text,
             str(new.turn), [self._text(m) for m in end_messages],
         )
-        ords = Packet("ORD", b"".join([frame for frame, _ in results]), self.rep) \
-            if results else None
+        ords = Packet("ORD", ord_frames, self.rep) if ord_frames else None
         self.history.append(PlayedPhase(str(processed), ords, sco_e.packet, now_e.packet))
         self.engine = new
         self.turn = TurnState(new.season)
         self.orders.clear()
         self.log.info("phase_processed", turn=str(processed), next=str(new.turn),
-                      orders=sum(len(v) for v in orders.values()), results=len(outcome.results),
+                      orders=sum(len(v) for v in orders.values()), results=len(done.results),
                       seconds=round(trio.current_time() - started, 4))
         # The whole announcement (ORD..., SCO, SLO, NOW) goes out as one packet:
         # one queue item per client.

@@ -18,13 +18,16 @@ one shared object), so the writer compares by identity and re-encodes
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from adjudicator.results import OrderResult
+from adjudicator.values import GameState, Phase
+from engine.convert import now_message
 from orders import Order, Unit
 from protocol.frames import DiplomacyMessage, build_frame, dm_frame_of_body, parse_frames
-from protocol.messages import Message, Now, Ord
-from protocol.orders import DaideOrderResult, Turn, order_node, unit_node
+from protocol.messages import Message, Now
+from protocol.orders import DaideOrderResult, order_node, unit_node
 from protocol.text import render_text
 from protocol.tokens import BRA, KET, Representation
 from protocol.tree import dm_body, from_tree, to_tree
@@ -165,8 +168,9 @@ class OrderCodes:
         # id(order) -> (order, tokens, body, text)
         self._orders: dict[int, tuple[Order, tuple[int, ...], bytes, str]] = {}
         self._notes: dict[str, bytes] = {}                   # ") ( note )"
-        self._results: dict[DaideOrderResult, tuple[bytes, str]] = {}    # ") ( result )"
-        self._turn: tuple[Turn, bytes, str] | None = None  # "ORD ( turn ) ("
+        # ") ( result )" by outcome, of a unit that stayed / was dislodged (RET)
+        self._results: tuple[dict[str | None, tuple[bytes, str]], ...] = ({}, {})
+        self._turn: tuple[str, int, bytes, str] | None = None  # "ORD ( turn ) ("
 
     def clear(self) -> None:
         """Forget the phase's orders (the results and turns stay: a few small values)."""
@@ -196,58 +200,93 @@ class OrderCodes:
             tail = self._notes[note] = dm_body((KET, BRA, self.rep.encode_table[note], KET))
         return dm_frame_of_body(self._thx_head + self._coded(order)[2] + tail)
 
-    def ord_frame(self, message: Ord) -> tuple[bytes, str]:
-        """An ORD's frame and text (as `encode` gives them)."""
+    def ords(self, phase: Phase, results: Sequence[OrderResult]) -> tuple[bytes, list[str]]:
+        """The ORDs of a processed phase (docs/protocol.md §8.4): their frames one
+        after the other, and the text of each - what `encode` gives for the
+        messages of `engine.convert.ord_messages`, put together from the kept
+        parts without making the messages."""
         turn = self._turn
-        if turn is None or turn[0] != message.turn:
-            tokens = (self._ord, BRA, *from_tree(message.turn.to_node(), self.rep), KET, BRA)
-            turn = self._turn = (message.turn, dm_body(tokens), render_text(tokens, self.rep))
-        result = self._results.get(message.result)
-        if result is None:
-            tokens = (KET, BRA, *from_tree(message.result.to_node(), self.rep), KET)
-            result = self._results[message.result] = (dm_body(tokens),
-                                                      render_text(tokens, self.rep))
-        coded = self._coded(message.order)
-        return (dm_frame_of_body(turn[1] + coded[2] + result[0]),
-                f"{turn[2]} {coded[3]} {result[1]}")
+        if turn is None or turn[0] != phase.season or turn[1] != phase.year:
+            tokens = (self._ord, BRA, *from_tree((phase.season, phase.year), self.rep), KET, BRA)
+            turn = self._turn = (phase.season, phase.year, dm_body(tokens),
+                                 render_text(tokens, self.rep))
+        head, head_text = turn[2], turn[3]
+        frames: list[bytes] = []
+        texts: list[str] = []
+        for result in results:
+            tails = self._results[1 if result.dislodged else 0]
+            tail = tails.get(result.outcome)
+            if tail is None:
+                tail = tails[result.outcome] = self._result_tail(result)
+            coded = self._coded(result.order)
+            frames.append(dm_frame_of_body(head + coded[2] + tail[0]))
+            texts.append(f"{head_text} {coded[3]} {tail[1]}")
+        return b"".join(frames), texts
 
-    def ord(self, message: Ord) -> Encoded:
-        """An ORD's packet and text (`encode`)."""
-        frame, text = self.ord_frame(message)
-        return Encoded(Packet(message.COMMAND, frame, self.rep), text)
+    def _result_tail(self, result: OrderResult) -> tuple[bytes, str]:
+        """``) ( result )`` (docs/protocol.md §9.4), as `engine.convert` words it."""
+        node = DaideOrderResult(result.outcome, result.dislodged).to_node()
+        tokens = (KET, BRA, *from_tree(node, self.rep), KET)
+        return dm_body(tokens), render_text(tokens, self.rep)
 
 
 class PositionCodes:
     """NOW messages (docs/protocol.md §8.2) put together from the bytes and
     text of each unit, kept: a game's units stand in few places, and a NOW
     after every phase lists them all.  The same frame and text as `encode`
-    (tests/test_server_wire.py); a dislodged unit (its MRT list) is encoded
+    gives for `engine.convert.now_message` (tests/test_server_wire.py),
+    without making the message; a dislodged unit (its MRT list) is encoded
     each time.
     """
 
     def __init__(self, rep: Representation) -> None:
         self.rep = rep
         self._now = rep.encode_table["NOW"]
+        self._turns: dict[tuple[str, int], tuple[bytes, str]] = {}   # "NOW ( turn )"
         self._units: dict[Unit, tuple[bytes, str]] = {}     # "( unit )"
 
-    def now(self, message: Now) -> Encoded:
-        """The NOW's packet and text (`encode`)."""
+    def now(self, state: GameState) -> Encoded:
+        """The NOW of ``state``: its packet and text (`encode`)."""
         rep = self.rep
-        head = (self._now, BRA, *from_tree(message.turn.to_node(), rep), KET)
-        bodies = [dm_body(head)]
-        texts = [render_text(head, rep)]
+        phase = state.phase
+        key = (phase.season, phase.year)
+        head = self._turns.get(key)
+        if head is None:
+            tokens = (self._now, BRA, *from_tree(key, rep), KET)
+            head = self._turns[key] = (dm_body(tokens), render_text(tokens, rep))
+        bodies = [head[0]]
+        texts = [head[1]]
         units = self._units
-        for position in message.units:
-            if position.retreats is None:
-                known = units.get(position.unit)
+        if not state.dislodged and _by_province(state.units):
+            for unit in state.units:
+                known = units.get(unit)
                 if known is None:
-                    tokens = from_tree((unit_node(position.unit),), rep)
-                    known = units[position.unit] = (dm_body(tokens), render_text(tokens, rep))
+                    known = units[unit] = self._unit(unit)
                 bodies.append(known[0])
                 texts.append(known[1])
-            else:
-                tokens = from_tree((position.to_node(),), rep)
-                bodies.append(dm_body(tokens))
-                texts.append(render_text(tokens, rep))
+        else:
+            # A retreat phase: each dislodged unit after the one that took its province.
+            for position in now_message(state).units:
+                if position.retreats is None:
+                    known = units.get(position.unit)
+                    if known is None:
+                        known = units[position.unit] = self._unit(position.unit)
+                else:
+                    tokens = from_tree((position.to_node(),), rep)
+                    known = (dm_body(tokens), render_text(tokens, rep))
+                bodies.append(known[0])
+                texts.append(known[1])
         frame = dm_frame_of_body(b"".join(bodies))
-        return Encoded(Packet(message.COMMAND, frame, rep, str(message.turn)), " ".join(texts))
+        return Encoded(Packet("NOW", frame, rep, f"{phase.season} {phase.year}"), " ".join(texts))
+
+    def _unit(self, unit: Unit) -> tuple[bytes, str]:
+        tokens = from_tree((unit_node(unit),), self.rep)
+        return dm_body(tokens), render_text(tokens, self.rep)
+
+
+def _by_province(units: Sequence[Unit]) -> bool:
+    """Whether ``units`` are in NOW's order (`adjudicator.values.GameState` keeps them so)."""
+    for k in range(len(units) - 1):
+        if units[k].location.province > units[k + 1].location.province:
+            return False
+    return True

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
+from adjudicator.results import OrderResult, PhaseResult
+from adjudicator.values import GameState, Phase, initial_state
+from engine.convert import now_message, ord_messages, state_from_messages
+from engine.variants import standard_map
 from orders import Order
 from protocol.errors import EncodeError
 from protocol.frames import DiplomacyMessage, build_frame, dm_frame_of_body, parse_frames
@@ -129,10 +135,32 @@ def test_order_codes_put_together_the_same_thx_text_and_ord_as_the_messages(
         for result_text in RESULTS:
             ord_ = message(f"ORD ( FAL 1901 ) ( {text} ) ( {result_text} )", rep)
             assert isinstance(ord_, Ord) and ord_.turn == turn
-            assert codes.ord(ord_) == encode(ord_, rep)
+            done = OrderResult(order, ord_.result.outcome, ord_.result.retreat)
+            encoded = encode(ord_, rep)
+            assert codes.ords(Phase("FAL", 1901), [done]) == (encoded.packet.frames,
+                                                              [encoded.text])
     codes.clear()
     order = orders_of(rep)[0]
     assert codes.thx(order, "MBV") == packet(Thx(order, "MBV"), rep).frames
+
+
+@pytest.mark.parametrize("numbering", ["daide", "parlance"])
+def test_order_codes_put_together_a_phase_of_ords_as_the_engine_words_them(
+        numbering: str) -> None:
+    rep = wire_representation(STANDARD, numbering)
+    codes = OrderCodes(rep)
+    orders = orders_of(rep)
+    for turn in (Phase("SPR", 1901), Phase("FAL", 1901), Phase("SPR", 1901)):
+        results = tuple(OrderResult(order, outcome, dislodged)
+                        for order, (outcome, dislodged) in zip(
+                            orders, itertools.cycle([("SUC", False), ("BNC", True), (None, True),
+                                                     ("CUT", False), ("NRS", False)])))
+        messages = ord_messages(PhaseResult(turn, results, initial_state(standard_map()),
+                                            False, None, ()))
+        frames, texts = codes.ords(turn, results)
+        assert frames == b"".join(encode(m, rep).packet.frames for m in messages)
+        assert texts == [encode(m, rep).text for m in messages]
+    assert codes.ords(Phase("WIN", 1901), ()) == (b"", [])
 
 
 def order_node_tokens(order: Order, rep: Representation) -> tuple[int, ...]:
@@ -175,5 +203,11 @@ def test_position_codes_put_together_the_same_now_as_the_message(numbering: str)
         for text in NOW_TEXTS:
             now = message(text, rep)
             assert isinstance(now, Now)
-            assert codes.now(now) == encode(now, rep)
-            assert codes.now(now).text == text
+            state = state_from_messages(Sco(()), now)
+            assert now_message(state) == now             # written in NOW's order
+            assert codes.now(state) == encode(now, rep)
+            assert codes.now(state).text == text
+    # Units out of NOW's order (a state not made by the adjudicator) are put in it.
+    state = state_from_messages(Sco(()), message(NOW_TEXT, rep))
+    shuffled = GameState(state.phase, state.units[::-1], state.ownership, state.dislodged)
+    assert codes.now(shuffled) == encode(now_message(shuffled), rep) == codes.now(state)
