@@ -197,57 +197,123 @@ class _Reader:
         self.peer_closed = trio.Event()
 
     async def run(self) -> None:
-        machine, client, lobby = self.machine, self.client, self.lobby
+        # The synchronous part of every chunk - the frame tracker, the machine,
+        # the rate limit, the hand-over to the game - is one call (`_take`); this
+        # loop only awaits: the socket, a rate-limit sleep, the lobby's routes,
+        # the fairness checkpoint, and the rare events of `_act`.
+        stream, client = self.stream, self.client
+        data: bytes | None = None
         while True:
-            machine.level = client.level      # the level of the client's game (docs/protocol.md §7.2)
-            event = machine.next_event()
+            event = self._take(data)
+            data = None
             if event is NEED_DATA:
                 if self.oversize is not None:
                     await self._refuse_oversize()
-                if not await self._receive():
-                    return
-                continue
-            match event:
-                case InitialReceived():
-                    self.im_deadline = None
-                    rm = RepresentationMessage.for_representation(lobby.variant.rep)
-                    client.send(machine.send(rm))
-                    # The RM carries only powers and provinces; the disputed press
-                    # tokens follow the connection's numbering (docs/protocol.md §6.7).
-                    machine.representation = self.numbering.representation
-                case MessageReceived() | MessageRejected() if not self.numbering.known \
-                        and mentions_disputed(event.tokens):
-                    await self._settle_numbering(event)
-                case MessageReceived(message, tokens):
-                    if isinstance(message, (Nme, Obs)):
-                        self._hint_numbering(message)
-                    if lobby.turn_stats is not None and isinstance(message, Sub) \
-                            and client.game is not None:
-                        lobby.turn_stats.order_in(client.game.id, self.read_at)
-                    wait = self._throttle()
-                    if wait > 0:
-                        await trio.sleep(wait)
+                if self.im_deadline is None and self.frames.partial_since is None \
+                        and client.settled:
+                    # between frames, in a game for good: no timer (see _deadline)
+                    try:
+                        data = await stream.receive_some(READ_SIZE)
+                    except (trio.BrokenResourceError, trio.ClosedResourceError):
+                        data = self._reset()
+                else:
+                    data = await self._read()
+            elif event is _YIELD:
+                await trio.lowlevel.checkpoint()
+            elif not await self._act(event):
+                return
+
+    def _take(self, data: bytes | None) -> object:
+        """Feed ``data`` (None: nothing new) and act on what the machine gives up to
+        the first thing that needs an await; return that, or NEED_DATA.
+
+        A message is handed to the lobby here (`Lobby.take`: the client's game
+        takes it at once when its actor is idle) unless the numbering is open
+        and the message may settle it, the rate limit makes it wait, or the
+        lobby must route it (`_Deferred`); after `MESSAGES_PER_TURN` messages
+        in a row it returns `_YIELD` so that other tasks run.
+        """
+        machine, client = self.machine, self.client
+        if data is not None:
+            now = trio.current_time()
+            self.last_heard = self.read_at = now
+            oversize = self.frames.feed(data, now)
+            if oversize is not None:
+                # The frames before the big one are still read and answered.
+                self.oversize = oversize.reason
+                data = data[:oversize.offset]
+                if not data:
+                    return NEED_DATA          # the caller refuses the big frame
+            machine.receive_data(data)
+        numbering, lobby, bucket = self.numbering, self.lobby, self.bucket
+        while True:
+            machine.level = client.level      # the level of the client's game (docs/protocol.md §7.2)
+            event = machine.next_event()
+            if type(event) is not MessageReceived:
+                return event
+            tokens = event.tokens
+            if not numbering.known and mentions_disputed(tokens):
+                return event                  # `_act` settles the numbering
+            message = event.message
+            if isinstance(message, (Nme, Obs)):
+                self._hint_numbering(message)
+            if lobby.turn_stats is not None and isinstance(message, Sub) \
+                    and client.game is not None:
+                lobby.turn_stats.order_in(client.game.id, self.read_at)
+            # the rate limit: a message token (``message_rate``)
+            now = trio.current_time()
+            self.last_heard = now
+            wait = bucket.delay(now)
+            if wait > 0:
+                return _Deferred(message, tokens, wait)
+            if not lobby.take(client, message, tokens):
+                return _Deferred(message, tokens, 0.0)
+            self.unyielded += 1
+            if self.unyielded >= MESSAGES_PER_TURN:
+                self.unyielded = 0
+                return _YIELD
+
+    async def _act(self, event: object) -> bool:
+        """What `_take` could not do without an await; False when reading is over."""
+        machine, client, lobby = self.machine, self.client, self.lobby
+        match event:
+            case _Deferred(message, tokens, wait):
+                if wait > 0:
+                    await trio.sleep(wait)
                     await lobby.received(client, message, tokens)
-                    self.unyielded += 1
-                    if self.unyielded >= MESSAGES_PER_TURN:
-                        self.unyielded = 0
-                        await trio.lowlevel.checkpoint()
-                case MessageRejected(tokens, error, reply):
-                    await self._rejected(tokens, error.reason, reply)
-                case ConnectionClosed(reason, code, partial):
-                    client.close_reason = client.close_reason or f"peer sent {reason}" + (
-                        f" 0x{code:02X}" if code is not None else "") + (
-                        " mid-frame" if partial else "")
-                    self.peer_closed.set()
-                    client.abort(client.close_reason)
-                    return
-                case ProtocolViolation(code, reason, data):
-                    log.warning("protocol_violation", code=f"0x{int(code):02X}", reason=reason)
-                    await self._close_with(data, f"protocol violation: {reason}")
-                case _:
-                    # This end sent its FM or EM: nothing more is read, only discarded.
-                    await self._drain()
-                    return
+                else:
+                    await lobby.route(client, message, tokens)    # `Lobby.take` said so
+                self.unyielded += 1
+                if self.unyielded >= MESSAGES_PER_TURN:
+                    self.unyielded = 0
+                    await trio.lowlevel.checkpoint()
+            case InitialReceived():
+                self.im_deadline = None
+                rm = RepresentationMessage.for_representation(lobby.variant.rep)
+                client.send(machine.send(rm))
+                # The RM carries only powers and provinces; the disputed press
+                # tokens follow the connection's numbering (docs/protocol.md §6.7).
+                machine.representation = self.numbering.representation
+            case MessageReceived() | MessageRejected() if not self.numbering.known \
+                    and mentions_disputed(event.tokens):
+                await self._settle_numbering(event)
+            case MessageRejected(tokens, error, reply):
+                await self._rejected(tokens, error.reason, reply)
+            case ConnectionClosed(reason, code, partial):
+                client.close_reason = client.close_reason or f"peer sent {reason}" + (
+                    f" 0x{code:02X}" if code is not None else "") + (
+                    " mid-frame" if partial else "")
+                self.peer_closed.set()
+                client.abort(client.close_reason)
+                return False
+            case ProtocolViolation(code, reason, data):
+                log.warning("protocol_violation", code=f"0x{int(code):02X}", reason=reason)
+                await self._close_with(data, f"protocol violation: {reason}")
+            case _:
+                # This end sent its FM or EM: nothing more is read, only discarded.
+                await self._drain()
+                return False
+        return True
 
     async def _rejected(self, tokens: tuple[int, ...], reason: str,
                         reply: Message | None) -> None:
@@ -299,10 +365,14 @@ class _Reader:
     async def _receive_some(self) -> bytes:
         """One chunk; a reset connection reads as the end of the stream."""
         try:
-            return bytes(await self.stream.receive_some(READ_SIZE))
+            return await self.stream.receive_some(READ_SIZE)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
-            self.client.close_reason = self.client.close_reason or RESET
-            return b""
+            return self._reset()
+
+    def _reset(self) -> bytes:
+        """The connection was reset (or closed under us): the end of the stream."""
+        self.client.close_reason = self.client.close_reason or RESET
+        return b""
 
     async def _drain(self) -> None:
         """After this end closed: read and discard until the peer closes (the
@@ -311,21 +381,6 @@ class _Reader:
             pass
         self.peer_closed.set()
         await trio.sleep_forever()            # the writer finishes the close
-
-    async def _receive(self) -> bool:
-        """Read one chunk and feed it to the machine; False when reading is over."""
-        data = await self._read()
-        now = trio.current_time()
-        self.last_heard = self.read_at = now
-        oversize = self.frames.feed(data, now)
-        if oversize is not None:
-            # The frames before the big one are still read and answered.
-            self.oversize = oversize.reason
-            data = data[:oversize.offset]
-            if not data:
-                await self._refuse_oversize()
-        self.machine.receive_data(data)
-        return True
 
     async def _refuse_oversize(self) -> None:
         log.warning("frame_too_large", reason=self.oversize)
@@ -383,6 +438,25 @@ class _Reader:
         now = trio.current_time()
         self.last_heard = now
         return self.bucket.delay(now)
+
+
+class _Deferred:
+    """A message `_Reader._take` leaves to `_Reader._act`: it waits ``wait`` seconds
+    for its rate-limit token first (then goes through `Lobby.received`), or
+    (``wait`` 0) the lobby must route it (`Lobby.route`)."""
+
+    __slots__ = ("message", "tokens", "wait")
+    __match_args__ = ("message", "tokens", "wait")
+
+    def __init__(self, message: Message, tokens: tuple[int, ...], wait: float) -> None:
+        self.message = message
+        self.tokens = tokens
+        self.wait = wait
+
+
+#: `_Reader._take`: MESSAGES_PER_TURN messages in a row were handled; give
+#: the other tasks a turn
+_YIELD = object()
 
 
 # --- writing ------------------------------------------------------------------------

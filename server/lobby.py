@@ -215,20 +215,33 @@ class Lobby:
 
     async def received(self, client: Client, message: Message, tokens: tuple[int, ...]) -> None:
         """A parsed message from a client: to its game, or answered here."""
+        if not self.take(client, message, tokens):
+            await self.route(client, message, tokens)
+
+    def take(self, client: Client, message: Message, tokens: tuple[int, ...]) -> bool:
+        """`received` without waiting: True when the message is dealt with - an
+        ADM over its rate refused, or the client's game handled it at once
+        (`server.game.Game.deliver`); False when `route` must take it on
+        (the connection's reader calls the two itself)."""
         if isinstance(message, Adm) and not client.adm_allowed(trio.current_time()):
             # ADM is relayed to every client: a flood of it would reach them all.
             client.send(Rej(message))
-            return
+            return True
+        game = client.game
+        if game is None:
+            return False
+        if client.role is Role.JOINING and isinstance(message, Yes) \
+                and isinstance(message.message, MapMessage):
+            # The game takes every YES (MAP) of a joining client (Game.map_answer).
+            client.map_accepted = True
+        deliver = game.deliver
+        return deliver is not None and deliver(Request(client, message, tokens))
+
+    async def route(self, client: Client, message: Message, tokens: tuple[int, ...]) -> None:
+        """The rest of `received` after `take` said False: the client's game (through
+        its inbox), or a join, watch or rejoin, or an answer here."""
         if client.game is not None:
-            if client.role is Role.JOINING and isinstance(message, Yes) \
-                    and isinstance(message.message, MapMessage):
-                # The game takes every YES (MAP) of a joining client (Game.map_answer).
-                client.map_accepted = True
-            request = Request(client, message, tokens)
-            deliver = client.game.deliver
-            if deliver is not None and deliver(request):
-                return
-            if await self._to_game(client.game, request):
+            if await self._to_game(client.game, Request(client, message, tokens)):
                 return
             client.game = None
         match message:
