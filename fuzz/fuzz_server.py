@@ -36,10 +36,10 @@ except ImportError:            # the documented fallback below
 
 if atheris is not None:
     with atheris.instrument_imports(include=["protocol", "server", "fuzz"]):
-        from fuzz.harness import check, exchange
+        from fuzz.harness import check, check_readers, exchange
         from fuzz.inputs import chunks
 else:
-    from fuzz.harness import check, exchange
+    from fuzz.harness import check, check_readers, exchange
     from fuzz.inputs import chunks
 
 
@@ -73,7 +73,9 @@ def run_case(chooser: ProviderChooser | RandomChooser) -> None:
     """One fuzz case; raises AssertionError when a property breaks."""
     mode = chooser.integer(0, 3)
     as_player, level = mode >= 2, (0, 8000)[mode % 2]
-    check(exchange(chunks(chooser, with_im=not as_player), level=level, as_player=as_player))
+    case = chunks(chooser, with_im=not as_player)
+    check_readers(case, level=level)
+    check(exchange(case, level=level, as_player=as_player))
 
 
 def test_one_input(data: bytes) -> None:

@@ -7,7 +7,8 @@ started, and one fuzz client that either stays anonymous or plays a power of
 a second game (``as_player``) at press level ``level``.  The fuzz client's
 bytes are delivered chunk by chunk (each chunk is read and answered before
 the next arrives), then the clock jumps an hour so that every timer fires.
-`check` asserts what the issue asks of any input:
+`check` asserts what the issue asks of any input (and `check_readers` that
+the parser's short road for SUBs reads each DM as its general road does):
 
 * never an unhandled exception: no error-level log line (``connection_failed``,
   ``game_step_failed``, ``game_failed``, ``unsendable_message``...);
@@ -26,7 +27,7 @@ is the longer, coverage-guided run (atheris).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import structlog
@@ -44,9 +45,13 @@ from protocol.connection import (
     RepresentationReceived,
 )
 from protocol.connection import Connection as Machine
+from protocol.errors import ProtocolError
 from protocol.frames import DiplomacyMessage, InitialMessage, build_frame
-from protocol.parse import Sender
+from protocol.messages import Message
+from protocol.parse import Sender, parse_by_grammar, parse_message
 from protocol.text import parse_text, render_text
+from protocol.tokens import STANDARD
+from protocol.tree import bytes_to_tokens
 from server.connection import handle_connection
 from server.lobby import Lobby
 from server.settings import GameSettings, ServerSettings
@@ -211,6 +216,38 @@ def exchange(chunks: Sequence[bytes], *, level: int = 0, as_player: bool = False
     report.errors = [dict(e) for e in logs if e.get("log_level") in ERROR_LEVELS]
     report.takeovers = sum(1 for e in logs if e["event"] == "reconnected" and "replaced_conn" in e)
     return report
+
+
+def check_readers(chunks: Sequence[bytes], *, level: int = 0) -> None:
+    """Every DM frame in the case's bytes read by `protocol.parse.parse_message`
+    (whose SUB reader takes the common SUBs by a short road) and by the
+    general road alone (`protocol.parse.parse_by_grammar`): the same message or
+    the same error."""
+    for tokens in _dm_tokens(b"".join(chunks)):
+        fast = _reading(parse_message, tokens, STANDARD, sender=Sender.CLIENT, level=level)
+        slow = _reading(parse_by_grammar, tokens, STANDARD, sender=Sender.CLIENT, level=level)
+        assert fast == slow, f"the SUB reader and the grammar disagree on {tokens}: {fast} / {slow}"
+
+
+def _dm_tokens(data: bytes) -> list[tuple[int, ...]]:
+    """The tokens of the whole DM frames found in ``data`` (scanning past anything else)."""
+    found = []
+    i = 0
+    while i + 4 <= len(data):
+        length = int.from_bytes(data[i + 2:i + 4], "big")
+        if data[i] == 2 and length % 2 == 0 and i + 4 + length <= len(data):
+            found.append(bytes_to_tokens(data[i + 4:i + 4 + length]))
+            i += 4 + length
+        else:
+            i += 1
+    return found
+
+
+def _reading(read: Callable[..., Message], *args: object, **kwargs: object) -> object:
+    try:
+        return read(*args, **kwargs)
+    except ProtocolError as exc:
+        return type(exc).__name__, str(exc), getattr(exc, "tokens", None)
 
 
 def check(report: Report) -> None:

@@ -35,7 +35,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
+from typing import Final
 
+from orders import Order
 from protocol.errors import BracketError, GrammarError, ProtocolError
 from protocol.grammar import Fail, Loc, Parser, token_index
 from protocol.mapdef import CentreGroup, parse_map_definition
@@ -86,6 +88,7 @@ from protocol.messages import (
     Yes,
 )
 from protocol.orders import (
+    Turn,
     UnitPosition,
     parse_note,
     parse_order,
@@ -151,6 +154,24 @@ def parse_message(
     no level restrictions).  Raises :class:`BracketError` or
     :class:`GrammarError`; use :func:`error_reply` for the answer.
     """
+    tokens = tuple(tokens)
+    if sender is Sender.CLIENT and len(tokens) > 1:
+        found = _read_sub(tokens, rep)      # the message a server reads most
+        if found is not None:
+            return found
+    return parse_by_grammar(tokens, rep, sender=sender, level=level)
+
+
+def parse_by_grammar(
+    tokens: Sequence[int],
+    rep: Representation = STANDARD,
+    *,
+    sender: Sender,
+    level: int | None = None,
+) -> Message:
+    """:func:`parse_message` without its short road for SUBs (`SubReader`):
+    the tree and the grammar for every message.  The same result and the
+    same errors; tests and the fuzz target hold the two roads to that."""
     tokens = tuple(tokens)
     if len(tokens) >= 3 and tokens[1] == BRA and tokens[-1] == KET:
         if tokens[0] == PRN_TOKEN:
@@ -332,6 +353,123 @@ def _plain_sub(p: Parser, seq: Seq) -> Sub | None:
             return None
         found.append(order)
     return Sub(tuple(found), turn) if found else None
+
+
+#: Groups (orders, turns) a `SubReader` table keeps at most (~300 bytes each: ~10 MB).
+KEPT_GROUPS: Final = 1 << 15
+
+
+class SubReader:
+    """Reads a client's SUB straight from its tokens (docs/protocol.md §8.3, 9.1).
+
+    Every client sends a SUB per phase, most of them of the plain shapes
+    :func:`_plain_sub` takes, and bots send the same orders again and again
+    (in games of random bots four orders in five were sent before, in this
+    game or another).  So the reader cuts the message into its bracketed
+    groups by counting brackets, and looks each group's tokens up among the
+    groups already read: a known group is its (immutable, shared) order or
+    turn at once.  An unknown group is read as the general road reads it -
+    its tree by :func:`~protocol.tree.to_tree`, then
+    :func:`~protocol.orders.plain_turn` / :func:`~protocol.orders.plain_order`
+    - and kept.  Anything else (a token outside a group, unbalanced
+    brackets, an unknown token, a group no plain reader takes) returns None
+    and the general road reads the whole message, reporting the error as
+    before.  The same messages either way (tests/test_protocol_fast_paths.py).
+
+    One reader per representation (`_sub_reader`): a group's meaning
+    depends on it.  Each table keeps at most `KEPT_GROUPS` groups.
+    """
+
+    def __init__(self, rep: Representation) -> None:
+        self.rep = rep
+        self.sub = rep.encode_table.get("SUB", -1)
+        self.cats = rep.categories
+        self.orders: dict[tuple[int, ...], Order] = {}
+        self.turns: dict[tuple[int, ...], Turn] = {}
+
+    def read(self, tokens: tuple[int, ...]) -> Sub | None:
+        """The SUB ``tokens`` (``tokens[0]`` is SUB), or None: read it the general way."""
+        n = len(tokens)
+        found: list[Order] = []
+        turn: Turn | None = None
+        i = 1
+        while i < n:
+            if tokens[i] != BRA:
+                return None
+            depth = 1
+            j = i + 1
+            while depth:
+                if j == n:
+                    return None
+                t = tokens[j]
+                if t == BRA:
+                    depth += 1
+                elif t == KET:
+                    depth -= 1
+                j += 1
+            group = tokens[i:j]
+            if i == 1 and j == 5:       # ( season year ): the only 4-token group
+                turn = self._turn(group)
+                if turn is None:
+                    return None
+            else:
+                order = self.orders.get(group)
+                if order is None:
+                    order = self._order(group)
+                    if order is None:
+                        return None
+                found.append(order)
+            i = j
+        return Sub(tuple(found), turn) if found else None
+
+    def _node(self, group: tuple[int, ...]) -> Node | None:
+        try:
+            tree = to_tree(group, self.rep)
+        except ProtocolError:
+            return None
+        return tree[0]
+
+    def _turn(self, group: tuple[int, ...]) -> Turn | None:
+        turn = self.turns.get(group)
+        if turn is None:
+            node = self._node(group)
+            turn = None if node is None else plain_turn(node, self.cats)
+            if turn is not None:
+                if len(self.turns) >= KEPT_GROUPS:
+                    self.turns.clear()
+                self.turns[group] = turn
+        return turn
+
+    def _order(self, group: tuple[int, ...]) -> Order | None:
+        node = self._node(group)
+        order = None if node is None else plain_order(node, self.cats)
+        if order is not None:
+            if len(self.orders) >= KEPT_GROUPS:
+                self.orders.clear()
+            self.orders[group] = order
+        return order
+
+
+_READERS: dict[int, SubReader] = {}
+
+
+def _read_sub(tokens: tuple[int, ...], rep: Representation) -> Sub | None:
+    """A client's SUB read by the representation's `SubReader`; None for any
+    other message, or a SUB the reader leaves to the general road."""
+    reader = _sub_reader(rep)
+    return reader.read(tokens) if tokens[0] == reader.sub else None
+
+
+def _sub_reader(rep: Representation) -> SubReader:
+    """The representation's `SubReader` (keyed by identity: a server's
+    connections share one representation object; the reader holds it, so
+    its id is not reused while it is kept)."""
+    reader = _READERS.get(id(rep))
+    if reader is None or reader.rep is not rep:
+        if len(_READERS) >= 64:
+            _READERS.clear()
+        reader = _READERS[id(rep)] = SubReader(rep)
+    return reader
 
 
 def _at_least_one(p: Parser, seq: Seq, start: int, loc: Loc) -> range:
@@ -621,4 +759,11 @@ _SERVER: dict[str, _Rule] = {
 }
 
 
-__all__ = ["PRESS_LEVEL", "Sender", "error_reply", "parse_message", "parse_message_text"]
+__all__ = [
+    "PRESS_LEVEL",
+    "Sender",
+    "error_reply",
+    "parse_by_grammar",
+    "parse_message",
+    "parse_message_text",
+]

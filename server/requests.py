@@ -18,8 +18,8 @@ from typing import Protocol
 
 import structlog
 
+from adjudicator.validate import MBV
 from engine.position import Engine
-from orders import Order
 from protocol.messages import (
     Adm,
     Drw,
@@ -62,9 +62,6 @@ log = structlog.get_logger("server.requests")
 #: What only a player may send (docs/protocol.md §7.2, "player, level 0+" and "10+").
 #: SND is not here: 16.1 and 16.6 answer an observer's SND with REJ (`server.press`).
 PLAYER_ONLY = (Sub, MisRequest, Gof, OrdRequest, Drw)
-
-#: Note of an accepted order (docs/protocol.md §9.3).
-MBV = "MBV"
 
 
 class GameDesk(Protocol):
@@ -112,6 +109,12 @@ class GameDesk(Protocol):
 def answer(game: GameDesk, client: Client, message: Message, tokens: tuple[int, ...]) -> None:
     """Answer one message from ``client`` (a member of ``game``)."""
     player = client.role in (Role.PLAYER, Role.JOINING)
+    if isinstance(message, Sub):        # the message a game gets most: no tour of the cases
+        if player:
+            _sub(game, client, message)
+        else:
+            client.send(Huh.at(tokens, 0))
+        return
     if isinstance(message, (Huh, Prn)):
         log.info("client_complained", conn=client.id, kind=message.COMMAND)
         return
@@ -140,8 +143,6 @@ def answer(game: GameDesk, client: Client, message: Message, tokens: tuple[int, 
             client.send(game.engine.now_message())
         case Hst():
             _hst(game, client, message)
-        case Sub():
-            _sub(game, client, message)
         case NotMessage(Sub() as inner):
             _not_sub(game, client, message, inner)
         case MisRequest():
@@ -225,19 +226,17 @@ def _sub(game: GameDesk, client: Client, message: Sub) -> None:
         # whole message is rejected (docs/protocol.md §8.3).
         client.send(Rej(message))
         return
-    notes: list[tuple[Order, str]] = []
-    turn, engine, aoa = game.turn, game.engine, game.settings.aoa
+    turn, engine, aoa, codes = game.turn, game.engine, game.settings.aoa, game.orders
+    # The THXs and the MIS go out as one packet: one queue item, one write.
+    frames: list[bytes] = []
     for order in message.orders:
         # AOA (docs/protocol.md §9.2): every grammatical order is accepted; the
         # adjudicator shows the note it would have had as its ORD result.
         note = MBV if aoa else engine.check(power, order, turn.held(power))
         if note == MBV:
             turn.accept(power, order)
-        notes.append((order, note))
+        frames.append(codes.thx(order, note))
     game.save_orders(power)          # stored before any THX is sent
-    # The THXs and the MIS go out as one packet: one queue item, one write.
-    codes = game.orders
-    frames = [codes.thx(order, note) for order, note in notes]
     missing = game.missing(power)
     if missing is not None:
         frames.append(packet(missing, game.rep).frames)

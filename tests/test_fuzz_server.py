@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fuzz.harness import IM, check, dm, exchange
+from fuzz.harness import IM, check, check_readers, dm, exchange
 from fuzz.inputs import chunks
 
 FUZZ = settings(max_examples=40, deadline=None, derandomize=True,
@@ -44,14 +44,18 @@ def test_any_bytes(data: bytes, after_im: bool) -> None:
 @FUZZ
 @given(st.data())
 def test_frames_tokens_and_messages_from_an_anonymous_client(data: st.DataObject) -> None:
-    check(exchange(chunks(HypothesisChooser(data), with_im=True)))
+    case = chunks(HypothesisChooser(data), with_im=True)
+    check_readers(case)
+    check(exchange(case))
 
 
 @pytest.mark.parametrize("level", [0, 8000])
 @FUZZ
 @given(data=st.data())
 def test_frames_tokens_and_messages_from_a_player(level: int, data: st.DataObject) -> None:
-    check(exchange(chunks(HypothesisChooser(data), with_im=False), level=level, as_player=True))
+    case = chunks(HypothesisChooser(data), with_im=False)
+    check_readers(case, level=level)
+    check(exchange(case, level=level, as_player=True))
 
 
 def test_the_harness_sees_real_answers() -> None:

@@ -25,6 +25,7 @@ import protocol
 from protocol import orders, parse
 from protocol.errors import ProtocolError
 from protocol.grammar import Fail, Parser
+from protocol.messages import Sub
 from protocol.parse import Sender, parse_message, parse_message_text
 from protocol.text import (
     _WORDS,
@@ -35,7 +36,7 @@ from protocol.text import (
     render_text,
     tree_to_text,
 )
-from protocol.tokens import STANDARD, ProvinceCategory, Representation
+from protocol.tokens import BRA, KET, STANDARD, ProvinceCategory, Representation
 from protocol.tree import Text, from_tree, to_tree
 
 MESSAGES = [
@@ -219,7 +220,7 @@ def test_plain_readers_equal_the_grammar(monkeypatch: pytest.MonkeyPatch) -> Non
     for name in ("plain_order", "plain_unit", "plain_turn"):
         monkeypatch.setattr(orders, name, lambda *args: None)
         monkeypatch.setattr(parse, name, lambda *args: None)
-    for name in ("_plain_sub", "_plain_sco", "read_plain_message"):
+    for name in ("_plain_sub", "_plain_sco", "read_plain_message", "_read_sub"):
         monkeypatch.setattr(parse, name, lambda *args: None)
     slow = read_all()
     assert len(fast) > 1000
@@ -258,3 +259,95 @@ def test_order_text_is_the_text_of_the_order_node() -> None:
         assert order_text(order) == tree_to_text((order_node(order),), STANDARD)
     for unit in (fleet, army):
         assert unit_text(unit) == tree_to_text((unit_node(unit),), STANDARD)
+
+
+def _random_sub(rng: random.Random, rep: Representation) -> list[int]:
+    """A SUB's tokens: a turn or none, then orders of every shape (most of
+    them plain), from the powers and provinces of ``rep``."""
+    v = rep.values
+    powers = [v[p] for p in rep.powers()]
+    provinces = [v[p] for p in rep.provinces()]
+    coasts = [v[c] for c in ("NCS", "SCS", "ECS")]
+
+    def where(fleet: bool) -> list[int]:
+        if fleet and rng.random() < 0.2:
+            return [BRA, rng.choice(provinces), rng.choice(coasts), KET]
+        return [rng.choice(provinces)]
+
+    def unit() -> list[int]:
+        fleet = rng.random() < 0.4
+        return [BRA, rng.choice(powers), v["FLT" if fleet else "AMY"], *where(fleet), KET]
+
+    def order() -> list[int]:
+        kind = rng.choice(["HLD", "MTO", "SUP", "SUPM", "CVY", "CTO", "RTO", "DSB", "BLD",
+                           "REM", "WVE"])
+        if kind == "WVE":
+            return [BRA, rng.choice(powers), v["WVE"], KET]
+        if kind in ("MTO", "RTO"):
+            return [BRA, *unit(), v[kind], *where(True), KET]
+        if kind == "SUP":
+            return [BRA, *unit(), v["SUP"], *unit(), KET]
+        if kind == "SUPM":
+            return [BRA, *unit(), v["SUP"], *unit(), v["MTO"], rng.choice(provinces), KET]
+        if kind == "CVY":
+            return [BRA, *unit(), v["CVY"], *unit(), v["CTO"], rng.choice(provinces), KET]
+        if kind == "CTO":
+            return [BRA, *unit(), v["CTO"], rng.choice(provinces), v["VIA"], BRA,
+                    rng.choice(provinces), KET, KET]
+        return [BRA, *unit(), v[kind], KET]
+
+    tokens = [v["SUB"]]
+    if rng.random() < 0.6:
+        tokens += [BRA, v[rng.choice(["SPR", "SUM", "FAL", "AUT", "WIN"])],
+                   rng.choice([1901, 0, 8191, 0x2000, 0x3FFF]), KET]
+    for _ in range(rng.randint(0, 5)):
+        tokens += order()
+    return tokens
+
+
+def test_the_sub_reader_equals_the_general_road(rep: Representation) -> None:
+    """`protocol.parse.SubReader` reads a client's SUB from its tokens and
+    keeps the orders it read; the general road reads the tree with the
+    grammar.  Seeded SUBs of every order shape, and mutations of them at the
+    token level (brackets dropped or added, text, integers, unknown and
+    private-use values, other commands, groups swapped), read both ways,
+    each twice (the second time from the reader's tables): the same message
+    or the same error."""
+    rng = random.Random(6)
+    pool = [*rep.names, BRA, KET, BRA, KET, 0x4B41, 0x4B27, 0, 1901, 0x2000, 0x3FFF, 0x4999,
+            0x5FFF, 0x5801, 0xFFFF]
+    cases = []
+    for _ in range(2500):
+        tokens = _random_sub(rng, rep)
+        for _ in range(rng.choice([0, 0, 1, 1, 2, 3])):
+            k = rng.randrange(len(tokens) + 1)
+            roll = rng.random()
+            if roll < 0.35 and k < len(tokens):
+                del tokens[k]
+            elif roll < 0.75:
+                tokens.insert(k, rng.choice(pool))
+            elif k < len(tokens):
+                tokens[k] = rng.choice(pool)
+        cases.append(tuple(tokens))
+    if rep is STANDARD:
+        cases += [tuple(parse_text(text, rep)) for text in MESSAGES if text.startswith("SUB")]
+    read = 0
+    for tokens in cases * 2:
+        fast = _outcome(parse_message, tokens, rep, sender=Sender.CLIENT)
+        slow = _outcome(parse.parse_by_grammar, tokens, rep, sender=Sender.CLIENT)
+        assert fast == slow, tokens
+        assert type(fast) is type(slow)
+        read += isinstance(fast, Sub)
+    assert read > 1000
+
+
+def test_the_sub_reader_gives_an_order_read_again_as_the_same_object() -> None:
+    """What `server.wire.OrderCodes` relies on to find an order's encodings
+    by identity in every game of a server."""
+    text = "SUB ( SPR 1901 ) ( ( AUS AMY VIE ) MTO BUD ) ( ( RUS FLT ( STP SCS ) ) HLD )"
+    first = parse_message(parse_text(text, STANDARD), STANDARD, sender=Sender.CLIENT)
+    again = parse_message(parse_text(text.replace("SPR", "FAL"), STANDARD), STANDARD,
+                          sender=Sender.CLIENT)
+    assert isinstance(first, Sub) and isinstance(again, Sub)
+    assert first.orders == again.orders and first.turn != again.turn
+    assert all(a is b for a, b in zip(first.orders, again.orders, strict=True))
