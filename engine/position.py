@@ -108,8 +108,7 @@ class Engine:
     def sco_message(self) -> Sco:
         if self._sco is None:
             self._sco = convert.sco_message(self.state, self.map.powers,
-                                            (self.map.provinces[c].mnemonic
-                                             for c in self.map.supply_centres))
+                                            _centre_names(self.map))
         return self._sco
 
     def now_message(self) -> Now:
@@ -186,6 +185,19 @@ class PhaseOrders:
     def advance(self) -> Outcome:
         """Adjudicate the phase on the accepted orders (`Engine.advance`)."""
         return self.engine.advance({p: list(held.values()) for p, held in self._accepted.items()})
+
+
+#: map -> the names of its supply centres (`_centre_names`)
+_CENTRES: dict[Map, tuple[str, ...]] = {}
+
+
+def _centre_names(m: Map) -> tuple[str, ...]:
+    """The names of the map's supply centres, sorted; looked up once per map
+    (maps/ runs interpreted: an attribute of a province costs a lookup by name)."""
+    names = _CENTRES.get(m)
+    if names is None:
+        names = _CENTRES[m] = tuple(sorted(m.provinces[c].mnemonic for c in m.supply_centres))
+    return names
 
 
 #: Seasons whose orders are one per unit (movement, retreat).

@@ -800,7 +800,7 @@ class Game:
         if last is not None and (last[0] is ownership or last[0] == ownership):
             return last[1], last[2]
         sco = engine.sco_message()
-        encoded = self.encode(sco)
+        encoded = self.positions.sco(sco)
         self._last_sco = (ownership, sco, encoded)
         return sco, encoded
 

@@ -25,8 +25,14 @@ from adjudicator.results import OrderResult
 from adjudicator.values import GameState, Phase
 from engine.convert import now_message
 from orders import Order, Unit
-from protocol.frames import DiplomacyMessage, build_frame, dm_frame_of_body, parse_frames
-from protocol.messages import Message, Now
+from protocol.frames import (
+    HEADER_SIZE,
+    DiplomacyMessage,
+    build_frame,
+    dm_frame_of_body,
+    parse_frames,
+)
+from protocol.messages import Message, Now, Sco
 from protocol.orders import DaideOrderResult, order_node, unit_node
 from protocol.text import render_text
 from protocol.tokens import BRA, KET, Representation
@@ -114,7 +120,23 @@ def packet(message: Message, rep: Representation) -> Packet:
 
 def _packet(message: Message, tokens: tuple[int, ...], rep: Representation) -> Packet:
     turn = str(message.turn) if isinstance(message, Now) else None
-    return Packet(message.COMMAND, dm_frame_of_body(dm_body(tokens)), rep, turn)
+    return Packet(message.COMMAND, dm_frame(dm_body(tokens)), rep, turn)
+
+
+#: body length -> DM header, as `protocol.frames.dm_frame_of_body` writes it
+_HEADERS: dict[int, bytes] = {}
+
+
+def dm_frame(body: bytes) -> bytes:
+    """`protocol.frames.dm_frame_of_body`, with its header remembered per body
+    length: that module is interpreted, and a phase frames an ORD and a THX
+    per order.  A body too long to send raises EncodeError there every time
+    (its header is never kept)."""
+    header = _HEADERS.get(len(body))
+    if header is None:
+        header = dm_frame_of_body(body)[:HEADER_SIZE]
+        _HEADERS[len(body)] = header
+    return header + body
 
 
 def join(packets: Iterable[Packet], command: str) -> Packet | None:
@@ -219,7 +241,7 @@ class OrderCodes:
             if tail is None:
                 tail = tails[result.outcome] = self._result_tail(result)
             coded = self._coded(result.order)
-            frames.append(dm_frame_of_body(head + coded[2] + tail[0]))
+            frames.append(dm_frame(head + coded[2] + tail[0]))
             texts.append(f"{head_text} {coded[3]} {tail[1]}")
         return b"".join(frames), texts
 
@@ -231,19 +253,26 @@ class OrderCodes:
 
 
 class PositionCodes:
-    """NOW messages (docs/protocol.md §8.2) put together from the bytes and
-    text of each unit, kept: a game's units stand in few places, and a NOW
-    after every phase lists them all.  The same frame and text as `encode`
-    gives for `engine.convert.now_message` (tests/test_server_wire.py),
-    without making the message; a dislodged unit (its MRT list) is encoded
-    each time.
+    """NOW and SCO messages (docs/protocol.md §8.2) put together from kept
+    parts: a game's units stand in few places, and the NOW after every phase
+    lists them all.  The same frame and text as `encode` gives for
+    `engine.convert.now_message` and `Engine.sco_message`
+    (tests/test_server_wire.py), without making the NOW; a dislodged unit
+    (its MRT list) is encoded each time.
+
+    The units' parts are shared by every game of the representation: they
+    depend on nothing else, a new game meets most of them again, and there
+    are at most a few per power and location.
     """
 
     def __init__(self, rep: Representation) -> None:
         self.rep = rep
         self._now = rep.encode_table["NOW"]
         self._turns: dict[tuple[str, int], tuple[bytes, str]] = {}   # "NOW ( turn )"
-        self._units: dict[Unit, tuple[bytes, str]] = {}     # "( unit )"
+        units = _UNITS.get(rep)
+        if units is None:
+            units = _UNITS[rep] = {}
+        self._units = units
 
     def now(self, state: GameState) -> Encoded:
         """The NOW of ``state``: its packet and text (`encode`)."""
@@ -256,32 +285,45 @@ class PositionCodes:
             head = self._turns[key] = (dm_body(tokens), render_text(tokens, rep))
         bodies = [head[0]]
         texts = [head[1]]
-        units = self._units
         if not state.dislodged and _by_province(state.units):
             for unit in state.units:
-                known = units.get(unit)
-                if known is None:
-                    known = units[unit] = self._unit(unit)
+                known = self._unit(unit)
                 bodies.append(known[0])
                 texts.append(known[1])
         else:
             # A retreat phase: each dislodged unit after the one that took its province.
             for position in now_message(state).units:
                 if position.retreats is None:
-                    known = units.get(position.unit)
-                    if known is None:
-                        known = units[position.unit] = self._unit(position.unit)
+                    known = self._unit(position.unit)
                 else:
                     tokens = from_tree((position.to_node(),), rep)
                     known = (dm_body(tokens), render_text(tokens, rep))
                 bodies.append(known[0])
                 texts.append(known[1])
-        frame = dm_frame_of_body(b"".join(bodies))
+        frame = dm_frame(b"".join(bodies))
         return Encoded(Packet("NOW", frame, rep, f"{phase.season} {phase.year}"), " ".join(texts))
 
     def _unit(self, unit: Unit) -> tuple[bytes, str]:
-        tokens = from_tree((unit_node(unit),), self.rep)
-        return dm_body(tokens), render_text(tokens, self.rep)
+        """``( unit )``; kept by its fields (a tuple of strings hashes far
+        faster than the unit, whose ``__hash__`` hashes its location's)."""
+        location = unit.location
+        key = (unit.power, unit.kind, location.province, location.coast)
+        known = self._units.get(key)
+        if known is None:
+            tokens = from_tree((unit_node(unit),), self.rep)
+            known = self._units[key] = (dm_body(tokens), render_text(tokens, self.rep))
+        return known
+
+    def sco(self, message: Sco) -> Encoded:
+        """An SCO's packet and text (`encode`), its tree put together here
+        (`Sco.to_tree`, protocol/messages.py, runs interpreted)."""
+        tokens = from_tree(("SCO", *[group.to_node() for group in message.ownership]), self.rep)
+        return Encoded(Packet("SCO", dm_frame(dm_body(tokens)), self.rep),
+                       render_text(tokens, self.rep))
+
+
+#: representation -> (power, kind, province, coast) -> "( unit )" (`PositionCodes`)
+_UNITS: dict[Representation, dict[tuple[str, str, str, str | None], tuple[bytes, str]]] = {}
 
 
 def _by_province(units: Sequence[Unit]) -> bool:

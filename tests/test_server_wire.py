@@ -12,7 +12,13 @@ from engine.convert import now_message, ord_messages, state_from_messages
 from engine.variants import standard_map
 from orders import Order
 from protocol.errors import EncodeError
-from protocol.frames import DiplomacyMessage, build_frame, dm_frame_of_body, parse_frames
+from protocol.frames import (
+    MAX_SENT_BODY,
+    DiplomacyMessage,
+    build_frame,
+    dm_frame_of_body,
+    parse_frames,
+)
 from protocol.messages import Frm, Message, Now, Ord, Sco, Sub, Thx
 from protocol.orders import Turn, order_node
 from protocol.parse import Sender, parse_message
@@ -24,6 +30,7 @@ from server.wire import (
     OrderCodes,
     Packet,
     PositionCodes,
+    dm_frame,
     encode,
     join,
     packet,
@@ -211,3 +218,25 @@ def test_position_codes_put_together_the_same_now_as_the_message(numbering: str)
     state = state_from_messages(Sco(()), message(NOW_TEXT, rep))
     shuffled = GameState(state.phase, state.units[::-1], state.ownership, state.dislodged)
     assert codes.now(shuffled) == encode(now_message(shuffled), rep) == codes.now(state)
+
+
+@pytest.mark.parametrize("numbering", ["daide", "parlance"])
+def test_position_codes_put_together_the_same_sco_as_the_message(numbering: str) -> None:
+    rep = wire_representation(STANDARD, numbering)
+    codes = PositionCodes(rep)
+    for text in ("SCO ( AUS BUD TRI VIE ) ( ENG EDI LON LVP ) ( UNO BEL SER )",
+                 "SCO ( UNO ANK BEL )", "SCO ( FRA BRE MAR PAR )"):
+        sco = message(text, rep)
+        assert isinstance(sco, Sco)
+        assert codes.sco(sco) == encode(sco, rep)
+        assert codes.sco(sco).text == text
+
+
+def test_a_frame_with_a_kept_header_is_the_frame_of_the_body() -> None:
+    for tokens in [(0x4A1C,), (0x4A1C, BRA, 0x4101, 0x1234, KET), tuple(range(300))]:
+        body = dm_body(tokens)
+        assert dm_frame(body) == dm_frame_of_body(body) == dm_frame(body)
+    too_long = b"\x40\x00" * (MAX_SENT_BODY // 2 + 1)
+    for _ in range(2):                      # refused every time, never kept
+        with pytest.raises(EncodeError):
+            dm_frame(too_long)
