@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 # build is skipped and they run as pure Python.
 NATIVE         := $(VENV)/.native
 NATIVE_SOURCES := $(wildcard native/*.py orders/*.py adjudicator/*.py protocol/*.py engine/*.py maps/*.py) \
-                  $(addprefix server/,game.py requests.py session.py turn.py wire.py) tools/compile_native.py
+                  $(addprefix server/,game.py requests.py session.py turn.py wire.py reading.py limits.py) tools/compile_native.py
 
 $(NATIVE): $(STAMP) $(NATIVE_SOURCES)
 	$(BIN)/python tools/compile_native.py

@@ -57,13 +57,15 @@ from typing import Final
 #: :func:`activate` first thing in its ``__init__.py``.
 COMPILED_PACKAGES: Final = ("orders", "adjudicator", "protocol", "engine", "server")
 #: packages of which only these modules are compiled (the others stay
-#: interpreted): the server's per-message path - the game's synchronous rules
-#: (its actor loop is `server.game_actor`), the answers to requests, the
-#: client, the phase's orders and the encoding of what is sent.  Its async
+#: interpreted): the server's per-message path - the reader's step per chunk
+#: and its limits, the game's synchronous rules (its actor loop is
+#: `server.game_actor`), the answers to requests, the client, the phase's
+#: orders and the encoding of what is sent.  Its async
 #: tasks (lobby, connections, the actor) stay interpreted, and so do the
 #: modules called a few times a phase (store, press, clock, settings).
 COMPILED_MODULES: Final[Mapping[str, frozenset[str]]] = MappingProxyType({
-    "server": frozenset({"game.py", "requests.py", "session.py", "turn.py", "wire.py"}),
+    "server": frozenset({"game.py", "requests.py", "session.py", "turn.py", "wire.py",
+                         "reading.py", "limits.py"}),
 })
 #: packages whose every source a build depends on: the wholly compiled ones,
 #: and the ones mypy reads for their types (maps/ for ``Map``); of the packages
@@ -82,8 +84,8 @@ NOT_COMPILED: Final = frozenset({
     # the messages: a frozen dataclass hierarchy with a ClassVar default in the
     # base, which mypyc's dataclass support rejects at import
     "protocol/messages.py",
-    # frames speak construct (untyped), the connection is the server's
-    "protocol/frames.py", "protocol/frame_text.py", "protocol/connection.py",
+    # frames speak construct (untyped)
+    "protocol/frames.py", "protocol/frame_text.py",
     # reads map files once per variant
     "engine/mapfiles.py",
 })

@@ -67,13 +67,13 @@ from protocol.frames import (
     build_frame,
     dm_frame,
 )
-from protocol.messages import Message, Nme, Now, Obs, Off, Sub
+from protocol.messages import Message, Now, Off
 from protocol.parse import Sender
 from protocol.press_tokens import mentions_disputed
 from server.direct_io import FAIR_TURNS, DirectSocket, StreamIO, direct_io
 from server.durability import DurabilityLost
-from server.limits import FrameTracker, TokenBucket
-from server.press import NumberingDetector, packet_frames
+from server.press import packet_frames
+from server.reading import YIELD, Deferred, Intake
 from server.session import Client, Close, Outgoing, Role
 from server.wire import Packet
 
@@ -83,10 +83,6 @@ if TYPE_CHECKING:
 log = structlog.get_logger("server.connection")
 
 READ_SIZE = 65536
-#: Most messages a reader handles in a row without letting other tasks run: its
-#: game handles them in the reader's own task (`server.game.Game.deliver`), so a
-#: chunk of many small messages must not hold the event loop.
-MESSAGES_PER_TURN = 16
 #: Most queued items one write takes (their frames go out in one ``send_all``).
 WRITE_BATCH = 64
 #: Seconds the server waits for the peer to close after shutting down its sending side.
@@ -176,7 +172,12 @@ def _socket_gone(exc: BaseException) -> bool:
 
 
 class _Reader:
-    """Reads until the peer closes, breaks the protocol or runs into a limit."""
+    """Reads until the peer closes, breaks the protocol or runs into a limit.
+
+    The task only awaits; what happens between two awaits is one call of
+    `server.reading.Intake.take` per chunk (compiled), which hands each message
+    to the lobby and returns what needs an await here (`_act`).
+    """
 
     def __init__(self, stream: DirectSocket | StreamIO, machine: Machine,
                  client: Client, lobby: Lobby) -> None:
@@ -187,29 +188,22 @@ class _Reader:
         self.settings = settings = lobby.settings
         now = trio.current_time()
         self.im_deadline: float | None = now + settings.im_timeout
-        self.last_heard = self.read_at = now
-        self.frames = FrameTracker(settings.max_frame_body)
-        self.bucket = TokenBucket(settings.message_rate, settings.message_burst, now)
-        self.oversize: str | None = None
-        self.unyielded = 0
-        self.numbering = NumberingDetector(lobby.variant.rep, settings.game.press_numbering)
+        self.intake = Intake(machine, client, lobby, now)
+        self.frames = self.intake.frames
+        self.numbering = self.intake.numbering
         #: Set when the peer has closed (EOF) or reset: the writer's orderly close waits for it.
         self.peer_closed = trio.Event()
 
     async def run(self) -> None:
-        # The synchronous part of every chunk - the frame tracker, the machine,
-        # the rate limit, the hand-over to the game - is one call (`_take`); this
-        # loop only awaits: the socket, a rate-limit sleep, the lobby's routes,
-        # the fairness checkpoint, and the rare events of `_act`.
-        stream, client = self.stream, self.client
+        stream, client, frames, take = self.stream, self.client, self.frames, self.intake.take
         data: bytes | None = None
         while True:
-            event = self._take(data)
+            event = take(data)
             data = None
             if event is NEED_DATA:
-                if self.oversize is not None:
+                if self.intake.oversize is not None:
                     await self._refuse_oversize()
-                if self.im_deadline is None and self.frames.partial_since is None \
+                if self.im_deadline is None and frames.partial_since is None \
                         and client.settled:
                     # between frames, in a game for good: no timer (see _deadline)
                     try:
@@ -218,74 +212,22 @@ class _Reader:
                         data = self._reset()
                 else:
                     data = await self._read()
-            elif event is _YIELD:
+            elif event is YIELD:
                 await trio.lowlevel.checkpoint()
             elif not await self._act(event):
                 return
 
-    def _take(self, data: bytes | None) -> object:
-        """Feed ``data`` (None: nothing new) and act on what the machine gives up to
-        the first thing that needs an await; return that, or NEED_DATA.
-
-        A message is handed to the lobby here (`Lobby.take`: the client's game
-        takes it at once when its actor is idle) unless the numbering is open
-        and the message may settle it, the rate limit makes it wait, or the
-        lobby must route it (`_Deferred`); after `MESSAGES_PER_TURN` messages
-        in a row it returns `_YIELD` so that other tasks run.
-        """
-        machine, client = self.machine, self.client
-        if data is not None:
-            now = trio.current_time()
-            self.last_heard = self.read_at = now
-            oversize = self.frames.feed(data, now)
-            if oversize is not None:
-                # The frames before the big one are still read and answered.
-                self.oversize = oversize.reason
-                data = data[:oversize.offset]
-                if not data:
-                    return NEED_DATA          # the caller refuses the big frame
-            machine.receive_data(data)
-        numbering, lobby, bucket = self.numbering, self.lobby, self.bucket
-        while True:
-            machine.level = client.level      # the level of the client's game (docs/protocol.md §7.2)
-            event = machine.next_event()
-            if type(event) is not MessageReceived:
-                return event
-            tokens = event.tokens
-            if not numbering.known and mentions_disputed(tokens):
-                return event                  # `_act` settles the numbering
-            message = event.message
-            if isinstance(message, (Nme, Obs)):
-                self._hint_numbering(message)
-            if lobby.turn_stats is not None and isinstance(message, Sub) \
-                    and client.game is not None:
-                lobby.turn_stats.order_in(client.game.id, self.read_at)
-            # the rate limit: a message token (``message_rate``)
-            now = trio.current_time()
-            self.last_heard = now
-            wait = bucket.delay(now)
-            if wait > 0:
-                return _Deferred(message, tokens, wait)
-            if not lobby.take(client, message, tokens):
-                return _Deferred(message, tokens, 0.0)
-            self.unyielded += 1
-            if self.unyielded >= MESSAGES_PER_TURN:
-                self.unyielded = 0
-                return _YIELD
-
     async def _act(self, event: object) -> bool:
-        """What `_take` could not do without an await; False when reading is over."""
+        """What `Intake.take` left to an await; False when reading is over."""
         machine, client, lobby = self.machine, self.client, self.lobby
         match event:
-            case _Deferred(message, tokens, wait):
-                if wait > 0:
-                    await trio.sleep(wait)
-                    await lobby.received(client, message, tokens)
+            case Deferred():
+                if event.wait > 0:
+                    await trio.sleep(event.wait)
+                    await lobby.received(client, event.message, event.tokens)
                 else:
-                    await lobby.route(client, message, tokens)    # `Lobby.take` said so
-                self.unyielded += 1
-                if self.unyielded >= MESSAGES_PER_TURN:
-                    self.unyielded = 0
+                    await lobby.route(client, event.message, event.tokens)  # `Lobby.take` said so
+                if self.intake.handed_over():
                     await trio.lowlevel.checkpoint()
             case InitialReceived():
                 self.im_deadline = None
@@ -317,7 +259,7 @@ class _Reader:
 
     async def _rejected(self, tokens: tuple[int, ...], reason: str,
                         reply: Message | None) -> None:
-        wait = self._throttle()
+        wait = self.intake.throttle()
         if wait > 0:
             await trio.sleep(wait)
         log.info("message_rejected", reason=reason, tokens=len(tokens))
@@ -339,17 +281,10 @@ class _Reader:
         else:
             await self._rejected(event.tokens, event.error.reason, event.reply)
             return
-        wait = self._throttle()
+        wait = self.intake.throttle()
         if wait > 0:
             await trio.sleep(wait)
         await self.lobby.received(client, message, event.tokens)
-
-    def _hint_numbering(self, message: Nme | Obs) -> None:
-        """NME/OBS names and versions that suggest Parlance numbering (a hint only)."""
-        if self.numbering.hint(message.name or "", message.version or ""):
-            self.machine.representation = self.numbering.representation
-            log.info("press_numbering_hinted", numbering=self.numbering.numbering.value,
-                     client_version=message.version)
 
     async def _read(self) -> bytes:
         """One chunk (``b""`` at EOF) within the deadlines; a limit that expires closes."""
@@ -383,9 +318,10 @@ class _Reader:
         await trio.sleep_forever()            # the writer finishes the close
 
     async def _refuse_oversize(self) -> None:
-        log.warning("frame_too_large", reason=self.oversize)
+        oversize = self.intake.oversize
+        log.warning("frame_too_large", reason=oversize)
         await self._close_with(build_frame(ErrorMessage(ErrorCode.BAD_LENGTH)),
-                               f"frame too large: {self.oversize}")
+                               f"frame too large: {oversize}")
 
     def _deadline(self) -> tuple[float, str]:
         """The earliest limit that can end the wait for data, and its name (on a
@@ -395,7 +331,7 @@ class _Reader:
         if partial_since is not None:
             deadline, which = partial_since + self.settings.frame_timeout, "frame"
         if not self.client.settled:
-            idle = self.last_heard + self.settings.join_idle_timeout
+            idle = self.intake.last_heard + self.settings.join_idle_timeout
             if idle < deadline:
                 deadline, which = idle, "idle"
         if self.im_deadline is not None and self.im_deadline < deadline:
@@ -431,32 +367,6 @@ class _Reader:
         self.client.send(em)
         self.client.finish(reason, fm=False)
         await self._drain()                   # the writer flushes the EM, then closes
-
-    def _throttle(self) -> float:
-        """Take a message token: the seconds to wait before acting on the message
-        (``message_rate``); the caller awaits ``trio.sleep`` only when it is not 0."""
-        now = trio.current_time()
-        self.last_heard = now
-        return self.bucket.delay(now)
-
-
-class _Deferred:
-    """A message `_Reader._take` leaves to `_Reader._act`: it waits ``wait`` seconds
-    for its rate-limit token first (then goes through `Lobby.received`), or
-    (``wait`` 0) the lobby must route it (`Lobby.route`)."""
-
-    __slots__ = ("message", "tokens", "wait")
-    __match_args__ = ("message", "tokens", "wait")
-
-    def __init__(self, message: Message, tokens: tuple[int, ...], wait: float) -> None:
-        self.message = message
-        self.tokens = tokens
-        self.wait = wait
-
-
-#: `_Reader._take`: MESSAGES_PER_TURN messages in a row were handled; give
-#: the other tasks a turn
-_YIELD = object()
 
 
 # --- writing ------------------------------------------------------------------------
