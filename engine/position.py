@@ -24,11 +24,11 @@ from adjudicator import advance as adjudicate
 from adjudicator import values as adj
 from adjudicator.results import PhaseResult
 from adjudicator.rulebook import DEFAULT, Rulebook
-from adjudicator.validate import MBV, validate
+from adjudicator.validate import MBV, MovementChecks, movement_checks, validate
 from adjudicator.values import GameState
 from engine import convert
 from maps import Map
-from orders import Order, Waive
+from orders import Order, Unit, Waive
 from protocol import orders as po
 from protocol.messages import Mis, Now, Ord, Sco
 
@@ -79,7 +79,8 @@ class Engine:
     property, computed again on every use).
     """
 
-    __slots__ = ("map", "state", "rulebook", "_sco", "_now", "_owing", "_survivors")
+    __slots__ = ("map", "state", "rulebook", "_sco", "_now", "_owing", "_survivors", "_standing",
+                 "_checks")
 
     def __init__(self, map: Map, state: GameState, rulebook: Rulebook = DEFAULT) -> None:
         self.map = map
@@ -89,6 +90,8 @@ class Engine:
         self._now: Now | None = None
         self._owing: frozenset[str] | None = None
         self._survivors: frozenset[str] | None = None
+        self._standing: dict[str, dict[str, Unit]] | None = None
+        self._checks: MovementChecks | None = None
 
     def __repr__(self) -> str:
         return f"Engine({self.map!r}, {self.state!r}, {self.rulebook!r})"
@@ -133,13 +136,48 @@ class Engine:
 
     def check(self, power: str, order: Order, accepted: Sequence[Order]) -> str:
         """The THX note of ``order`` from ``power`` given its accepted orders (9.3)."""
+        checks = self._checks
+        if checks is None and self.state.phase.kind == adj.MOVEMENT:
+            # `validate` finds the position's movement checks on every call
+            checks = self._checks = movement_checks(self.map, self.state, self.rulebook)
+        if checks is not None:
+            return checks.check(power, order).note
         return validate(self.map, self.state, power, order, accepted, self.rulebook)
 
     def missing(self, power: str, accepted: Sequence[Order]) -> Mis | None:
         """The MIS for ``power``, or None when its orders are complete."""
         if power not in self.owing():
             return None
+        if self.state.phase.kind == adj.MOVEMENT and self._all_ordered(power, accepted):
+            return None     # the common answer, without building the MIS to find it empty
         return convert.missing_message(self.state, power, accepted)
+
+    def _all_ordered(self, power: str, accepted: Sequence[Order]) -> bool:
+        """Movement: whether every unit of ``power`` has an order in ``accepted``
+        (what `convert.missing_message` finds by listing the units without
+        one).  A power's units stand in different provinces, so each is found
+        by its province; each counts once, however many orders name it."""
+        standing = self._standing
+        if standing is None:
+            standing = {}
+            for unit in self.state.units:
+                standing.setdefault(unit.power, {})[unit.location.province] = unit
+            self._standing = standing
+        mine = standing.get(power)
+        if mine is None:
+            return True
+        if len(accepted) < len(mine):
+            return False
+        ordered: set[str] = set()
+        for order in accepted:
+            if isinstance(order, Waive):
+                continue
+            unit = order.unit
+            province = unit.location.province
+            found = mine.get(province)
+            if found is not None and (found is unit or found == unit):
+                ordered.add(province)
+        return len(ordered) == len(mine)
 
     def advance(self, orders: Mapping[str, Sequence[Order]]) -> Outcome:
         """Adjudicate the phase; missing orders get the civil-disorder defaults."""
@@ -212,7 +250,14 @@ def keep_order(held: list[Order], order: Order, season: str) -> None:
     build, removal or waive is an order of its own).
     """
     if season in PER_UNIT_SEASONS and not isinstance(order, Waive):
-        held[:] = [o for o in held if isinstance(o, Waive) or o.unit != order.unit]
+        unit = order.unit
+        province = unit.location.province
+        for old in held:
+            # the province first: a string compared, where most units differ
+            if not isinstance(old, Waive) and old.unit.location.province == province \
+                    and old.unit == unit:
+                held[:] = [o for o in held if isinstance(o, Waive) or o.unit != unit]
+                break
     held.append(order)
 
 

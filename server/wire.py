@@ -20,8 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from adjudicator.results import OrderResult
+from adjudicator.validate import MBV
 from adjudicator.values import GameState, Phase
 from engine.convert import now_message
 from orders import Order, Unit
@@ -159,8 +161,28 @@ def reframe(frames: bytes, old: Representation, new: Representation) -> bytes:
         for frame in parsed if isinstance(frame, DiplomacyMessage))
 
 
+#: Orders an `OrderCodes` table holds at most (~500 bytes each: ~16 MB).
+KEPT_ORDERS: Final = 1 << 15
+
+
+class Coded:
+    """One order's encodings, kept (`OrderCodes`): the order (which keeps
+    its id from being reused), its tokens inside ``( order )``, their DM
+    body, their text, and - made when first sent - the frame of its
+    ``THX ( order ) ( MBV )``, the answer to nearly every order."""
+
+    __slots__ = ("order", "tokens", "body", "text", "mbv")
+
+    def __init__(self, order: Order, tokens: tuple[int, ...], body: bytes, text: str) -> None:
+        self.order = order
+        self.tokens = tokens
+        self.body = body
+        self.text = text
+        self.mbv: bytes | None = None
+
+
 class OrderCodes:
-    """The tokens of the current phase's orders, encoded once for all their uses.
+    """The tokens of orders, encoded once for all their uses.
 
     An accepted order goes out three times - in its THX (docs/protocol.md
     §9.3), in the stored list of the power's orders (its text, rewritten at
@@ -175,11 +197,15 @@ class OrderCodes:
     after the other, and its text their texts joined by spaces.  Each part -
     ``THX (``, an order, ``) ( note )``, ``ORD ( turn ) (``, ``) ( result )``
     - is encoded once by `protocol.tree.dm_body` (which checks it may be
-    sent) and kept; `protocol.frames.dm_frame_of_body` frames the joined body.
+    sent) and kept; `dm_frame` frames the joined body.
 
     Keyed by identity (hashing an order costs more than looking it up): the
-    cache holds the orders, so their ids cannot be reused while it does.
-    `clear` it when a phase ends.
+    table holds the orders, so their ids cannot be reused while it does.
+    The games of a server share one table per representation
+    (`shared_orders`): the parser gives every order it reads again the same
+    object (`protocol.parse.SubReader`), and bots send the same orders again
+    and again, in one game and across games.  The table is bounded: `clear`
+    (at the end of every phase) empties it once it holds `KEPT_ORDERS`.
     """
 
     def __init__(self, rep: Representation) -> None:
@@ -187,40 +213,47 @@ class OrderCodes:
         table = rep.encode_table
         self._thx_head = dm_body((table["THX"], BRA))
         self._ord = table["ORD"]
-        # id(order) -> (order, tokens, body, text)
-        self._orders: dict[int, tuple[Order, tuple[int, ...], bytes, str]] = {}
+        self._orders = shared_orders(rep)                   # id(order) -> Coded
         self._notes: dict[str, bytes] = {}                   # ") ( note )"
         # ") ( result )" by outcome, of a unit that stayed / was dislodged (RET)
         self._results: tuple[dict[str | None, tuple[bytes, str]], ...] = ({}, {})
         self._turn: tuple[str, int, bytes, str] | None = None  # "ORD ( turn ) ("
 
     def clear(self) -> None:
-        """Forget the phase's orders (the results and turns stay: a few small values)."""
-        self._orders.clear()
+        """A phase ended: forget the orders if the table is full (the results
+        and turns stay: a few small values)."""
+        if len(self._orders) >= KEPT_ORDERS:
+            self._orders.clear()
 
-    def _coded(self, order: Order) -> tuple[Order, tuple[int, ...], bytes, str]:
+    def _coded(self, order: Order) -> Coded:
         known = self._orders.get(id(order))
-        if known is not None and known[0] is order:
+        if known is not None and known.order is order:
             return known
         tokens = from_tree(order_node(order), self.rep)
-        coded = (order, tokens, dm_body(tokens), render_text(tokens, self.rep))
+        coded = Coded(order, tokens, dm_body(tokens), render_text(tokens, self.rep))
         self._orders[id(order)] = coded
         return coded
 
     def tokens(self, order: Order) -> tuple[int, ...]:
         """The tokens inside ``( order )``."""
-        return self._coded(order)[1]
+        return self._coded(order).tokens
 
     def text(self, order: Order) -> str:
         """The order's text, as the store keeps it (``( ENG FLT NTH ) HLD``)."""
-        return self._coded(order)[3]
+        return self._coded(order).text
 
     def thx(self, order: Order, note: str) -> bytes:
         """The frame of ``THX ( order ) ( note )``."""
+        coded = self._coded(order)
+        if note == MBV and coded.mbv is not None:
+            return coded.mbv
         tail = self._notes.get(note)
         if tail is None:
             tail = self._notes[note] = dm_body((KET, BRA, self.rep.encode_table[note], KET))
-        return dm_frame_of_body(self._thx_head + self._coded(order)[2] + tail)
+        frame = dm_frame(self._thx_head + coded.body + tail)
+        if note == MBV:
+            coded.mbv = frame
+        return frame
 
     def ords(self, phase: Phase, results: Sequence[OrderResult]) -> tuple[bytes, list[str]]:
         """The ORDs of a processed phase (docs/protocol.md §8.4): their frames one
@@ -241,8 +274,8 @@ class OrderCodes:
             if tail is None:
                 tail = tails[result.outcome] = self._result_tail(result)
             coded = self._coded(result.order)
-            frames.append(dm_frame(head + coded[2] + tail[0]))
-            texts.append(f"{head_text} {coded[3]} {tail[1]}")
+            frames.append(dm_frame(head + coded.body + tail[0]))
+            texts.append(f"{head_text} {coded.text} {tail[1]}")
         return b"".join(frames), texts
 
     def _result_tail(self, result: OrderResult) -> tuple[bytes, str]:
@@ -250,6 +283,20 @@ class OrderCodes:
         node = DaideOrderResult(result.outcome, result.dislodged).to_node()
         tokens = (KET, BRA, *from_tree(node, self.rep), KET)
         return dm_body(tokens), render_text(tokens, self.rep)
+
+
+_SHARED: dict[int, tuple[Representation, dict[int, Coded]]] = {}
+
+
+def shared_orders(rep: Representation) -> dict[int, Coded]:
+    """The `OrderCodes` table of ``rep`` that every game under it shares
+    (keyed by identity: a server's games share one representation object)."""
+    found = _SHARED.get(id(rep))
+    if found is None or found[0] is not rep:
+        if len(_SHARED) >= 64:
+            _SHARED.clear()
+        found = _SHARED[id(rep)] = (rep, {})
+    return found[1]
 
 
 class PositionCodes:

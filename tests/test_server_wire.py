@@ -10,7 +10,7 @@ from adjudicator.results import OrderResult, PhaseResult
 from adjudicator.values import GameState, Phase, initial_state
 from engine.convert import now_message, ord_messages, state_from_messages
 from engine.variants import standard_map
-from orders import Order
+from orders import Hold, Order
 from protocol.errors import EncodeError
 from protocol.frames import (
     MAX_SENT_BODY,
@@ -27,6 +27,7 @@ from protocol.tokens import BRA, KET, STANDARD, Representation
 from protocol.tree import dm_body, from_tree
 from server.press import wire_representation
 from server.wire import (
+    KEPT_ORDERS,
     OrderCodes,
     Packet,
     PositionCodes,
@@ -41,8 +42,8 @@ NOW_TEXT = "NOW ( SPR 1901 ) ( AUS AMY BUD ) ( ENG FLT ( STP NCS ) )"
 FRM_TEXT = "FRM ( FRA ) ( ENG ) ( FCT ( PCE ( FRA ENG ) ) )"
 
 
-def message(text: str, rep: Representation = STANDARD) -> Message:
-    return parse_message(parse_text(text, rep), rep, sender=Sender.SERVER)
+def message(text: str, rep: Representation = STANDARD, sender: Sender = Sender.SERVER) -> Message:
+    return parse_message(parse_text(text, rep), rep, sender=sender)
 
 
 def test_encode_gives_the_frame_and_text_of_the_same_tokens() -> None:
@@ -240,3 +241,28 @@ def test_a_frame_with_a_kept_header_is_the_frame_of_the_body() -> None:
     for _ in range(2):                      # refused every time, never kept
         with pytest.raises(EncodeError):
             dm_frame(too_long)
+
+
+def test_the_games_of_a_server_share_the_encodings_of_its_orders() -> None:
+    """`OrderCodes` of one representation share one table (each order encoded
+    once for the whole server; the parser gives an order read again the same
+    object); another representation has its own; a full table is emptied
+    at the end of a phase."""
+    daide, parlance = (wire_representation(STANDARD, n) for n in ("daide", "parlance"))
+    first, second, other = OrderCodes(daide), OrderCodes(daide), OrderCodes(parlance)
+
+    def read() -> Order:
+        sub = message("SUB ( ( AUS FLT ( BUL ECS ) ) MTO BLA )", daide, Sender.CLIENT)
+        assert isinstance(sub, Sub)
+        return sub.orders[0]
+
+    order = read()
+    assert read() is order
+    frame = first.thx(order, "MBV")
+    assert second.thx(order, "MBV") is frame                 # found, not made again
+    assert other.thx(order, "MBV") == frame and other.thx(order, "MBV") is not frame
+    for _ in range(KEPT_ORDERS):
+        second.text(Hold(order.unit))        # a new object each time: fills the table
+    first.clear()
+    assert first.thx(order, "MBV") is not frame              # made again: the table was emptied
+    assert first.thx(order, "MBV") == frame
