@@ -76,3 +76,31 @@ def test_adjustment_orders_accumulate() -> None:
     assert notes == ["MBV", "ESC", "MBV", "NMB"]
     assert ords == [_text("ORD (WIN 1901) ((FRA AMY PAR) BLD) (SUC)"),
                     _text("ORD (WIN 1901) (FRA WVE) (SUC)")]
+
+
+def test_missing_in_a_movement_phase_is_the_mis_of_the_units_without_an_order() -> None:
+    """`Engine.missing` answers the common case (every unit ordered) without
+    building the MIS: seeded lists of orders - the power's own units, other
+    powers' units, units that are not there, a wrong coast, waives,
+    repeated units - give what `convert.missing_message` gives."""
+    import random  # noqa: PLC0415 - only this test
+
+    from orders import FLT, Hold, Waive  # noqa: PLC0415
+
+    rng = random.Random(7)
+    engine = load_variant("standard").start()
+    units = list(engine.state.units)
+    strangers = [Unit("ENG", AMY, Location("PIC")), Unit("RUS", FLT, Location("STP", "NCS")),
+                 Unit("RUS", FLT, Location("STP"))]
+    answers = set()
+    for _ in range(1500):
+        power = rng.choice(engine.powers)
+        mine = [u for u in units if u.power == power]
+        pool = mine * 3 + rng.sample(units, 4) + strangers
+        accepted: list[Order] = [Hold(u) for u in rng.sample(pool, rng.randint(0, 6))]
+        if rng.random() < 0.2:
+            accepted.append(Waive(power))
+        expected = convert.missing_message(engine.state, power, accepted)
+        assert engine.missing(power, accepted) == expected
+        answers.add(expected is None)
+    assert answers == {True, False}
