@@ -73,6 +73,10 @@ class DirectSocket:
 
     async def receive_some(self, size: int) -> bytes:
         """Up to ``size`` bytes, ``b""`` at the end of the stream."""
+        # A closed socket: ClosedResourceError, as a read.  The descriptor stays
+        # the socket's across the waits below: closing it wakes them with
+        # ClosedResourceError (trio's notify_closing).
+        fd = self._fd()
         trying = waited = False
         if self._drained:
             self._ready_reads = 0
@@ -80,14 +84,13 @@ class DirectSocket:
             if self._hopeful or self._untried >= RETRY_READS:
                 trying, self._untried = True, 0
             else:
-                self._fd()                 # a closed socket: ClosedResourceError, as a read
-                await trio.lowlevel.wait_readable(self.socket)
+                await trio.lowlevel.wait_readable(fd)
                 waited = True
         if not waited:
             await trio.lowlevel.checkpoint_if_cancelled()
         while True:
             try:
-                data = os.read(self._fd(), size)
+                data = os.read(fd, size)
                 break
             except BlockingIOError:
                 self._ready_reads = 0
@@ -95,7 +98,7 @@ class DirectSocket:
                 raise _stream_error(exc) from exc
             if trying:
                 trying = self._hopeful = False
-            await trio.lowlevel.wait_readable(self.socket)
+            await trio.lowlevel.wait_readable(fd)
         if trying:
             self._hopeful = True
         self._drained = len(data) < size
