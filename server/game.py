@@ -698,6 +698,7 @@ class Game:
         """Adjudicate the phase, store it, then announce it (docs/architecture.md "One turn")."""
         started = trio.current_time()
         processed = self.engine.turn
+        turn = str(processed)
         orders = {p: list(held) for p in self.variant.powers if (held := self.turn.held(p))}
         outcome: Outcome = self.engine.advance(orders)
         new = outcome.engine
@@ -725,18 +726,19 @@ class Game:
             if ending.draw:
                 end_messages.append(ending.draw_message())
             end_messages.append(self._summary(ending, new))
+        next_turn = str(new.turn)
         self.store.record_phase(
-            self.handle.id, str(processed),
+            self.handle.id, turn,
             {p: [self.orders.text(o) for o in held] for p, held in orders.items()},
             ord_texts + [e.text for e in after], sco_e.text, now_e.text,
-            str(new.turn), [self._text(m) for m in end_messages],
+            next_turn, [self._text(m) for m in end_messages],
         )
         ords = Packet("ORD", ord_frames, self.rep) if ord_frames else None
-        self.history.append(PlayedPhase(str(processed), ords, sco_e.packet, now_e.packet))
+        self.history.append(PlayedPhase(turn, ords, sco_e.packet, now_e.packet))
         self.engine = new
         self.turn = TurnState(new.season)
         self.orders.clear()
-        self.log.info("phase_processed", turn=str(processed), next=str(new.turn),
+        self.log.info("phase_processed", turn=turn, next=next_turn,
                       orders=sum(len(v) for v in orders.values()), results=len(done.results),
                       seconds=round(trio.current_time() - started, 4))
         # The whole announcement (ORD..., SCO, SLO, NOW) goes out as one packet:

@@ -19,7 +19,6 @@ one shared object), so the writer compares by identity and re-encodes
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Final
 
 from adjudicator.results import OrderResult
@@ -98,12 +97,37 @@ class Packet:
         return reframe(self._frames, self._rep, rep)
 
 
-@dataclass(frozen=True, slots=True)
 class Encoded:
-    """A message's packet and its text form (what the database stores)."""
+    """A message's packet and its text form (what the database stores); immutable.
 
-    packet: Packet
-    text: str
+    Written out as `Packet` is: a frozen dataclass's ``__init__`` runs
+    interpreted even in this compiled module, and a phase makes a few.
+    """
+
+    __slots__ = ("_packet", "_text")
+
+    def __init__(self, packet: Packet, text: str) -> None:
+        self._packet = packet
+        self._text = text
+
+    @property
+    def packet(self) -> Packet:
+        return self._packet
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Encoded):
+            return NotImplemented
+        return self._packet == other._packet and self._text == other._text
+
+    def __hash__(self) -> int:
+        return hash((self._packet, self._text))
+
+    def __repr__(self) -> str:
+        return f"Encoded(packet={self._packet!r}, text={self._text!r})"
 
 
 def encode(message: Message, rep: Representation) -> Encoded:
