@@ -47,6 +47,7 @@ from protocol.errors import BracketError, GrammarError, ProtocolError
 from protocol.frames import (
     HEADER_SIZE,
     MAGIC,
+    PRIVATE_TOKEN,
     PROTOCOL_VERSION,
     DiplomacyMessage,
     ErrorCode,
@@ -60,12 +61,12 @@ from protocol.frames import (
     build_frame,
     check_length,
     dm_frame,
-    dm_tokens,
     parse_body,
 )
 from protocol.messages import Message
 from protocol.parse import Sender, error_reply, parse_message
 from protocol.tokens import STANDARD, Representation
+from protocol.tree import body_tokens
 
 
 class LocalProtocolError(ProtocolError):
@@ -307,7 +308,9 @@ class Connection:
             raw_type = self._type
             self._length = -1
             if raw_type == _DM and self._dm_ok:
-                tokens = dm_tokens(buf, HEADER_SIZE, end)
+                tokens = body_tokens(buf, HEADER_SIZE, end)
+                if tokens is None:
+                    raise FrameError(ErrorCode.INVALID_TOKEN, PRIVATE_TOKEN)
                 del buf[:end]
                 return self._on_dm(tokens)
             body = bytes(buf[HEADER_SIZE:end])

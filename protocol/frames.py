@@ -33,7 +33,6 @@ from __future__ import annotations
 import enum
 import functools
 import re
-import struct
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +40,7 @@ import construct as cs
 
 from protocol.errors import EncodeError, ProtocolError, RepresentationError
 from protocol.tokens import STANDARD, Representation
-from protocol.tree import bytes_to_tokens, dm_body, tokens_to_bytes
+from protocol.tree import body_tokens, bytes_to_tokens, dm_body, tokens_to_bytes
 
 PROTOCOL_VERSION = 1
 MAGIC = 0xDA10
@@ -179,7 +178,6 @@ EmBody = cs.Struct("code" / cs.Int16ub).compile()
 #: Expected body lengths known from the header alone (docs/protocol.md §3, 4).
 _FIXED_LENGTH = {FrameType.IM: 4, FrameType.FM: 0, FrameType.EM: 2}
 
-_PRIVATE_HIGH_BYTE = re.compile(rb"[\x58-\x5f]")
 _MNEMONIC = re.compile(rb"[A-Za-z0-9]{3}")
 
 
@@ -213,30 +211,21 @@ def check_length(frame_type: FrameType, length: int) -> None:
         raise FrameError(ErrorCode.BAD_LENGTH, "RM body must be a multiple of 6 bytes")
 
 
-#: one compiled ``struct`` per DM body length up to ``_DM_STRUCTS_UP_TO`` bytes
-#: (a game's messages are short; a peer cannot make the table grow beyond it)
-_DM_STRUCTS: dict[int, struct.Struct] = {}
-_DM_STRUCTS_UP_TO = 2048
 _DM = int(FrameType.DM)
-
-
-def _dm_struct(size: int) -> struct.Struct:
-    """The ``struct`` of a DM body of ``size`` bytes (remembered up to a size)."""
-    packer = struct.Struct(f">{size // 2}H")
-    if size <= _DM_STRUCTS_UP_TO:
-        _DM_STRUCTS[size] = packer
-    return packer
+#: the error of a DM holding a private-use token (EM 0x0E, docs/protocol.md §4.5)
+PRIVATE_TOKEN = "private-use token in a DM"
 
 
 def dm_tokens(buf: bytes | bytearray, start: int, end: int) -> tuple[int, ...]:
     """The tokens of the DM body ``buf[start:end]`` (a non-zero even length),
     read in place: what ``parse_body(FrameType.DM, ...)`` gives, without the
-    copy of the body or the frame object; FrameError 0x0E for a private-use token."""
-    # Private-use tokens must never be sent: EM 0x0E (docs/protocol.md §4.5).
-    if _PRIVATE_HIGH_BYTE.search(buf[start:end:2]):
-        raise FrameError(ErrorCode.INVALID_TOKEN, "private-use token in a DM")
-    size = end - start
-    return (_DM_STRUCTS.get(size) or _dm_struct(size)).unpack_from(buf, start)
+    copy of the body or the frame object; FrameError 0x0E for a private-use
+    token (`protocol.tree.body_tokens`, compiled, which the connection's short
+    road calls itself)."""
+    tokens = body_tokens(buf, start, end)
+    if tokens is None:
+        raise FrameError(ErrorCode.INVALID_TOKEN, PRIVATE_TOKEN)
+    return tokens
 
 
 def parse_body(frame_type: FrameType, body: bytes) -> Frame:

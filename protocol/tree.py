@@ -220,11 +220,35 @@ def bytes_to_tokens(data: bytes) -> tuple[int, ...]:
     return struct.unpack(f">{len(data) // 2}H", data)
 
 
+#: one compiled ``struct`` per DM body length up to ``_DM_STRUCTS_UP_TO`` bytes
+#: (a game's messages are short; a peer cannot make the table grow beyond it)
+_DM_STRUCTS: dict[int, struct.Struct] = {}
+_DM_STRUCTS_UP_TO = 2048
+
+
+def body_tokens(buf: bytes | bytearray, start: int, end: int) -> tuple[int, ...] | None:
+    """The tokens of the received DM body ``buf[start:end]`` (a non-zero even
+    length), read in place; None when one is private-use (0x58xx-0x5Fxx, never
+    sent: the receiver answers EM 0x0E, docs/protocol.md §4.5 - `protocol.frames.dm_tokens`)."""
+    size = end - start
+    packer = _DM_STRUCTS.get(size)
+    if packer is None:
+        packer = struct.Struct(f">{size // 2}H")
+        if size <= _DM_STRUCTS_UP_TO:
+            _DM_STRUCTS[size] = packer
+    tokens: tuple[int, ...] = packer.unpack_from(buf, start)
+    for token in tokens:
+        if 0x5800 <= token <= 0x5FFF:
+            return None
+    return tokens
+
+
 __all__ = [
     "Node",
     "Text",
     "Tree",
     "TEXT_BASE",
+    "body_tokens",
     "bytes_to_tokens",
     "dm_body",
     "check_brackets",

@@ -88,6 +88,9 @@ class Intake:
         """Feed ``data`` (None: nothing new) and act on what the machine gives, up to
         the first thing that needs an await; return that, or `NEED_DATA`."""
         machine, client = self.machine, self.client
+        # the clock is read once per chunk for the first message of a chunk, then
+        # again for each message after one was handed over (a game's step ran)
+        now = -1.0
         if data is not None:
             now = trio.current_time()
             self.last_heard = self.read_at = now
@@ -115,7 +118,12 @@ class Intake:
             turn_stats = lobby.turn_stats
             if turn_stats is not None and isinstance(message, Sub) and client.game is not None:
                 turn_stats.order_in(client.game.id, self.read_at)
-            wait = self.throttle()
+            # the rate limit: a message token (``message_rate``)
+            if now < 0:
+                now = trio.current_time()
+            self.last_heard = now
+            wait = self.bucket.delay(now)
+            now = -1.0
             if wait > 0:
                 return Deferred(message, tokens, wait)
             if not lobby.take(client, message, tokens):
