@@ -78,6 +78,11 @@ class GameHandle:
     the game decrements it when a joining client leaves), so the lobby can
     choose the game that is filling without asking the actor.  ``passcodes``
     lets the lobby route an IAM to the game it belongs to.
+
+    Events go to the inbox through `send` / `send_nowait`, which count them
+    in ``in_flight`` until the actor has taken them (`server.game_actor`):
+    `server.game.Game.deliver` handles an event in the sender's task only
+    while nothing is in flight, so no event overtakes another.
     """
 
     id: int
@@ -87,6 +92,21 @@ class GameHandle:
     status: str = "forming"
     passcodes: dict[str, int] = field(default_factory=dict)
     deliver: Callable[[Event], bool] | None = None   # `server.game.Game.deliver`
+    in_flight: int = 0                               # sent, not yet taken by the actor
+
+    def send_nowait(self, event: Event) -> None:
+        """Put ``event`` on the inbox now (trio.WouldBlock when it is full)."""
+        self.inbox.send_nowait(event)
+        self.in_flight += 1
+
+    async def send(self, event: Event) -> None:
+        """Put ``event`` on the inbox, waiting for room (backpressure)."""
+        self.in_flight += 1             # counted while it waits for room, too
+        try:
+            await self.inbox.send(event)
+        except BaseException:
+            self.in_flight -= 1
+            raise
 
     @property
     def open_seats(self) -> int:

@@ -160,6 +160,8 @@ class Game:
         self.suspended = False
         #: the actor's wait for its next event (set by `server.game_actor`)
         self.waiting: trio.CancelScope | None = None
+        #: the actor is parked in the inbox's receive (`server.game_actor`)
+        self.parked = False
         handle.deliver = self.deliver
         if record is not None:
             self._restore(record)
@@ -230,14 +232,11 @@ class Game:
         then re-aimed at the new wakeup (or ended, when the game is over).
         """
         waiting = self.waiting
-        if waiting is None:
-            return False
-        # The actor is the one task parked in `receive`, and no event waits in
-        # the buffer.  An event sent to the parked actor leaves the buffer
-        # empty but takes the actor off the waiting list.  (trio's public
-        # report: the channel's own state is private and may change.)
-        stats = self.inbox.statistics()
-        if stats.tasks_waiting_receive != 1 or stats.current_buffer_used:
+        # The actor is parked in `receive`, its wait not ended (a deadline
+        # that passed has cancelled it: the actor goes first), and no event is
+        # in flight to it - neither in the buffer nor handed to it while it
+        # was parked (the lobby counts them: `GameHandle.send`).
+        if waiting is None or not self.parked or self.handle.in_flight or waiting.cancel_called:
             return False
         self._guarded(self._handle, event)
         processed = self._guarded(self._tick)

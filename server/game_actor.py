@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import trio
 
+from server.events import Event
 from server.game import Game
 
 
@@ -24,7 +25,7 @@ async def run_game(game: Game) -> None:
     try:
         while not game.finished:
             with trio.move_on_at(game.wakeup()) as game.waiting:
-                event = await game.inbox.receive()
+                event = await _receive(game)
                 game.step(event)
             game.tick()
         await _linger(game)
@@ -47,7 +48,20 @@ async def _linger(game: Game) -> None:
     while game.all_clients():
         with trio.move_on_at(game.wakeup()) as waiting:
             game.waiting = waiting
-            event = await game.inbox.receive()
+            event = await _receive(game)
             game.step(event)
         if waiting.cancelled_caught and trio.current_time() >= until:
             return
+
+
+async def _receive(game: Game) -> Event:
+    """The next event of the inbox.  While parked here the actor lets
+    `Game.deliver` handle a client's event in the client's task; an event
+    sent is counted in flight (`server.events.GameHandle.send`) until taken."""
+    game.parked = True
+    try:
+        event = await game.inbox.receive()
+    finally:
+        game.parked = False
+    game.handle.in_flight -= 1
+    return event

@@ -208,7 +208,7 @@ class Lobby:
 
     async def _to_game(self, handle: GameHandle, event: Event) -> bool:
         try:
-            await handle.inbox.send(event)
+            await handle.send(event)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             return False
         return True
@@ -367,6 +367,6 @@ class Lobby:
     def _relay(self, handle: GameHandle, message: Message) -> None:
         """ADM from outside the games: every joined client hears it."""
         try:
-            handle.inbox.send_nowait(Announce(message))
+            handle.send_nowait(Announce(message))
         except (trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
             log.info("adm_not_relayed", game=handle.id)

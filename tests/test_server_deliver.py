@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 import trio
 import trio.testing
 
@@ -54,25 +55,50 @@ async def test_deliver_only_while_the_actor_is_parked_with_nothing_in_flight() -
         async with trio.open_nursery() as nursery:
             nursery.start_soon(run_game, game)
             await trio.testing.wait_all_tasks_blocked()
-            await _exercise(game, send, handled)
+            await _exercise(game, handle, handled)
     finally:
         store.close()
 
 
-async def _exercise(game: Game, send: trio.MemorySendChannel[Event],
+async def _exercise(game: Game, handle: GameHandle,
                     handled: Callable[[], list[str]]) -> None:
     assert game.deliver(announce("a"))             # parked, nothing queued: handled now
     assert handled() == ["a"]
-    send.send_nowait(announce("b"))                # handed to the parked actor...
+    handle.send_nowait(announce("b"))              # handed to the parked actor...
+    assert handle.in_flight == 1
     assert not game.deliver(announce("c"))         # ...so "c" must not overtake it
-    await send.send(announce("c"))
+    await handle.send(announce("c"))
     await trio.testing.wait_all_tasks_blocked()
-    assert handled() == ["b", "c"]
+    assert handled() == ["b", "c"] and handle.in_flight == 0
     # Queued but not yet taken: no overtaking either.
     assert game.deliver(announce("d"))
-    send.send_nowait(announce("e"))
-    send.send_nowait(announce("f"))
+    handle.send_nowait(announce("e"))
+    handle.send_nowait(announce("f"))
     assert not game.deliver(announce("g"))
     await trio.testing.wait_all_tasks_blocked()
-    assert handled() == ["d", "e", "f"]
-    send.close()                                   # the actor ends
+    assert handled() == ["d", "e", "f"] and handle.in_flight == 0
+    # A wait that ended (its deadline passed, or a cancel) lets the actor go first.
+    waiting = game.waiting
+    assert waiting is not None
+    waiting.cancel()
+    assert not game.deliver(announce("h"))
+    await trio.testing.wait_all_tasks_blocked()
+    assert game.deliver(announce("i"))             # parked again, in a new wait
+    assert handled() == ["i"]
+    handle.inbox.close()                           # the actor ends
+
+
+async def test_an_event_the_inbox_refuses_is_not_counted_in_flight() -> None:
+    send, receive = trio.open_memory_channel[Event](1)
+    handle = GameHandle(1, 7, send)
+    handle.send_nowait(announce("a"))
+    with pytest.raises(trio.WouldBlock):             # full
+        handle.send_nowait(announce("b"))
+    assert handle.in_flight == 1
+    with trio.move_on_after(0.01):                    # waits for room, then gives up
+        await handle.send(announce("b"))
+    assert handle.in_flight == 1
+    receive.close()
+    with pytest.raises(trio.BrokenResourceError):
+        await handle.send(announce("c"))
+    assert handle.in_flight == 1
