@@ -37,7 +37,7 @@ import enum
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from orders import Order
+from orders import Hold, Location, Move, Order, SupportHold, SupportMove, Unit
 from protocol.errors import BracketError, GrammarError, ProtocolError
 from protocol.grammar import Fail, Loc, Parser, token_index
 from protocol.mapdef import CentreGroup, parse_map_definition
@@ -90,6 +90,7 @@ from protocol.messages import (
 from protocol.orders import (
     Turn,
     UnitPosition,
+    location,
     parse_note,
     parse_order,
     parse_result,
@@ -105,6 +106,7 @@ from protocol.press_tokens import FREE_TEXT_LEVEL
 from protocol.text import parse_text, plain_tree
 from protocol.tokens import (
     BRA,
+    CAT_COAST,
     CAT_POWER,
     CAT_PROVINCE_FIRST,
     CAT_PROVINCE_LAST,
@@ -384,6 +386,7 @@ class SubReader:
         self.rep = rep
         self.sub = rep.encode_table.get("SUB", -1)
         self.cats = rep.categories
+        self.names = rep.decode_table
         self.orders: dict[tuple[int, ...], Order] = {}
         self.turns: dict[tuple[int, ...], Turn] = {}
 
@@ -441,13 +444,91 @@ class SubReader:
         return turn
 
     def _order(self, group: tuple[int, ...]) -> Order | None:
-        node = self._node(group)
-        order = None if node is None else plain_order(node, self.cats)
+        order = self._unit_order(group)
+        if order is None:
+            node = self._node(group)
+            order = None if node is None else plain_order(node, self.cats)
         if order is not None:
             if len(self.orders) >= KEPT_GROUPS:
                 self.orders.clear()
             self.orders[group] = order
         return order
+
+
+    # --- a new order of the commonest shapes, without its tree -----------------
+    #
+    # A unit's HLD, MTO and SUP read from the tokens: the nodes `to_tree`
+    # would make, found by position, and handed to the plain readers, which
+    # check them as they check the tree's (a token with no name is never a
+    # node here: the tree decides).  None: another shape.
+
+    def _unit_order(self, g: tuple[int, ...]) -> Order | None:
+        n = len(g)
+        unit, i = self._unit_at(g, 1)
+        if unit is None or i >= n - 1:
+            return None
+        kind = self.names.get(g[i])
+        if kind == "HLD":
+            return Hold(unit) if i + 2 == n else None
+        if kind == "MTO":
+            dest, j = self._location_at(g, i + 1)
+            return Move(unit, dest) if dest is not None and j + 1 == n else None
+        if kind == "SUP":
+            supported, j = self._unit_at(g, i + 1)
+            if supported is None:
+                return None
+            if j + 1 == n:
+                return SupportHold(unit, supported)
+            if j + 3 == n and self.names.get(g[j]) == "MTO":
+                target = self.names.get(g[j + 1])
+                if target is not None and self.cats.get(target, 0) >> 3 == _PROVINCE_HIGH:
+                    return SupportMove(unit, supported, target)
+        return None
+
+    def _unit_at(self, g: tuple[int, ...], i: int) -> tuple[Unit | None, int]:
+        """``( power type province )`` or ``( power type ( province coast ) )`` at
+        ``g[i]``, as `plain_unit` reads its node; and the index after it."""
+        names = self.names
+        if i + 4 >= len(g) or g[i] != BRA:
+            return None, i
+        power, kind, where = names.get(g[i + 1]), names.get(g[i + 2]), g[i + 3]
+        if power is None or kind is None:
+            return None, i
+        if where == BRA:
+            if i + 7 >= len(g) or g[i + 6] != KET or g[i + 7] != KET:
+                return None, i
+            province, coast = names.get(g[i + 4]), names.get(g[i + 5])
+            if province is None or coast is None:
+                return None, i
+            return plain_unit((power, kind, (province, coast)), self.cats), i + 8
+        name = names.get(where)
+        if name is None or g[i + 4] != KET:
+            return None, i
+        return plain_unit((power, kind, name), self.cats), i + 5
+
+    def _location_at(self, g: tuple[int, ...], i: int) -> tuple[Location | None, int]:
+        """``province`` or ``( province coast )`` at ``g[i]``, as the plain
+        readers read its node; and the index after it."""
+        names = self.names
+        if i >= len(g):
+            return None, i
+        if g[i] != BRA:
+            name = names.get(g[i])
+            if name is None or self.cats.get(name, 0) >> 3 != _PROVINCE_HIGH:
+                return None, i
+            return location(name), i + 1
+        if i + 3 >= len(g) or g[i + 3] != KET:
+            return None, i
+        province, coast = names.get(g[i + 1]), names.get(g[i + 2])
+        if (province is None or coast is None
+                or self.cats.get(province, 0) >> 3 != _PROVINCE_HIGH
+                or self.cats.get(coast) != CAT_COAST):
+            return None, i
+        return location(province, coast), i + 4
+
+
+#: a province's category byte (0x50-0x57) shifted right by three
+_PROVINCE_HIGH: Final = CAT_PROVINCE_FIRST >> 3
 
 
 _READERS: dict[int, SubReader] = {}

@@ -351,3 +351,38 @@ def test_the_sub_reader_gives_an_order_read_again_as_the_same_object() -> None:
     assert isinstance(first, Sub) and isinstance(again, Sub)
     assert first.orders == again.orders and first.turn != again.turn
     assert all(a is b for a, b in zip(first.orders, again.orders, strict=True))
+
+
+def test_the_sub_reader_reads_a_new_unit_order_as_its_tree_reads(rep: Representation) -> None:
+    """A group the reader has not seen is read from its tokens when it is a
+    unit's HLD, MTO or SUP (`SubReader._unit_order`), else from its tree:
+    on the seeded groups (mutated as above) the short reading, wherever it
+    answers, is what `plain_order` reads in the group's tree."""
+    rng = random.Random(8)
+    reader = parse.SubReader(rep)
+    pool = [*rep.names, BRA, KET, 0x4B41, 1901, 0x2000, 0x5FFF]
+    answered = 0
+    for _ in range(4000):
+        tokens = _random_sub(rng, rep)[1:]
+        if rng.random() < 0.5 and tokens:
+            k = rng.randrange(len(tokens))
+            tokens[k] = rng.choice(pool)
+        depth, start = 0, 0
+        for k, t in enumerate(tokens):          # each balanced group at the outer level
+            depth += (t == BRA) - (t == KET)
+            if depth < 0:
+                break
+            if depth == 0:
+                group = tuple(tokens[start:k + 1])
+                start = k + 1
+                if len(group) < 2 or group[0] != BRA:
+                    continue
+                short = reader._unit_order(group)
+                if short is not None:
+                    answered += 1
+                    try:
+                        tree = to_tree(group, rep)
+                    except ProtocolError:
+                        tree = ()
+                    assert tree and short == orders.plain_order(tree[0], rep.categories), group
+    assert answered > 1000
