@@ -156,13 +156,18 @@ _HEADERS: dict[int, bytes] = {}
 def dm_frame(body: bytes) -> bytes:
     """`protocol.frames.dm_frame_of_body`, with its header remembered per body
     length: that module is interpreted, and a phase frames an ORD and a THX
-    per order.  A body too long to send raises EncodeError there every time
-    (its header is never kept)."""
-    header = _HEADERS.get(len(body))
+    per order."""
+    return dm_header(len(body)) + body
+
+
+def dm_header(length: int) -> bytes:
+    """The header `protocol.frames.dm_frame_of_body` writes for a body of
+    ``length`` bytes.  A body too long to send raises EncodeError there
+    every time (its header is never kept)."""
+    header = _HEADERS.get(length)
     if header is None:
-        header = dm_frame_of_body(body)[:HEADER_SIZE]
-        _HEADERS[len(body)] = header
-    return header + body
+        header = _HEADERS[length] = dm_frame_of_body(bytes(length))[:HEADER_SIZE]
+    return header
 
 
 def join(packets: Iterable[Packet], command: str) -> Packet | None:
@@ -290,7 +295,7 @@ class OrderCodes:
             turn = self._turn = (phase.season, phase.year, dm_body(tokens),
                                  render_text(tokens, self.rep))
         head, head_text = turn[2], turn[3]
-        frames: list[bytes] = []
+        parts: list[bytes] = []       # header, head, order, tail of each frame: joined once
         texts: list[str] = []
         for result in results:
             tails = self._results[1 if result.dislodged else 0]
@@ -298,9 +303,12 @@ class OrderCodes:
             if tail is None:
                 tail = tails[result.outcome] = self._result_tail(result)
             coded = self._coded(result.order)
-            frames.append(dm_frame(head + coded.body + tail[0]))
+            parts.append(dm_header(len(head) + len(coded.body) + len(tail[0])))
+            parts.append(head)
+            parts.append(coded.body)
+            parts.append(tail[0])
             texts.append(f"{head_text} {coded.text} {tail[1]}")
-        return b"".join(frames), texts
+        return b"".join(parts), texts
 
     def _result_tail(self, result: OrderResult) -> tuple[bytes, str]:
         """``) ( result )`` (docs/protocol.md §9.4), as `engine.convert` words it."""
@@ -342,8 +350,8 @@ class PositionCodes:
         self._turns: dict[tuple[str, int], tuple[bytes, str]] = {}   # "NOW ( turn )"
         units = _UNITS.get(rep)
         if units is None:
-            units = _UNITS[rep] = {}
-        self._units = units
+            units = _UNITS[rep] = ({}, {})
+        self._units, self._seen = units
 
     def now(self, state: GameState) -> Encoded:
         """The NOW of ``state``: its packet and text (`encode`)."""
@@ -375,14 +383,22 @@ class PositionCodes:
         return Encoded(Packet("NOW", frame, rep, f"{phase.season} {phase.year}"), " ".join(texts))
 
     def _unit(self, unit: Unit) -> tuple[bytes, str]:
-        """``( unit )``; kept by its fields (a tuple of strings hashes far
-        faster than the unit, whose ``__hash__`` hashes its location's)."""
+        """``( unit )``; found by the unit object first (the adjudicator gives
+        a map's units as shared objects: `adjudicator.tables`), else by its
+        fields (a tuple of strings hashes far faster than the unit, whose
+        ``__hash__`` hashes its location's)."""
+        seen = self._seen.get(id(unit))
+        if seen is not None and seen[0] is unit:
+            return seen[1]
         location = unit.location
         key = (unit.power, unit.kind, location.province, location.coast)
         known = self._units.get(key)
         if known is None:
             tokens = from_tree((unit_node(unit),), self.rep)
             known = self._units[key] = (dm_body(tokens), render_text(tokens, self.rep))
+        if len(self._seen) >= _SEEN_UNITS:
+            self._seen.clear()      # units made outside the tables (builds) add up
+        self._seen[id(unit)] = (unit, known)     # holds the unit: its id stays its own
         return known
 
     def sco(self, message: Sco) -> Encoded:
@@ -393,11 +409,15 @@ class PositionCodes:
                        render_text(tokens, self.rep))
 
 
-#: representation -> (power, kind, province, coast) -> "( unit )" (`PositionCodes`)
-_UNITS: dict[Representation, dict[tuple[str, str, str, str | None], tuple[bytes, str]]] = {}
+#: representation -> "( unit )" by (power, kind, province, coast), and by the
+#: id of a unit object met (with the object) - `PositionCodes._unit`
+_UNITS: dict[Representation, tuple[dict[tuple[str, str, str, str | None], tuple[bytes, str]],
+                                   dict[int, tuple[Unit, tuple[bytes, str]]]]] = {}
+#: unit objects remembered by id at most (then forgotten, and met again)
+_SEEN_UNITS: Final = 4096
 
 
-def _by_province(units: Sequence[Unit]) -> bool:
+def _by_province(units: tuple[Unit, ...]) -> bool:
     """Whether ``units`` are in NOW's order (`adjudicator.values.GameState` keeps them so)."""
     for k in range(len(units) - 1):
         if units[k].location.province > units[k + 1].location.province:
