@@ -698,7 +698,11 @@ class Game:
         started = trio.current_time()
         processed = self.engine.turn
         turn = str(processed)
-        orders = {p: list(held) for p in self.variant.powers if (held := self.turn.held(p))}
+        # Power by power as their orders came, each as checked: the adjudicator
+        # then takes the THX checks' records as they are, without finding each
+        # order's again (`adjudicator.validate.MovementChecks.plan`; any other
+        # order or form, e.g. after a NOT (SUB), is looked up as before).
+        orders = {p: tuple(held) for p, held in self.turn.orders.items() if held}
         outcome: Outcome = self.engine.advance(orders)
         new = outcome.engine
         sco, sco_e = self._sco_of(new)
