@@ -33,6 +33,11 @@ MockClock, in tests) it runs on the event loop's thread instead, as
 SQLite's own fsync would: a clock that jumps when the run looks idle must
 not take a disk wait for idle time.
 
+`Durability.run` also folds the phases the store has gathered in its
+journal into SQLite (`server.store.Store.fold`) when the store says a fold
+is due, and at idle: between the game actors' turns rather than inside
+one, so no turn waits for a batch.
+
 With ``durability="os"`` (the default) there is no barrier: `wait`
 returns at once, so an announcement goes out as soon as its transaction is
 committed to the operating system.  A crash or kill of the server loses
@@ -56,7 +61,7 @@ from pathlib import Path
 import trio
 import trio.testing
 
-from server.store import Store, StoreError
+from server.store import FOLD_SECONDS, Store, StoreError
 
 #: WAL size from which the flusher checkpoints it into the database file.  Big:
 #: a checkpoint shares the WAL with the committing thread, which then waits on
@@ -118,6 +123,7 @@ class Durability:
         self._running = False
         self._wanted = trio.Event()
         self._flushed = trio.Event()
+        self._fold_wanted = trio.Event()
 
     def _changes(self) -> int:
         return self.store.changes if isinstance(self.store, GroupCommitStore) else 0
@@ -142,7 +148,32 @@ class Durability:
             await self._flushed.wait()
 
     async def run(self) -> None:
-        """The flusher: one fsync per batch of commits, while anyone waits."""
+        """The flusher: one fsync per batch of commits, while anyone waits; and the
+        store's folds (`_fold_now_and_then`)."""
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._fold_now_and_then)
+            await self._flush_now_and_then()
+            if self.failure is not None:
+                nursery.cancel_scope.cancel()   # the store is latched: nothing to fold
+
+    async def _fold_now_and_then(self) -> None:
+        """Fold the store's gathered phases when it asks (`Store.on_fold_due`), and
+        every `FOLD_SECONDS` (idle: what is left)."""
+        self.store.on_fold_due = self._fold_wanted.set
+        try:
+            while True:
+                with trio.move_on_after(FOLD_SECONDS):
+                    await self._fold_wanted.wait()
+                self._fold_wanted = trio.Event()
+                self.store.on_fold_due = self._fold_wanted.set
+                try:
+                    self.store.fold()
+                except StoreError:
+                    return      # latched: the store reported it (`Store.on_failure`)
+        finally:
+            self.store.on_fold_due = None
+
+    async def _flush_now_and_then(self) -> None:
         if self._fd is None:
             return
         if not self.barrier:

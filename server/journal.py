@@ -1,19 +1,31 @@
-"""The order journal: each accepted change of a power's orders is one appended line.
+"""The journal: each accepted change of orders and each processed phase is one appended line.
 
-Every SUB (and NOT (SUB)) changes a power's order list, and the list must
-be stored before THX/YES go out.  An SQLite commit per change costs a
-dozen system calls and ~0.1 ms of CPU; appending one line to a file costs
-one ``write``.  So the current phase's orders live here, in
-``DB-orders`` beside the database file ``DB`` (a name of its own: SQLite
-owns ``DB-journal``, ``DB-wal`` and ``DB-shm``), and only processed phases
-go to SQLite (`server.store`).
+Every SUB (and NOT (SUB)) changes a power's order list, and every processed
+phase changes the game; each must be stored before any client hears of it
+(THX/YES, ORD...).  An SQLite commit costs a dozen system calls and
+~0.1-0.2 ms of CPU; appending one line to a file costs one ``write``.  So
+both go here first, to ``DB-orders`` beside the database file ``DB`` (a
+name of its own: SQLite owns ``DB-journal``, ``DB-wal`` and ``DB-shm``), and
+the store (`server.store`) folds the phases into SQLite in batches, several
+per transaction.
 
-A line is ``CRC JSON\\n``: the JSON list ``[game, power, turn, [order, ...]]``
-(the orders in the DAIDE text form the store keeps, docs/protocol.md §6.8)
-and, before it, the CRC-32 of the JSON bytes in eight hex digits.  The
-line for a (game, power) replaces every earlier one; an empty list clears
-the power's orders.  A line whose turn is not the game's current turn is
-dead: a processed phase moved the game on.
+A line is ``CRC JSON\n``: the JSON of one entry and, before it, the CRC-32
+of the JSON bytes in eight hex digits.  Texts are in the DAIDE text form
+the store keeps (docs/protocol.md §6.8).  Two kinds of entry:
+
+* orders: ``[game, power, turn, [order, ...]]``.  The line for a (game,
+  power) replaces every earlier one; an empty list clears the power's
+  orders.  A line whose turn is not the game's current turn is dead: a
+  processed phase moved the game on.
+* a phase: ``["phase", game, seq, turn, {power: [order, ...]}, [message,
+  ...], sco, now, new_turn, [ending, ...], processed_at]`` - a row of the
+  store's ``phases`` table (``seq``, ``turn``, the orders adjudicated, the
+  messages announced, the SCO and NOW after it, the time in seconds since
+  the epoch) plus the game's new turn and, if the phase ended the game, its
+  end (SLO/DRW, SMR).  A
+  phase line is live until the store has folded it into SQLite (a phase
+  whose ``(game, seq)`` is in the ``phases`` table is dead); it makes the
+  game's order lines of its turn dead.
 
 What a line survives is what an SQLite commit with ``synchronous = NORMAL``
 survives: once ``write`` returns, the operating system has it, so a killed
@@ -25,9 +37,9 @@ with the database before anything is announced.  A plain `server.store.Store`
 Reading (`read_journal`) skips a line that is incomplete (the process died
 inside the ``write``) or garbled (a power cut left part of an unsynced block):
 its CRC or its JSON does not check.  `Journal.rewrite` replaces the file
-atomically with the live lines only (temporary file, fsync, rename), which
-starts a fresh journal after a restart and compacts a big one while the
-server runs.
+atomically with the live order lines only (temporary file, fsync, rename;
+the store folds every phase first), which starts a fresh journal after a
+restart and compacts a big one while the server runs.
 """
 
 from __future__ import annotations
@@ -47,8 +59,9 @@ log = structlog.get_logger("server.journal")
 #: Appended to the database's path to name its journal.
 SUFFIX = "-orders"
 
-#: A running journal is compacted once it is this big (and twice its live size).
-COMPACT_BYTES = 4 * 2**20
+#: A running journal is compacted once it is this big (and twice its live size):
+#: ~4,000 phases of seven-player standard games with their orders.
+COMPACT_BYTES = 16 * 2**20
 
 #: One entry: (game, power) -> (turn, the orders; empty = cleared).
 Entries = dict[tuple[int, str], tuple[str, tuple[str, ...]]]
@@ -63,13 +76,49 @@ def journal_path(db_path: str) -> str:
 _encode_json = json.JSONEncoder(separators=(",", ":")).encode
 
 
-def encode_line(game_id: int, power: str, turn: str, orders: Iterable[str]) -> bytes:
-    """One journal line (see the module docstring)."""
-    body = _encode_json([game_id, power, turn, list(orders)]).encode()
+def encode_json(value: object) -> str:
+    """Compact JSON (no spaces), as the journal and the store's JSON columns hold it."""
+    return _encode_json(value)
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseEntry:
+    """A processed phase as its journal line holds it (see the module docstring)."""
+
+    game_id: int
+    seq: int
+    turn: str
+    orders: dict[str, list[str]]
+    messages: list[str]
+    sco: str
+    now: str
+    new_turn: str
+    ending: list[str]
+    processed_at: float
+    """Seconds since the epoch (`time.time`), to the millisecond."""
+
+
+def _framed(body: bytes) -> bytes:
     return b"%08x %s\n" % (zlib.crc32(body), body)
 
 
-def _decode_line(line: bytes) -> tuple[int, str, str, tuple[str, ...]] | None:
+def encode_line(game_id: int, power: str, turn: str, orders: Iterable[str]) -> bytes:
+    """One order line (see the module docstring)."""
+    return _framed(_encode_json([game_id, power, turn, list(orders)]).encode())
+
+
+def encode_phase(entry: PhaseEntry) -> bytes:
+    """One phase line (see the module docstring): one encoder call for all of it."""
+    return _framed(_encode_json(["phase", entry.game_id, entry.seq, entry.turn, entry.orders,
+                                 entry.messages, entry.sco, entry.now, entry.new_turn,
+                                 entry.ending, entry.processed_at]).encode())
+
+
+def _texts(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _decode_line(line: bytes) -> tuple[int, str, str, tuple[str, ...]] | PhaseEntry | None:
     """The entry of one line without its newline; None if it is not a whole, intact line."""
     if len(line) < 10 or line[8:9] != b" ":
         return None
@@ -80,20 +129,37 @@ def _decode_line(line: bytes) -> tuple[int, str, str, tuple[str, ...]] | None:
         entry = json.loads(body)
     except ValueError:
         return None
-    if not (isinstance(entry, list) and len(entry) == 4):
+    if not isinstance(entry, list):
+        return None
+    if entry and entry[0] == "phase":
+        return _phase_entry(entry)
+    if len(entry) != 4:
         return None
     game_id, power, turn, orders = entry
     if not (isinstance(game_id, int) and isinstance(power, str) and isinstance(turn, str)
-            and isinstance(orders, list) and all(isinstance(o, str) for o in orders)):
+            and _texts(orders)):
         return None
     return game_id, power, turn, tuple(orders)
 
 
+def _phase_entry(entry: list[object]) -> PhaseEntry | None:
+    match entry:
+        case ["phase", int(game_id), int(seq), str(turn), dict(orders), list(messages), str(sco),
+              str(now), str(new_turn), list(ending), int() | float() as stamp]:
+            if (all(isinstance(p, str) and _texts(o) for p, o in orders.items())
+                    and _texts(messages) and _texts(ending)):
+                return PhaseEntry(game_id, seq, turn, orders, messages, sco, now, new_turn,
+                                  ending, float(stamp))
+    return None
+
+
 @dataclass
 class Replay:
-    """What a journal file holds: the last entry per (game, power)."""
+    """What a journal file holds: the last order entry per (game, power), the phases."""
 
     entries: Entries = field(default_factory=dict)
+    phases: dict[tuple[int, int], PhaseEntry] = field(default_factory=dict)
+    """(game, seq) -> the phase, whether folded into SQLite already or not."""
     line_bytes: int = 0
     """Length of the file up to its last newline (after it: a torn line, if anything)."""
     bad_lines: int = 0
@@ -121,6 +187,8 @@ def read_journal(path: str, *, warn: bool = True) -> Replay:
         entry = _decode_line(data[start:end])
         if entry is None:
             replay.bad_lines += 1
+        elif isinstance(entry, PhaseEntry):
+            replay.phases[(entry.game_id, entry.seq)] = entry
         else:
             game_id, power, turn, orders = entry
             replay.entries[(game_id, power)] = (turn, orders)
@@ -177,8 +245,14 @@ class Journal:
             self._fd = fd
 
     def append(self, game_id: int, power: str, turn: str, orders: Iterable[str]) -> None:
-        """Append one entry; OSError if the file cannot take it."""
-        line = encode_line(game_id, power, turn, orders)
+        """Append one order entry; OSError if the file cannot take it."""
+        self._write(encode_line(game_id, power, turn, orders))
+
+    def append_phase(self, entry: PhaseEntry) -> None:
+        """Append one phase; OSError if the file cannot take it."""
+        self._write(encode_phase(entry))
+
+    def _write(self, line: bytes) -> None:
         if self._fd is not None:
             written = os.write(self._fd, line)
             while written < len(line):  # a short write (nearly full disk): the rest, or ENOSPC
@@ -194,7 +268,8 @@ class Journal:
         return self.size > self._compact_at
 
     def rewrite(self, entries: Entries) -> None:
-        """Replace the file by one holding only ``entries``: temporary file, fsync, rename.
+        """Replace the file by one holding only the order ``entries``: temporary file,
+        fsync, rename (the caller folded the phases into SQLite first).
 
         A crash at any point leaves either the old file or the new one, each
         whole.  OSError if it cannot be done (the old journal is then kept).

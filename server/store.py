@@ -14,10 +14,20 @@ One database file (WAL journal, ``synchronous=FULL``) holds every game:
   transaction) and starts a fresh journal;
 * ``phases`` - one row per processed phase (``seq`` 0 is the game's start):
   the orders adjudicated, the messages announced (ORD..., SCO, SLO, NOW), the
-  SCO and NOW after it.  A phase row, the new position in ``games`` and the
-  clearing of the game's ``pending_orders`` rows are one transaction, written
-  before any client hears of the result (docs/architecture.md "One turn",
-  step 4); the new turn makes the game's journal lines dead;
+  SCO and NOW after it.  A processed phase is first one line of the journal
+  (`record_phase`: one ``write``, before any client hears of the result,
+  docs/architecture.md "One turn", step 4), which makes the game's order
+  lines dead.  `fold` then writes the gathered phases into SQLite, several
+  per transaction: each phase row, the game's new position in ``games``
+  (once per game and batch) and the clearing of its ``pending_orders``
+  rows.  It runs once `FOLD_PHASES` phases have gathered or the oldest has
+  waited `FOLD_SECONDS` (`server.durability` does it between the game
+  actors' turns, and at idle), before the journal is compacted, when a game
+  is drawn, at the server's start and when the store closes.  Until then the
+  store answers from memory: `game`, `games` and `phases` show every phase
+  recorded, folded or not.  Folding is idempotent (a phase already in the
+  table is skipped, a game's position never goes back), so a crash between
+  a fold's commit and the journal's compaction loses and repeats nothing;
 * ``press`` - every press message the server delivered (docs/protocol.md §16.1),
   numbered per game in the one global order all players saw it in: the
   turn, sender, recipients, the FRM text as delivered and the time.  Added
@@ -31,7 +41,10 @@ A game's accepted orders (`GameRecord.pending`) are the table's rows of the
 game's current turn, overridden per power by the journal's last line of that
 turn (an empty list clears).  Readers in another process (`open_readonly`:
 `daide export`, `daide games`, `daide render`) read the journal file too, so
-they see the orders the running server holds; they never write it.
+they see the orders and the phases the running server holds (a phase line
+whose ``seq`` the table has is skipped); they never write it.  They read the
+journal before the tables: a phase the writer folds and compacts away
+meanwhile is in the table by the time they read it.
 
 The store is synchronous: the writes are small and local, each game actor
 is the only writer of its game, and trio runs one task at a time, so a
@@ -46,16 +59,36 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from server.journal import Entries, Journal, failure_reason, journal_path, read_journal
+from server.journal import (
+    Journal,
+    PhaseEntry,
+    Replay,
+    encode_json,
+    failure_reason,
+    journal_path,
+    read_journal,
+)
 from server.settings import GameSettings
 
 SCHEMA_VERSION = 1
+
+#: Phases gathered in the journal from which `Store.fold` writes them into SQLite,
+#: one transaction for all: ~16 us of CPU per phase instead of ~60-160 us for a
+#: transaction of its own (in the server, where its other work keeps SQLite's
+#: pages out of the CPU caches).
+FOLD_PHASES = 32
+#: ... or once the oldest of them has waited this long (seconds).
+FOLD_SECONDS = 1.0
+#: Without anyone to fold them between turns (`Store.on_fold_due`), the store
+#: folds them itself once this many have gathered.
+_FOLD_AT_ONCE = 4 * FOLD_PHASES
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -223,6 +256,11 @@ def _utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+def _utc(seconds: float) -> str:
+    """A `time.time` as `_utc_now` writes the time."""
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds")
+
+
 class Store:
     """The server's database.  Open with `Store.open`, close with `close`."""
 
@@ -244,6 +282,14 @@ class Store:
         # game -> its last phase's seq, once known: no MAX(seq) per phase.
         self._last_press: dict[int, int] = {}
         # game -> its last press message's seq, likewise.
+        self._unfolded: dict[int, list[PhaseEntry]] = {}
+        # game -> its phases recorded in the journal and not yet in SQLite, in seq order.
+        self._unfolded_count = 0
+        self._unfolded_since = 0.0      # time.monotonic() of the oldest of them
+        self.on_fold_due: Callable[[], None] | None = None
+        """Called when `fold` is due (`FOLD_PHASES`, `FOLD_SECONDS`): the callee calls
+        it soon (`server.durability`).  None: `record_phase` folds when it is due; so
+        it does if `_FOLD_AT_ONCE` phases have gathered all the same."""
         self.failure: str | None = None
         """Why writes stopped (`StorageFailure`), or None while the store is healthy."""
         self.on_failure: Callable[[str], None] | None = None
@@ -269,7 +315,7 @@ class Store:
                 except OSError as exc:
                     raise StoreError(f"cannot open the order journal {where}:"
                                      f" {exc.strerror or exc}") from None
-                store._remember(replay.entries)
+                store._remember(replay)
         except BaseException:
             db.close()
             raise
@@ -280,9 +326,26 @@ class Store:
         """An SQLite in-memory (or temporary) database: no files, the journal in memory."""
         return self.path in ("", ":memory:") or "mode=memory" in self.path
 
-    def _remember(self, entries: Entries) -> None:
-        for (game_id, power), entry in entries.items():
+    def _remember(self, replay: Replay) -> None:
+        """Hold what the journal holds: the live order entries and the phases not yet
+        in SQLite (the file keeps folded ones until it is compacted)."""
+        for (game_id, power), entry in replay.entries.items():
             self._live.setdefault(game_id, {})[power] = entry
+        stored: dict[int, int] = {}
+        for (game_id, seq), phase in sorted(replay.phases.items()):
+            if game_id not in stored:
+                stored[game_id] = self._stored_seq(game_id)
+            if seq > stored[game_id]:
+                self._unfolded.setdefault(game_id, []).append(phase)
+                self._unfolded_count += 1
+                self._last_seq[game_id] = seq
+        self._unfolded_since = time.monotonic()
+
+    def _stored_seq(self, game_id: int) -> int:
+        """The game's last phase in SQLite (-1: none)."""
+        row = self._db.execute("SELECT MAX(seq) FROM phases WHERE game_id = ?",
+                               (game_id,)).fetchone()
+        return -1 if row[0] is None else int(row[0])
 
     @classmethod
     def open_readonly(cls, path: Path | str) -> Store:
@@ -311,6 +374,7 @@ class Store:
                                  check_same_thread=False)
         db.row_factory = sqlite3.Row
         db.execute("PRAGMA busy_timeout = 5000")
+        replay = read_journal(journal_path(str(path)), warn=False)
         store = cls(db, str(path))
         store.readonly = True
         try:
@@ -324,14 +388,21 @@ class Store:
             db.close()
             raise StoreError(f"database schema {row['value'] if row else 'missing'}, "
                              f"this server needs {SCHEMA_VERSION}")
-        # The accepted orders of running games, as the server has them now
-        # (a line being written at this moment is not complete yet: no warning).
-        store._remember(read_journal(journal_path(str(path)), warn=False).entries)
+        # The accepted orders and the phases of running games, as the server has
+        # them now (a line being written at this moment is not complete yet: no
+        # warning).  Read before any table (see the module docstring).
+        store._remember(replay)
         return store
 
     def close(self) -> None:
-        """Checkpoint the WAL into the main file and close (no checkpoint after a failure)."""
+        """Fold the phases gathered, checkpoint the WAL into the main file and close
+        (no checkpoint after a failure: the journal keeps the phases for the next start)."""
         try:
+            if self.failure is None and not self.readonly:
+                try:
+                    self.fold()
+                except StoreError:
+                    pass                # latched (reported); the journal has them
             if self.failure is None and not self.readonly:
                 self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
@@ -436,7 +507,9 @@ class Store:
             self._compact()
 
     def _compact(self) -> None:
-        """Rewrite the journal with the live entries only (it grew past its limit)."""
+        """Rewrite the journal with the live order entries only (it grew past its
+        limit), once the phases are in SQLite."""
+        self.fold()
         entries = {(g, p): e for g, powers in self._live.items() for p, e in powers.items()}
         try:
             self.journal.rewrite(entries)
@@ -446,33 +519,81 @@ class Store:
     def record_phase(self, game_id: int, turn: str, orders: Mapping[str, Sequence[str]],
                      messages: Sequence[str], sco: str, now: str, new_turn: str,
                      ending: Sequence[str] = ()) -> int:
-        """Store one processed phase and the new position in one transaction.
+        """Store one processed phase and the new position: one journal line (`fold`
+        puts it into SQLite later).
 
         ``ending`` (the SLO/DRW and SMR texts) finishes the game.  Returns the
         phase's sequence number.
         """
-        stamp = _utc_now()
-        with self._transaction():
-            seq = self._next_seq("phases", self._last_seq, game_id)
+        if self.failure is not None:
+            raise self.fail(self.failure)
+        seq = self._next_seq("phases", self._last_seq, game_id)
+        phase = PhaseEntry(game_id, seq, turn, {p: list(o) for p, o in sorted(orders.items())},
+                           list(messages), sco, now, new_turn, list(ending),
+                           round(time.time(), 3))
+        try:
+            self.journal.append_phase(phase)
+        except OSError as exc:
+            raise self.fail(failure_reason(exc, journal_path(self.path))) from exc
+        # Written: the game's order lines are of an earlier turn now, dead.
+        self._last_seq[game_id] = seq
+        self._live.pop(game_id, None)
+        unfolded = self._unfolded.get(game_id)
+        if unfolded is None:
+            unfolded = self._unfolded[game_id] = []
+        unfolded.append(phase)
+        self._unfolded_count += 1
+        if self._unfolded_count == 1:
+            self._unfolded_since = time.monotonic()
+        if self._unfolded_count >= FOLD_PHASES or \
+                time.monotonic() - self._unfolded_since >= FOLD_SECONDS:
+            if self.on_fold_due is not None and self._unfolded_count < _FOLD_AT_ONCE:
+                self.on_fold_due()
+            else:
+                self.fold()
+        if self.journal.due:
+            self._compact()
+        return seq
+
+    def fold(self) -> None:
+        """Write the phases gathered in the journal into SQLite, in one transaction
+        (see the module docstring).  A failure latches the store (`StorageFailure`);
+        the phases stay in the journal and in memory, and the next start folds them."""
+        if not self._unfolded or self.readonly:
+            return
+        try:
+            with self._transaction():
+                self._fold_phases()
+        except sqlite3.Error as exc:       # not the storage's fault, yet SQLite refused them
+            raise self.fail(f"database error ({exc})") from exc
+        self._table_pending.difference_update(self._unfolded)
+        self._unfolded.clear()
+        self._unfolded_count = 0
+
+    def _fold_phases(self) -> None:
+        """`fold`'s writes, in the caller's transaction."""
+        self._db.executemany(
+            "INSERT OR IGNORE INTO phases (game_id, seq, turn, orders, messages, sco, now,"
+            " processed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(p.game_id, p.seq, p.turn, encode_json(p.orders), encode_json(p.messages), p.sco,
+              p.now, _utc(p.processed_at))
+             for phases in self._unfolded.values() for p in phases])
+        for game_id, phases in self._unfolded.items():
+            last = phases[-1]
+            # The position after the game's last phase, unless a later one is in already.
             self._db.execute(
-                "INSERT INTO phases (game_id, seq, turn, orders, messages, sco, now, processed_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (game_id, seq, turn, json.dumps({p: list(o) for p, o in sorted(orders.items())}),
-                 json.dumps(list(messages)), sco, now, stamp),
-            )
+                "UPDATE games SET turn = ?, sco = ?, now = ? WHERE id = ? AND NOT EXISTS"
+                " (SELECT 1 FROM phases WHERE game_id = ? AND seq > ?)",
+                (last.new_turn, last.sco, last.now, game_id, game_id, last.seq))
+            for phase in phases:
+                if phase.ending:
+                    self._finish(game_id, phase.ending, _utc(phase.processed_at))
             if game_id in self._table_pending:
                 self._db.execute("DELETE FROM pending_orders WHERE game_id = ?", (game_id,))
-            self._update_position(game_id, new_turn, sco, now)
-            if ending:
-                self._finish(game_id, ending, stamp)
-        # Committed: the game's journal lines are of an earlier turn now, dead.
-        self._last_seq[game_id] = seq
-        self._table_pending.discard(game_id)
-        self._live.pop(game_id, None)
-        return seq
 
     def finish_game(self, game_id: int, ending: Sequence[str]) -> None:
         """End a game outside phase processing (an agreed draw)."""
+        self.fold()
         with self._transaction():
             if game_id in self._table_pending:
                 self._db.execute("DELETE FROM pending_orders WHERE game_id = ?", (game_id,))
@@ -557,18 +678,22 @@ class Store:
     def load_unfinished(self) -> list[GameRecord]:
         """The running games, to resume after a restart (forming games are dropped).
 
-        The server's start: the journal's live entries are folded into
-        ``pending_orders`` (one transaction, synced to disk) and the journal
-        starts afresh, so it never grows across restarts.
+        The server's start: the journal's phases are folded into ``phases``
+        and ``games``, its live order entries into ``pending_orders`` (one
+        transaction, synced to disk), and the journal starts afresh, so it
+        never grows across restarts.
         """
         synchronous = int(self._db.execute("PRAGMA synchronous").fetchone()[0])
         self._db.execute("PRAGMA synchronous = FULL")
         try:
             with self._transaction():
                 self._db.execute("DELETE FROM games WHERE status = 'forming'")
+                self._fold_phases()
                 self._fold()
         finally:
             self._db.execute(f"PRAGMA synchronous = {synchronous:d}")
+        self._unfolded.clear()
+        self._unfolded_count = 0
         self._live.clear()
         self._table_pending = {r[0] for r in self._db.execute(
             "SELECT DISTINCT game_id FROM pending_orders")}
@@ -580,7 +705,8 @@ class Store:
         return [self._record(r) for r in rows]
 
     def _fold(self) -> None:
-        """Write the journal's live entries into ``pending_orders`` (in a transaction)."""
+        """Write the journal's live order entries into ``pending_orders`` (in a
+        transaction, after `_fold_phases`)."""
         for game_id, powers in self._live.items():
             row = self._db.execute("SELECT turn FROM games WHERE id = ? AND status = 'running'",
                                    (game_id,)).fetchone()
@@ -601,15 +727,28 @@ class Store:
         """Every processed phase of a game, the start (seq 0) first."""
         rows = self._db.execute("SELECT * FROM phases WHERE game_id = ? ORDER BY seq",
                                 (game_id,)).fetchall()
-        return [
-            PhaseRecord(
-                seq=r["seq"], turn=r["turn"],
-                orders={p: tuple(o) for p, o in json.loads(r["orders"]).items()},
-                messages=tuple(json.loads(r["messages"])), sco=r["sco"], now=r["now"],
-                processed_at=r["processed_at"],
-            )
-            for r in rows
-        ]
+        stored = [PhaseRecord(seq=r["seq"], turn=r["turn"],
+                              orders={p: tuple(o) for p, o in json.loads(r["orders"]).items()},
+                              messages=tuple(json.loads(r["messages"])), sco=r["sco"],
+                              now=r["now"], processed_at=r["processed_at"])
+                  for r in rows]
+        last = stored[-1].seq if stored else -1
+        return stored + [PhaseRecord(seq=p.seq, turn=p.turn,
+                                     orders={power: tuple(o) for power, o in p.orders.items()},
+                                     messages=tuple(p.messages), sco=p.sco, now=p.now,
+                                     processed_at=_utc(p.processed_at))
+                         for p in self._unfolded_of(game_id) if p.seq > last]
+
+    def _unfolded_of(self, game_id: int) -> list[PhaseEntry]:
+        """The game's phases recorded and not (or, as far as this reader knows, not
+        yet) in SQLite."""
+        phases = self._unfolded.get(game_id)
+        if not phases:
+            return []
+        if self.readonly:               # the writer may have folded them since
+            stored = self._stored_seq(game_id)
+            return [p for p in phases if p.seq > stored]
+        return phases
 
     def press(self, game_id: int) -> list[PressRecord]:
         """Every press message delivered in a game, in the order it was delivered."""
@@ -622,6 +761,17 @@ class Store:
 
     def _record(self, row: sqlite3.Row) -> GameRecord:
         game_id = row["id"]
+        status, finished_at, turn, sco, now = (row["status"], row["finished_at"], row["turn"],
+                                               row["sco"], row["now"])
+        ending = tuple(json.loads(row["ending"])) if row["ending"] else ()
+        unfolded = self._unfolded_of(game_id)
+        if unfolded:                    # the position after the last phase recorded
+            last = unfolded[-1]
+            turn, sco, now = last.new_turn, last.sco, last.now
+            for phase in unfolded:
+                if phase.ending:
+                    status, finished_at = "finished", _utc(phase.processed_at)
+                    ending = tuple(phase.ending)
         seats = tuple(
             Seat(r["power"], r["passcode"], r["client_name"], r["client_version"])
             for r in self._db.execute("SELECT * FROM seats WHERE game_id = ? ORDER BY power",
@@ -631,23 +781,23 @@ class Store:
         pending_turn = None
         for r in self._db.execute("SELECT * FROM pending_orders WHERE game_id = ? ORDER BY power",
                                   (game_id,)):
-            if r["turn"] == row["turn"]:
+            if r["turn"] == turn:
                 pending[r["power"]] = tuple(json.loads(r["orders"]))
         # The journal's entries of the current turn replace the table's (a
         # game that ended holds no orders: an agreed draw keeps its turn).
-        for power, (turn, orders) in self._live.get(game_id, {}).items():
-            if turn == row["turn"] and row["status"] == "running":
+        for power, (order_turn, orders) in self._live.get(game_id, {}).items():
+            if order_turn == turn and status == "running":
                 if orders:
                     pending[power] = orders
                 else:
                     pending.pop(power, None)
         if pending:
             pending = dict(sorted(pending.items()))
-            pending_turn = row["turn"]
+            pending_turn = turn
         return GameRecord(
-            id=game_id, settings=GameSettings.from_json(row["settings"]), status=row["status"],
+            id=game_id, settings=GameSettings.from_json(row["settings"]), status=status,
             created_at=row["created_at"], started_at=row["started_at"],
-            finished_at=row["finished_at"], turn=row["turn"], sco=row["sco"], now=row["now"],
-            ending=tuple(json.loads(row["ending"])) if row["ending"] else (),
+            finished_at=finished_at, turn=turn, sco=sco, now=now, ending=ending,
             seats=seats, pending=pending, pending_turn=pending_turn,
         )
+

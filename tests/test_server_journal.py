@@ -76,7 +76,7 @@ def test_replay_last_line_wins_only_the_current_turn_counts_and_empty_clears(
                            (other, "ENG", "SPR 1901", [ENG_HOLD])]
     assert journal_of(path).read_bytes() == b""
     # After the fold a journal line still replaces the table's row, and an
-    # empty list clears it; the phase record deletes the rows.
+    # empty list clears it; the phase record makes the rows dead, its fold deletes them.
     again.save_orders(game, "AUS", "SPR 1901", [AUS_HOLD])
     again.save_orders(other, "ENG", "SPR 1901", [])
     third = Store.open(path)
@@ -84,6 +84,9 @@ def test_replay_last_line_wins_only_the_current_turn_counts_and_empty_clears(
     assert third.game(other).pending == {}
     third.record_phase(game, "SPR 1901", {"AUS": [AUS_HOLD]}, ["NOW ( FAL 1901 )"], SCO,
                        "NOW ( FAL 1901 )", "FAL 1901")
+    assert third.game(game).pending == {}
+    assert Store.open(path).game(game).pending == {}
+    third.fold()
     assert [r[:2] for r in table(path)] == [(other, "ENG")]
     for store_ in (store, again, third):
         store_.close()
@@ -142,6 +145,32 @@ def test_a_torn_or_garbled_line_is_skipped_with_one_warning(tmp_path: Path) -> N
     again.save_orders(game, "ENG", "SPR 1901", [ENG_HOLD])
     assert read_journal(str(journal)).entries[(game, "ENG")] == ("SPR 1901", (ENG_HOLD,))
     assert Store.open(path).game(game).pending == {"AUS": (AUS_MOVE,), "ENG": (ENG_HOLD,)}
+    again.close()
+
+
+def test_a_torn_phase_line_is_skipped_and_the_phase_before_it_kept(tmp_path: Path) -> None:
+    path = tmp_path / "g.db"
+    store = Store.open(path)
+    game = started(store)
+    store.save_orders(game, "AUS", "SPR 1901", [AUS_MOVE])
+    store.record_phase(game, "SPR 1901", {"AUS": [AUS_MOVE]}, ["NOW ( FAL 1901 )"], SCO,
+                       "NOW ( FAL 1901 )", "FAL 1901")
+    store.save_orders(game, "AUS", "FAL 1901", [AUS_HOLD])
+    whole = journal_of(path).read_bytes()
+    store.record_phase(game, "FAL 1901", {"AUS": [AUS_HOLD]}, ["NOW ( WIN 1901 )"], SCO,
+                       "NOW ( WIN 1901 )", "WIN 1901")
+    # The process dies inside the second phase's write (it was never announced).
+    journal_of(path).write_bytes(journal_of(path).read_bytes()[:len(whole) + 40])
+    with structlog.testing.capture_logs() as logs:
+        again = Store.open(path)
+    assert [(e["lines"], e["torn_tail"]) for e in logs] == [(1, True)]
+    rec = again.game(game)
+    assert (rec.turn, rec.pending) == ("FAL 1901", {"AUS": (AUS_HOLD,)})
+    [resumed] = again.load_unfinished()
+    assert (resumed.turn, resumed.pending) == ("FAL 1901", {"AUS": (AUS_HOLD,)})
+    assert [(p.seq, p.turn) for p in again.phases(game)] == [(0, "SPR 1901"), (1, "SPR 1901")]
+    assert again.record_phase(game, "FAL 1901", {}, ["NOW ( WIN 1901 )"], SCO,
+                              "NOW ( WIN 1901 )", "WIN 1901") == 2
     again.close()
 
 

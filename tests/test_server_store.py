@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from server.settings import GameSettings
-from server.store import Seat, Store, StoreError
+from server.store import FOLD_PHASES, Seat, StorageFailure, Store, StoreError
 
 SCO = "SCO ( AUS BUD TRI VIE ) ( UNO BEL )"
 NOW = "NOW ( SPR 1901 ) ( AUS AMY BUD )"
@@ -60,27 +60,73 @@ def test_orders_survive_a_kill_and_are_replaced_per_power(tmp_path: Path) -> Non
     again.close()
 
 
-def test_phase_record_is_atomic_and_clears_pending(tmp_path: Path) -> None:
-    store = Store.open(tmp_path / "g.db")
+def table_phases(path: Path) -> list[tuple[int, str]]:
+    """(seq, turn) of the ``phases`` rows and the games' turns, read with a connection
+    of the test's own."""
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT seq, turn FROM phases UNION ALL SELECT -1, turn FROM games"
+                          " ORDER BY 1").fetchall()
+
+
+def test_a_phase_is_a_journal_line_first_and_its_fold_is_atomic(tmp_path: Path) -> None:
+    path = tmp_path / "g.db"
+    store = Store.open(path)
+    reasons: list[str] = []
+    store.on_failure = reasons.append
     game = started(store)
     store.save_orders(game, "AUS", "SPR 1901", ["( AUS AMY BUD ) MTO SER"])
     orders = {"AUS": ["( AUS AMY BUD ) MTO SER"]}
     msgs = ["ORD ( SPR 1901 ) ( ( AUS AMY BUD ) MTO SER ) ( SUC )", "NOW ( FAL 1901 ) ( AUS AMY SER )"]
+    assert store.record_phase(game, "SPR 1901", orders, msgs, SCO, msgs[1], "FAL 1901") == 1
+    # One journal line, nothing in SQLite yet; the store, a reader in another
+    # process and a restarted server all see the phase.
+    assert b'["phase",' in Path(f"{path}-orders").read_bytes().splitlines()[-1]
+    assert table_phases(path) == [(-1, "SPR 1901"), (0, "SPR 1901")]
+    for view in (store, Store.open_readonly(path), Store.open(path)):
+        rec = view.game(game)
+        assert (rec.turn, rec.now, rec.pending) == ("FAL 1901", msgs[1], {})
+        phase = view.phases(game)[1]
+        assert phase.orders == {"AUS": ("( AUS AMY BUD ) MTO SER",)}
+        assert phase.messages == tuple(msgs)
+    # A fold SQLite refuses changes nothing there and latches the store.
     store._db.execute("CREATE TRIGGER boom BEFORE UPDATE ON games BEGIN SELECT RAISE(ABORT, 'x'); END")
-    with pytest.raises(sqlite3.IntegrityError):
-        store.record_phase(game, "SPR 1901", orders, msgs, SCO, msgs[1], "FAL 1901")
-    # Nothing of the failed transaction is visible: no phase, orders kept.
-    assert [p.seq for p in store.phases(game)] == [0]
-    assert store.game(game).pending == {"AUS": ("( AUS AMY BUD ) MTO SER",)}
+    with pytest.raises(StorageFailure, match="database error"):
+        store.fold()
+    assert reasons == ["database error (x)"]
+    assert table_phases(path) == [(-1, "SPR 1901"), (0, "SPR 1901")]
+    assert [p.seq for p in store.phases(game)] == [0, 1]
     store._db.execute("DROP TRIGGER boom")
-    seq = store.record_phase(game, "SPR 1901", orders, msgs, SCO, msgs[1], "FAL 1901")
-    assert seq == 1
-    rec = store.game(game)
-    assert (rec.turn, rec.now, rec.pending) == ("FAL 1901", msgs[1], {})
-    phase = store.phases(game)[1]
-    assert phase.orders == {"AUS": ("( AUS AMY BUD ) MTO SER",)}
-    assert phase.messages == tuple(msgs)
     store.close()
+    # The next start folds it: phase row and position in one transaction.
+    again = Store.open(path)
+    [rec] = again.load_unfinished()
+    assert (rec.turn, rec.now, rec.pending) == ("FAL 1901", msgs[1], {})
+    assert table_phases(path) == [(-1, "FAL 1901"), (0, "SPR 1901"), (1, "SPR 1901")]
+    assert Path(f"{path}-orders").read_bytes() == b""
+    again.close()
+
+
+def test_phases_are_folded_in_batches_and_the_fold_repeats_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "g.db"
+    store = Store.open(path)
+    game = started(store)
+    turns = [f"{('SPR', 'FAL')[i % 2]} {1901 + i // 2}" for i in range(FOLD_PHASES + 1)]
+    for seq, (turn, new) in enumerate(zip(turns, turns[1:], strict=False), start=1):
+        store.record_phase(game, turn, {}, [f"NOW ( {new} )"], SCO, f"NOW ( {new} )", new)
+        # Written into SQLite once FOLD_PHASES have gathered, all in one go.
+        assert len(table_phases(path)) - 1 == (1 if seq < FOLD_PHASES else 1 + FOLD_PHASES)
+    # A second writer on the same file (the journal still holds the folded lines)
+    # folds nothing twice and never moves a game back.
+    store.record_phase(game, turns[-1], {}, ["SLO ( AUS )"], SCO, NOW, "WIN 1917",
+                       ending=["SLO ( AUS )", "SMR ( SPR 1901 )"])
+    other = Store.open(path)
+    store.close()
+    assert other.game(game).status == "finished"
+    other.close()
+    rows = table_phases(path)
+    assert [seq for seq, _ in rows] == [-1, *range(FOLD_PHASES + 2)]
+    assert rows[0] == (-1, "WIN 1917")
+    assert Store.open_readonly(path).game(game).ending == ("SLO ( AUS )", "SMR ( SPR 1901 )")
 
 
 def test_finished_games_are_not_resumed_and_forming_ones_dropped(tmp_path: Path) -> None:
