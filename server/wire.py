@@ -25,7 +25,20 @@ from adjudicator.results import OrderResult
 from adjudicator.validate import MBV
 from adjudicator.values import GameState, Phase
 from engine.convert import now_message
-from orders import Order, Unit
+from orders import (
+    Build,
+    Convoy,
+    Disband,
+    Hold,
+    Location,
+    Move,
+    Order,
+    Remove,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Unit,
+)
 from protocol.frames import (
     HEADER_SIZE,
     DiplomacyMessage,
@@ -34,10 +47,10 @@ from protocol.frames import (
     parse_frames,
 )
 from protocol.messages import Message, Now, Sco
-from protocol.orders import DaideOrderResult, order_node, unit_node
+from protocol.orders import DaideOrderResult, location_node, order_node, unit_node
 from protocol.text import render_text
 from protocol.tokens import BRA, KET, Representation
-from protocol.tree import dm_body, from_tree, to_tree
+from protocol.tree import Node, dm_body, from_tree, to_tree
 
 
 class Packet:
@@ -194,6 +207,16 @@ def reframe(frames: bytes, old: Representation, new: Representation) -> bytes:
 KEPT_ORDERS: Final = 1 << 15
 
 
+#: Units and places an `OrderCodes` keeps the parts of (per game: a few hundred).
+KEPT_PARTS: Final = 1 << 12
+
+#: A part of an order's encoding: its tokens, their DM body, their text.
+Part = tuple[tuple[int, ...], bytes, str]
+
+#: The word of each order written ``( unit ) WORD``.
+_SIMPLE_WORDS: Final[dict[type, str]] = {Hold: "HLD", Disband: "DSB", Build: "BLD", Remove: "REM"}
+
+
 class Coded:
     """One order's encodings, kept (`OrderCodes`): the order (which keeps
     its id from being reused), its tokens inside ``( order )``, their DM
@@ -247,6 +270,10 @@ class OrderCodes:
         # ") ( result )" by outcome, of a unit that stayed / was dislodged (RET)
         self._results: tuple[dict[str | None, tuple[bytes, str]], ...] = ({}, {})
         self._turn: tuple[str, int, bytes, str] | None = None  # "ORD ( turn ) ("
+        # the parts of new orders (`_parts`): id -> (unit or place, part); word -> part
+        self._units: dict[int, tuple[Unit, Part]] = {}
+        self._places: dict[int, tuple[Location, Part]] = {}
+        self._words: dict[str, Part] = {}
 
     def clear(self) -> None:
         """A phase ended: forget the orders if the table is full (the results
@@ -258,10 +285,86 @@ class OrderCodes:
         known = self._orders.get(id(order))
         if known is not None and known.order is order:
             return known
-        tokens = from_tree(order_node(order), self.rep)
-        coded = Coded(order, tokens, dm_body(tokens), render_text(tokens, self.rep))
+        parts = self._parts(order)
+        if parts is None:           # a CTO ... VIA or a WVE: the generic way
+            tokens = from_tree(order_node(order), self.rep)
+            coded = Coded(order, tokens, dm_body(tokens), render_text(tokens, self.rep))
+        else:
+            tokens = ()
+            bodies: list[bytes] = []
+            texts: list[str] = []
+            for part in parts:
+                tokens += part[0]
+                bodies.append(part[1])
+                texts.append(part[2])
+            coded = Coded(order, tokens, b"".join(bodies), " ".join(texts))
         self._orders[id(order)] = coded
         return coded
+
+    # A new order is put together from the kept parts of its units, words and
+    # places (their tokens, body and text): the parts of ``order_node(order)``
+    # in its order, so the same tokens as ``from_tree`` writes for the node,
+    # and the body and text of those tokens (a body is its parts' bodies one
+    # after the other, a text their texts joined by spaces).  The parts are
+    # few per game: units and places are kept by identity (the parser shares
+    # one object per value), words by mnemonic.
+
+    def _parts(self, order: Order) -> list[Part] | None:
+        kind = type(order)
+        if kind is Move or kind is Retreat:
+            assert isinstance(order, (Move, Retreat))
+            return [self._unit_part(order.unit), self._word_part("MTO" if kind is Move else "RTO"),
+                    self._place_part(order.dest)]
+        if kind is Hold or kind is Disband or kind is Build or kind is Remove:
+            assert isinstance(order, (Hold, Disband, Build, Remove))
+            return [self._unit_part(order.unit), self._word_part(_SIMPLE_WORDS[kind])]
+        if kind is SupportHold:
+            assert isinstance(order, SupportHold)
+            return [self._unit_part(order.unit), self._word_part("SUP"),
+                    self._unit_part(order.supported)]
+        if kind is SupportMove:
+            assert isinstance(order, SupportMove)
+            return [self._unit_part(order.unit), self._word_part("SUP"),
+                    self._unit_part(order.supported), self._word_part("MTO"),
+                    self._word_part(order.dest)]
+        if kind is Convoy:
+            assert isinstance(order, Convoy)
+            return [self._unit_part(order.unit), self._word_part("CVY"),
+                    self._unit_part(order.army), self._word_part("CTO"),
+                    self._word_part(order.dest)]
+        return None
+
+    def _unit_part(self, unit: Unit) -> Part:
+        """``( power type where )``."""
+        known = self._units.get(id(unit))
+        if known is not None and known[0] is unit:
+            return known[1]
+        if len(self._units) >= KEPT_PARTS:
+            self._units.clear()
+        part = self._part((unit_node(unit),))
+        self._units[id(unit)] = (unit, part)
+        return part
+
+    def _place_part(self, place: Location) -> Part:
+        """``province`` or ``( province coast )``."""
+        known = self._places.get(id(place))
+        if known is not None and known[0] is place:
+            return known[1]
+        if len(self._places) >= KEPT_PARTS:
+            self._places.clear()
+        part = self._part((location_node(place),))
+        self._places[id(place)] = (place, part)
+        return part
+
+    def _word_part(self, word: str) -> Part:
+        part = self._words.get(word)
+        if part is None:
+            part = self._words[word] = self._part((word,))
+        return part
+
+    def _part(self, nodes: tuple[Node, ...]) -> Part:
+        tokens = from_tree(nodes, self.rep)     # EncodeError for a mnemonic it does not know
+        return tokens, dm_body(tokens), render_text(tokens, self.rep)
 
     def tokens(self, order: Order) -> tuple[int, ...]:
         """The tokens inside ``( order )``."""

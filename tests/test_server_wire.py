@@ -266,3 +266,54 @@ def test_the_games_of_a_server_share_the_encodings_of_its_orders() -> None:
     first.clear()
     assert first.thx(order, "MBV") is not frame              # made again: the table was emptied
     assert first.thx(order, "MBV") == frame
+
+
+@pytest.mark.parametrize("numbering", ["daide", "parlance"])
+def test_a_new_order_put_together_from_kept_parts_is_encoded_as_its_node(numbering: str) -> None:
+    """`OrderCodes` puts a new order's tokens, body and text together from the
+    kept parts of its units, words and places: seeded orders of every kind
+    (coasts, units met again as the same object and as an equal one) give
+    the tokens of their node, the text of those tokens and the THX frame of
+    the message."""
+    import random  # noqa: PLC0415 - only this test
+
+    from orders import (  # noqa: PLC0415
+        Build,
+        Convoy,
+        ConvoyMove,
+        Disband,
+        Location,
+        Move,
+        Remove,
+        Retreat,
+        SupportHold,
+        SupportMove,
+        Unit,
+        Waive,
+    )
+
+    rep = wire_representation(STANDARD, numbering)
+    rng = random.Random(9)
+    places = [Location(p) for p in ("PAR", "BUR", "NTH", "MAO", "ROM")] + \
+        [Location("STP", "NCS"), Location("BUL", "ECS"), Location("SPA", "SCS")]
+    units = [Unit(p, k, rng.choice(places)) for p in ("ENG", "FRA", "RUS") for k in ("AMY", "FLT")
+             for _ in range(3)]
+
+    def unit() -> Unit:
+        u = rng.choice(units)
+        return u if rng.random() < 0.7 else Unit(u.power, u.kind, u.location)   # equal, not same
+
+    makers = [lambda: Hold(unit()), lambda: Move(unit(), rng.choice(places)),
+              lambda: Retreat(unit(), rng.choice(places)), lambda: Disband(unit()),
+              lambda: Build(unit()), lambda: Remove(unit()), lambda: SupportHold(unit(), unit()),
+              lambda: SupportMove(unit(), unit(), rng.choice(places).province),
+              lambda: Convoy(unit(), unit(), rng.choice(places).province),
+              lambda: ConvoyMove(unit(), "TUN", ("ION", "TYS")), lambda: Waive("ENG")]
+    codes = OrderCodes(rep)
+    for _ in range(600):
+        order = rng.choice(makers)()
+        tokens = from_tree(order_node(order), rep)
+        assert codes.tokens(order) == tokens
+        assert codes.text(order) == render_text(tokens, rep)
+        assert codes.thx(order, "MBV") == packet(Thx(order, "MBV"), rep).frames
+        assert codes.thx(order, "NSU") == packet(Thx(order, "NSU"), rep).frames
