@@ -49,8 +49,9 @@ import json
 import os
 import threading
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import structlog
 
@@ -81,21 +82,21 @@ def encode_json(value: object) -> str:
     return _encode_json(value)
 
 
-@dataclass(frozen=True, slots=True)
-class PhaseEntry:
-    """A processed phase as its journal line holds it (see the module docstring)."""
+class PhaseEntry(NamedTuple):
+    """A processed phase as its journal line holds it, after its tag (see the module
+    docstring).  A tuple: the encoder writes it as the line's JSON list at once."""
 
     game_id: int
     seq: int
     turn: str
-    orders: dict[str, list[str]]
-    messages: list[str]
+    orders: Mapping[str, Sequence[str]]     # lists or tuples (as the encoder takes them)
+    messages: Sequence[str]
     sco: str
     now: str
     new_turn: str
-    ending: list[str]
+    ending: Sequence[str]
     processed_at: float
-    """Seconds since the epoch (`time.time`), to the millisecond."""
+    """Seconds since the epoch (`time.time`)."""
 
 
 def _framed(body: bytes) -> bytes:
@@ -104,14 +105,14 @@ def _framed(body: bytes) -> bytes:
 
 def encode_line(game_id: int, power: str, turn: str, orders: Iterable[str]) -> bytes:
     """One order line (see the module docstring)."""
-    return _framed(_encode_json([game_id, power, turn, list(orders)]).encode())
+    if not isinstance(orders, (list, tuple)):    # what the encoder takes as a JSON list
+        orders = list(orders)
+    return _framed(_encode_json((game_id, power, turn, orders)).encode())
 
 
 def encode_phase(entry: PhaseEntry) -> bytes:
     """One phase line (see the module docstring): one encoder call for all of it."""
-    return _framed(_encode_json(["phase", entry.game_id, entry.seq, entry.turn, entry.orders,
-                                 entry.messages, entry.sco, entry.now, entry.new_turn,
-                                 entry.ending, entry.processed_at]).encode())
+    return _framed(_encode_json(("phase", *entry)).encode())
 
 
 def _texts(value: object) -> bool:

@@ -528,9 +528,9 @@ class Store:
         if self.failure is not None:
             raise self.fail(self.failure)
         seq = self._next_seq("phases", self._last_seq, game_id)
-        phase = PhaseEntry(game_id, seq, turn, {p: list(o) for p, o in sorted(orders.items())},
-                           list(messages), sco, now, new_turn, list(ending),
-                           round(time.time(), 3))
+        # The caller's lists are kept as they are (copies cost more than the rest).
+        phase = PhaseEntry(game_id, seq, turn, dict(sorted(orders.items())), messages, sco, now,
+                           new_turn, ending, time.time())
         try:
             self.journal.append_phase(phase)
         except OSError as exc:
