@@ -134,16 +134,13 @@ def sco_message(state: adj.GameState, powers: Sequence[str], centres: Iterable[s
     left out (the grammar has no empty group; Parlance omits it).  An owner
     of ``state.ownership`` missing from ``powers`` is listed after them.
     """
+    ownership = state.ownership
     owned: dict[str, list[str]] = {}
-    neutral: list[str] = []
-    for centre in sorted(set(centres) | set(state.ownership)):
-        owner = state.ownership.get(centre)
-        if owner is None:
-            neutral.append(centre)
-        else:
-            owned.setdefault(owner, []).append(centre)
+    for centre, owner in ownership.items():
+        owned.setdefault(owner, []).append(centre)
+    neutral = sorted({c for c in centres if c not in ownership})
     order = [p for p in powers if p in owned] + sorted(set(owned) - set(powers))
-    groups = [CentreGroup(p, tuple(owned[p])) for p in order]
+    groups = [CentreGroup(p, tuple(sorted(owned[p]))) for p in order]
     if neutral:
         groups.append(CentreGroup(UNO, tuple(neutral)))
     return Sco(tuple(groups))

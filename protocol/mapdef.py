@@ -36,6 +36,12 @@ class CentreGroup:
     owner: str | tuple[str, ...]
     centres: tuple[str, ...]
 
+    # Written out (as protocol.orders.Turn is): compiled, a frozen dataclass's
+    # generated __init__ stays interpreted; an SCO is made of these.
+    def __init__(self, owner: str | tuple[str, ...], centres: tuple[str, ...]) -> None:
+        object.__setattr__(self, "owner", owner)
+        object.__setattr__(self, "centres", centres)
+
     def to_node(self) -> tuple[Node, ...]:
         return (self.owner, *self.centres)
 

@@ -104,6 +104,17 @@ def test_power_without_centres_is_omitted_and_no_uno_when_all_owned() -> None:
     assert tree_to_text(sco.to_tree()) == "SCO ( AUS BUD VIE )"
 
 
+def test_sco_lists_owners_unknown_to_the_powers_after_them_and_every_owned_centre() -> None:
+    # An owner missing from the powers comes after them; a centre owned but
+    # missing from the map's list is listed with its owner; each group sorted.
+    state = adj.GameState(adj.Phase("WIN", 1901), (),
+                          {"VIE": "AUS", "XXX": "ZZZ", "BUD": "AUS", "LON": "AAA", "ABC": "AUS"})
+    sco = convert.sco_message(state, ["AUS", "ENG"], ["BUD", "LON", "VIE", "SER", "BEL"])
+    assert [(g.owner, g.centres) for g in sco.ownership] == [
+        ("AUS", ("ABC", "BUD", "VIE")), ("AAA", ("LON",)), ("ZZZ", ("XXX",)),
+        ("UNO", ("BEL", "SER"))]
+
+
 def test_dislodged_units_carry_mrt_lists() -> None:
     text = (
         "NOW ( SUM 1901 ) ( TUR FLT CON MRT ( BLA SMY ( BUL ECS ) ( BUL SCS ) ) ) "
