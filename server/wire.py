@@ -451,6 +451,10 @@ class PositionCodes:
         self.rep = rep
         self._now = rep.encode_table["NOW"]
         self._turns: dict[tuple[str, int], tuple[bytes, str]] = {}   # "NOW ( turn )"
+        sco = (rep.encode_table["SCO"],)
+        self._sco = (dm_body(sco), render_text(sco, rep))
+        #: "( owner centre ... )" of the game's SCOs (a few per power and year)
+        self._groups: dict[tuple[str | tuple[str, ...], tuple[str, ...]], tuple[bytes, str]] = {}
         units = _UNITS.get(rep)
         if units is None:
             units = _UNITS[rep] = ({}, {})
@@ -505,11 +509,21 @@ class PositionCodes:
         return known
 
     def sco(self, message: Sco) -> Encoded:
-        """An SCO's packet and text (`encode`), its tree put together here
-        (`Sco.to_tree`, protocol/messages.py, runs interpreted)."""
-        tokens = from_tree(("SCO", *[group.to_node() for group in message.ownership]), self.rep)
-        return Encoded(Packet("SCO", dm_frame(dm_body(tokens)), self.rep),
-                       render_text(tokens, self.rep))
+        """An SCO's packet and text (`encode`): ``SCO`` and each ``( owner
+        centre ... )`` group, kept - at a year's end most powers' groups are
+        those of the year before."""
+        groups = self._groups
+        bodies = [self._sco[0]]
+        texts = [self._sco[1]]
+        for group in message.ownership:
+            key = (group.owner, group.centres)
+            known = groups.get(key)
+            if known is None:
+                tokens = from_tree((group.to_node(),), self.rep)
+                known = groups[key] = (dm_body(tokens), render_text(tokens, self.rep))
+            bodies.append(known[0])
+            texts.append(known[1])
+        return Encoded(Packet("SCO", dm_frame(b"".join(bodies)), self.rep), " ".join(texts))
 
 
 #: representation -> "( unit )" by (power, kind, province, coast), and by the
