@@ -8,7 +8,7 @@ One database file (WAL journal, ``synchronous=FULL``) holds every game:
 * ``pending_orders`` - accepted orders of the current phase carried over a
   restart, one row per power holding that power's whole order list.  While
   the server runs, each change of a power's orders (SUB, NOT (SUB)) is one
-  line appended to the order journal ``DB-orders`` beside the database
+  line appended to the journal ``DB-orders`` beside the database
   (`server.journal`), before THX/YES are sent; when the server starts,
   `load_unfinished` folds the journal's live lines into this table (one
   transaction) and starts a fresh journal;
