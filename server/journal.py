@@ -245,9 +245,13 @@ class Journal:
                 raise
             self._fd = fd
 
-    def append(self, game_id: int, power: str, turn: str, orders: Iterable[str]) -> None:
-        """Append one order entry; OSError if the file cannot take it."""
-        self._write(encode_line(game_id, power, turn, orders))
+    def append(self, game_id: int, power: str, turn: str, orders: Sequence[str]) -> None:
+        """Append one order entry; OSError if the file cannot take it.  (`encode_line`
+        written out: every SUB of every game comes here.)"""
+        if not isinstance(orders, (list, tuple)):
+            orders = list(orders)
+        body = _encode_json((game_id, power, turn, orders)).encode()
+        self._write(b"%08x %s\n" % (zlib.crc32(body), body))
 
     def append_phase(self, entry: PhaseEntry) -> None:
         """Append one phase; OSError if the file cannot take it."""

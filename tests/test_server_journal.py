@@ -61,7 +61,9 @@ def test_replay_last_line_wins_only_the_current_turn_counts_and_empty_clears(
     store.save_orders(game, "FRA", "WIN 1900", ["( FRA AMY PAR ) HLD"])  # not this turn: dead
     store.save_orders(other, "ENG", "SPR 1901", [ENG_HOLD])
     # One line per change, and nothing in SQLite.
-    assert len(journal_of(path).read_bytes().splitlines()) == 6
+    lines = journal_of(path).read_bytes().splitlines(keepends=True)
+    assert len(lines) == 6
+    assert lines[0] == encode_line(game, "AUS", "SPR 1901", [AUS_HOLD])
     assert table(path) == []
     assert store.game(game).pending == {"AUS": (AUS_MOVE,)}
     # No close(): the process "dies" here.  The next start replays the journal.
