@@ -264,12 +264,10 @@ class OrderCodes:
         self.rep = rep
         table = rep.encode_table
         self._thx_head = dm_body((table["THX"], BRA))
-        self._ord = table["ORD"]
         self._orders = shared_orders(rep)                   # id(order) -> Coded
         self._notes: dict[str, bytes] = {}                   # ") ( note )"
         # ") ( result )" by outcome, of a unit that stayed / was dislodged (RET)
         self._results: tuple[dict[str | None, tuple[bytes, str]], ...] = ({}, {})
-        self._turn: tuple[str, int, bytes, str] | None = None  # "ORD ( turn ) ("
         # the parts of new orders (`_parts`): id -> (unit or place, part); word -> part
         self._units: dict[int, tuple[Unit, Part]] = {}
         self._places: dict[int, tuple[Location, Part]] = {}
@@ -392,12 +390,7 @@ class OrderCodes:
         after the other, and the text of each - what `encode` gives for the
         messages of `engine.convert.ord_messages`, put together from the kept
         parts without making the messages."""
-        turn = self._turn
-        if turn is None or turn[0] != phase.season or turn[1] != phase.year:
-            tokens = (self._ord, BRA, *from_tree((phase.season, phase.year), self.rep), KET, BRA)
-            turn = self._turn = (phase.season, phase.year, dm_body(tokens),
-                                 render_text(tokens, self.rep))
-        head, head_text = turn[2], turn[3]
+        head, head_text = turn_head(self.rep, "ORD", phase)
         parts: list[bytes] = []       # header, head, order, tail of each frame: joined once
         texts: list[str] = []
         for result in results:
@@ -449,8 +442,6 @@ class PositionCodes:
 
     def __init__(self, rep: Representation) -> None:
         self.rep = rep
-        self._now = rep.encode_table["NOW"]
-        self._turns: dict[tuple[str, int], tuple[bytes, str]] = {}   # "NOW ( turn )"
         sco = (rep.encode_table["SCO"],)
         self._sco = (dm_body(sco), render_text(sco, rep))
         #: "( owner centre ... )" of the game's SCOs (a few per power and year)
@@ -464,11 +455,7 @@ class PositionCodes:
         """The NOW of ``state``: its packet and text (`encode`)."""
         rep = self.rep
         phase = state.phase
-        key = (phase.season, phase.year)
-        head = self._turns.get(key)
-        if head is None:
-            tokens = (self._now, BRA, *from_tree(key, rep), KET)
-            head = self._turns[key] = (dm_body(tokens), render_text(tokens, rep))
+        head = turn_head(rep, "NOW", phase)
         bodies = [head[0]]
         texts = [head[1]]
         if not state.dislodged and _by_province(state.units):
@@ -532,6 +519,27 @@ _UNITS: dict[Representation, tuple[dict[tuple[str, str, str, str | None], tuple[
                                    dict[int, tuple[Unit, tuple[bytes, str]]]]] = {}
 #: unit objects remembered by id at most (then forgotten, and met again)
 _SEEN_UNITS: Final = 4096
+
+
+def turn_head(rep: Representation, command: str, phase: Phase) -> tuple[bytes, str]:
+    """The body and text of ``NOW ( season year )`` or ``ORD ( season year ) (``,
+    the start of a phase's NOW and of each of its ORDs: kept for every game
+    of the representation (the games go through the same turns)."""
+    key = (rep, command, phase.season, phase.year)
+    head = _HEADS.get(key)
+    if head is None:
+        tokens = (rep.encode_table[command], BRA, *from_tree((phase.season, phase.year), rep), KET)
+        if command == "ORD":
+            tokens = (*tokens, BRA)
+        if len(_HEADS) >= _KEPT_HEADS:
+            _HEADS.clear()
+        head = _HEADS[key] = (dm_body(tokens), render_text(tokens, rep))
+    return head
+
+
+#: (representation, command, season, year) -> the head of that turn's NOW / ORDs
+_HEADS: dict[tuple[Representation, str, str, int], tuple[bytes, str]] = {}
+_KEPT_HEADS: Final = 4096
 
 
 def _by_province(units: tuple[Unit, ...]) -> bool:
