@@ -331,14 +331,19 @@ class Store:
         in SQLite (the file keeps folded ones until it is compacted)."""
         for (game_id, power), entry in replay.entries.items():
             self._live.setdefault(game_id, {})[power] = entry
-        stored: dict[int, int] = {}
+        stored: dict[int, int | None] = {}
         for (game_id, seq), phase in sorted(replay.phases.items()):
             if game_id not in stored:
-                stored[game_id] = self._stored_seq(game_id)
-            if seq > stored[game_id]:
+                known = self._db.execute("SELECT 1 FROM games WHERE id = ?", (game_id,))
+                # None: no such game (the journal is not this database's): skipped.
+                stored[game_id] = self._stored_seq(game_id) if known.fetchone() else None
+            last = stored[game_id]
+            # The next phase of the game, and no other: a gap (a line a power cut
+            # garbled) ends what the journal can add.
+            if last is not None and seq == last + 1:
                 self._unfolded.setdefault(game_id, []).append(phase)
                 self._unfolded_count += 1
-                self._last_seq[game_id] = seq
+                self._last_seq[game_id] = stored[game_id] = seq
         self._unfolded_since = time.monotonic()
 
     def _stored_seq(self, game_id: int) -> int:
