@@ -122,8 +122,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         build(into, None if args.c_dir is None else args.c_dir.resolve())
     except (Exception, SystemExit) as exc:  # a missing compiler surfaces as either
-        shutil.rmtree(into, ignore_errors=True)
-        print(f"{names}: could not compile ({exc!r}) - running as pure Python")
+        # The installed build stays: `native` uses it only while it matches every
+        # source, so it is harmless when stale and still right when the sources
+        # are what it was built from (a failed rebuild of unchanged sources).
+        kept = native.matching_build(ROOT) is not None
+        print(f"{names}: could not compile ({exc!r}) - "
+              + ("the installed build still matches the sources" if kept
+                 else "running as pure Python"))
         return 0
     print(f"{names}: compiled with mypyc into {into} ({time.monotonic() - start:.0f} s)")
     return 0
