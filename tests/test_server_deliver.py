@@ -102,3 +102,24 @@ async def test_an_event_the_inbox_refuses_is_not_counted_in_flight() -> None:
     with pytest.raises(trio.BrokenResourceError):
         await handle.send(announce("c"))
     assert handle.in_flight == 1
+
+
+def test_events_reach_a_game_only_through_its_handle() -> None:
+    # Game.deliver handles an event at once only while nothing is in flight to the
+    # actor; an event put on the inbox channel directly would not be counted, and
+    # a later one delivered at once could overtake it.  So no module but
+    # server/events.py sends on a game's inbox channel.
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    direct = re.compile(r"\binbox\.send(_nowait)?\(")
+    offenders = [
+        f"{path.relative_to(root)}:{number}"
+        for package in ("server", "daide", "tournament", "load")
+        for path in sorted((root / package).rglob("*.py"))
+        if path.name != "events.py" or path.parent.name != "server"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if direct.search(line)
+    ]
+    assert offenders == []
