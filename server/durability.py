@@ -157,21 +157,32 @@ class Durability:
                 nursery.cancel_scope.cancel()   # the store is latched: nothing to fold
 
     async def _fold_now_and_then(self) -> None:
-        """Fold the store's gathered phases when it asks (`Store.on_fold_due`), and
-        every `FOLD_SECONDS` (idle: what is left)."""
-        self.store.on_fold_due = self._fold_wanted.set
+        """Fold the store's gathered phases when it asks (`Store.on_fold_due`), or
+        `FOLD_SECONDS` after the first of them (idle: what is left).  With nothing
+        gathered it sleeps without a timer until a phase is recorded
+        (`Store.on_gathering`): an idle server - or a virtual clock jumping through
+        an idle hour in the tests - has no reason to wake every second."""
+        store = self.store
+        gathering = trio.Event()
+        store.on_fold_due = self._fold_wanted.set
+        store.on_gathering = gathering.set
         try:
             while True:
+                if not store.gathered:
+                    await gathering.wait()
+                gathering = trio.Event()
+                store.on_gathering = gathering.set
                 with trio.move_on_after(FOLD_SECONDS):
                     await self._fold_wanted.wait()
                 self._fold_wanted = trio.Event()
-                self.store.on_fold_due = self._fold_wanted.set
+                store.on_fold_due = self._fold_wanted.set
                 try:
-                    self.store.fold()
+                    store.fold()
                 except StoreError:
                     return      # latched: the store reported it (`Store.on_failure`)
         finally:
-            self.store.on_fold_due = None
+            store.on_fold_due = None
+            store.on_gathering = None
 
     async def _flush_now_and_then(self) -> None:
         if self._fd is None:

@@ -290,6 +290,10 @@ class Store:
         """Called when `fold` is due (`FOLD_PHASES`, `FOLD_SECONDS`): the callee calls
         it soon (`server.durability`).  None: `record_phase` folds when it is due; so
         it does if `_FOLD_AT_ONCE` phases have gathered all the same."""
+        self.on_gathering: Callable[[], None] | None = None
+        """Called when a phase is recorded while none was waiting for a fold: the
+        folder (`server.durability`) sleeps without a timer while there is nothing
+        to fold, and wakes on this to fold within `FOLD_SECONDS`."""
         self.failure: str | None = None
         """Why writes stopped (`StorageFailure`), or None while the store is healthy."""
         self.on_failure: Callable[[str], None] | None = None
@@ -550,6 +554,8 @@ class Store:
         self._unfolded_count += 1
         if self._unfolded_count == 1:
             self._unfolded_since = time.monotonic()
+            if self.on_gathering is not None:
+                self.on_gathering()
         if self._unfolded_count >= FOLD_PHASES or \
                 time.monotonic() - self._unfolded_since >= FOLD_SECONDS:
             if self.on_fold_due is not None and self._unfolded_count < _FOLD_AT_ONCE:
@@ -559,6 +565,11 @@ class Store:
         if self.journal.due:
             self._compact()
         return seq
+
+    @property
+    def gathered(self) -> bool:
+        """Phases wait in the journal for `fold`."""
+        return self._unfolded_count > 0
 
     def fold(self) -> None:
         """Write the phases gathered in the journal into SQLite, in one transaction

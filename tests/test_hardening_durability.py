@@ -10,9 +10,10 @@ import trio
 import trio.testing
 
 import server.durability
+import server.store
 from server.durability import Durability, DurabilityLost, GroupCommitStore
 from server.settings import GameSettings
-from server.store import StorageFailure, Store
+from server.store import Seat, StorageFailure, Store
 
 
 class Disk:
@@ -153,6 +154,40 @@ async def test_durability_os_announces_at_once_and_only_checkpoints(
         assert len(again.games()) == 800
     finally:
         again.close()
+
+
+async def test_the_folder_sleeps_while_nothing_is_gathered(
+        tmp_path: Path, autojump_clock: trio.testing.MockClock) -> None:
+    # A phase is folded into SQLite within FOLD_SECONDS of being recorded; with
+    # nothing gathered the folder waits for the next phase, not for a timer (an
+    # idle server - or a virtual clock jumping an idle hour - never wakes it).
+    store = GroupCommitStore.open(tmp_path / "g.db")
+    folds: list[bool] = []
+    fold = store.fold
+
+    def counted() -> None:
+        folds.append(store.gathered)
+        fold()
+
+    store.fold = counted                          # type: ignore[method-assign]
+    game = store.create_game(GameSettings())
+    store.start_game(game, [Seat("AUS", 1, "bot", "1")], "SPR 1901", "SCO", "NOW ( SPR 1901 )")
+    durability = Durability(store, barrier=False)
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(durability.run)
+            await trio.sleep(3600)
+            assert folds == []
+            store.record_phase(game, "SPR 1901", {}, ["NOW ( FAL 1901 )"], "SCO",
+                               "NOW ( FAL 1901 )", "FAL 1901")
+            await trio.sleep(server.store.FOLD_SECONDS + 0.5)
+            assert folds == [True] and not store.gathered
+            await trio.sleep(3600)
+            assert folds == [True]
+            nursery.cancel_scope.cancel()
+    finally:
+        durability.close()
+        store.close()
 
 
 def test_durability_setting_is_checked() -> None:
