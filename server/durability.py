@@ -67,7 +67,8 @@ from server.store import FOLD_SECONDS, Store, StoreError
 #: a checkpoint shares the WAL with the committing thread, which then waits on
 #: SQLite's locks now and then (measured with `load/`: up to ~0.1 s per checkpoint).
 CHECKPOINT_BYTES = 64 * 2**20
-#: Without fsyncs (durability "os"), how often the flusher looks at the WAL's size.
+#: Without fsyncs (durability "os"), how long after a commit the flusher looks at
+#: the WAL's size (at most once per this many seconds, never while no commit comes).
 CHECKPOINT_POLL = 5.0
 
 
@@ -207,11 +208,23 @@ class Durability:
             self._release()
 
     async def _checkpoint_now_and_then(self, fd: int) -> None:
-        """Without the barrier the flusher only keeps the WAL from growing for ever."""
-        while True:
-            await trio.sleep(CHECKPOINT_POLL)
-            if os.fstat(fd).st_size > CHECKPOINT_BYTES:
-                await trio.to_thread.run_sync(self._checkpoint)
+        """Without the barrier the flusher only keeps the WAL from growing for ever:
+        it looks at the WAL's size `CHECKPOINT_POLL` seconds after a commit (only a
+        commit grows it; an idle server is never woken)."""
+        store = self.store
+        committed = trio.Event()
+        committed.set()                 # one look at the start: the WAL as it was opened
+        store.on_commit = committed.set
+        try:
+            while True:
+                await committed.wait()
+                committed = trio.Event()
+                store.on_commit = committed.set
+                await trio.sleep(CHECKPOINT_POLL)
+                if os.fstat(fd).st_size > CHECKPOINT_BYTES:
+                    await trio.to_thread.run_sync(self._checkpoint)
+        finally:
+            store.on_commit = None
 
     def _flush(self) -> None:
         target = self._changes()

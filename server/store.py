@@ -290,6 +290,9 @@ class Store:
         """Called when `fold` is due (`FOLD_PHASES`, `FOLD_SECONDS`): the callee calls
         it soon (`server.durability`).  None: `record_phase` folds when it is due; so
         it does if `_FOLD_AT_ONCE` phases have gathered all the same."""
+        self.on_commit: Callable[[], None] | None = None
+        """Called after each commit (`server.durability`'s WAL watch: without commits
+        the WAL does not grow, and there is nothing to look at)."""
         self.on_gathering: Callable[[], None] | None = None
         """Called when a phase is recorded while none was waiting for a fold: the
         folder (`server.durability`) sleeps without a timer while there is nothing
@@ -447,6 +450,8 @@ class Store:
             try:
                 yield
                 self._db.execute("COMMIT")
+                if self.on_commit is not None:
+                    self.on_commit()
             except BaseException:
                 self._rollback()
                 raise

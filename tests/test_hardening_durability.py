@@ -190,6 +190,38 @@ async def test_the_folder_sleeps_while_nothing_is_gathered(
         store.close()
 
 
+async def test_the_wal_is_looked_at_after_commits_only(
+        tmp_path: Path, autojump_clock: trio.testing.MockClock,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # durability "os": the flusher looks at the WAL's size CHECKPOINT_POLL seconds
+    # after a commit - once at the start, then never while no commit comes.
+    store = GroupCommitStore.open(tmp_path / "g.db")
+    looks: list[int] = []
+    fstat = server.durability.os.fstat
+
+    def counted(fd: int) -> object:
+        looks.append(fd)
+        return fstat(fd)
+
+    monkeypatch.setattr(server.durability.os, "fstat", counted)
+    durability = Durability(store, barrier=False)
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(durability.run)
+            await trio.sleep(3600)
+            assert len(looks) == 1                # the start
+            store.create_game(GameSettings())
+            store.create_game(GameSettings())
+            await trio.sleep(server.durability.CHECKPOINT_POLL + 1)
+            assert len(looks) == 2                # one look for both commits
+            await trio.sleep(3600)
+            assert len(looks) == 2
+            nursery.cancel_scope.cancel()
+    finally:
+        durability.close()
+        store.close()
+
+
 def test_durability_setting_is_checked() -> None:
     from server.settings import ServerSettings, SettingsError
 
