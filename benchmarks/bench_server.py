@@ -21,10 +21,14 @@
 5. Steps 1-3 and the floor run three times (``--runs``); the median of the
    runs is the figure, the range is printed beside it.
 
-``python -m benchmarks server [--games N] [--max-year YEAR] [--runs N] [--profile OUT.prof]``
+``python -m benchmarks server [--games N] [--max-year YEAR] [--runs N] [--profile OUT.prof]
+[--instructions]``
 (``--runs``: the games and the floor are measured this many times, 3 by default, and the
 median is the figure - one run on a shared two-core machine can be 30 % off.)
 (``--profile``: the server runs under cProfile, which slows it).
+(``--instructions``: instead of CPU time, the instructions the server and the floor
+execute per phase, counted by valgrind's callgrind (`benchmarks.meters`) - steady from
+run to run, so two builds compare on a busy machine; one run, no target.)
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from pathlib import Path
 
 import adjudicator
 from benchmarks import io_floor
+from benchmarks.meters import CpuMeter, InstructionMeter
 from load.__main__ import free_port, game_figures, wait_for_line
 from load.report import machine
 
@@ -55,32 +60,27 @@ TARGET_MS = 0.7
 RUNS = 3
 
 
-def cpu_times(pid: int) -> tuple[float, float]:
-    """User and system CPU seconds of a process so far (``/proc/<pid>/stat``)."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2:].split()
-    tick = os.sysconf("SC_CLK_TCK")
-    return int(fields[11]) / tick, int(fields[12]) / tick
-
-
-def run_games(games: int, max_year: int, work: Path,
-              profile: Path | None = None) -> tuple[tuple[float, float], int, int]:
-    """Play the games; the server's user and system CPU seconds while they ran,
-    the phases, and the bots' problem count."""
+def run_games(games: int, max_year: int, work: Path, profile: Path | None = None, *,
+              meter: CpuMeter | InstructionMeter | None = None,
+              ) -> tuple[tuple[float, float], int, int]:
+    """Play the games; the server's user and system CPU seconds while they ran
+    (or what ``meter`` reads), the phases, and the bots' problem count."""
+    meter = meter or CpuMeter()
     port = free_port()
     db = work / "server.db"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     server_log = work / "server.log"
     with server_log.open("wb") as log:
-        server = subprocess.Popen(
+        server = subprocess.Popen(meter.command(
             [sys.executable, *(["-m", "cProfile", "-o", str(profile)] if profile else []),
              "-m", "daide", "serve", "--port", str(port), "--db", str(db),
              "--max-year", str(max_year), "--linger", "0", "--log-json",
-             "--max-connections", str(7 * games + 64)],
+             "--max-connections", str(7 * games + 64)]),
             cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
     bots = None
     try:
-        wait_for_line(server_log, "listening", server)
+        wait_for_line(server_log, "listening", server,
+                      seconds=600 if isinstance(meter, InstructionMeter) else 60)
         out, bot_out = work / "bots.json", work / "bots.out"
         with (work / "bots.log").open("wb") as log, bot_out.open("wb") as stdout:
             bots = subprocess.Popen(
@@ -88,12 +88,12 @@ def run_games(games: int, max_year: int, work: Path,
                  "--games", str(games), "--out", str(out), "--nice", "10"],
                 cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=stdout, stderr=log)
         wait_for_line(bot_out, "joined", bots, seconds=600)
-        before = cpu_times(server.pid)
+        meter.start(server.pid)
         assert bots.stdin is not None
         bots.stdin.write(b"go\n")
         bots.stdin.close()
         bots.wait(timeout=1800)
-        after = cpu_times(server.pid)
+        work_done = meter.stop(server.pid)
         result = json.loads(out.read_text())
     finally:
         if bots is not None and bots.poll() is None:
@@ -106,7 +106,7 @@ def run_games(games: int, max_year: int, work: Path,
     phases, _rate, _live = game_figures(db)
     problems = len(result["problems"]) + len(result["errors"]) + (
         7 * games - result["finished_clients"])
-    return (after[0] - before[0], after[1] - before[1]), phases, problems
+    return work_done, phases, problems
 
 
 def yardstick_ms() -> float:
@@ -133,6 +133,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     max_year = int(args[args.index("--max-year") + 1]) if "--max-year" in args else MAX_YEAR
     runs = int(args[args.index("--runs") + 1]) if "--runs" in args else RUNS
     profile = Path(args[args.index("--profile") + 1]) if "--profile" in args else None
+    if "--instructions" in args:
+        return count_instructions(games, max_year)
     print(f"machine: {machine()}, load average {os.getloadavg()[0]:.1f}")
     print("  the adjudicator: " + ("compiled with mypyc" if adjudicator.COMPILED else
                                    "pure Python (no compiled build matches the sources)"))
@@ -160,6 +162,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     met = per_phase <= TARGET_MS
     print(f"targets: server CPU {per_phase:.3f} ms per phase (median) <= {TARGET_MS} ms "
           f"{'met' if met else 'NOT met'}")
+    return 0 if problems == 0 else 1
+
+
+def count_instructions(games: int, max_year: int) -> int:
+    """The instructions per phase of the server and of the I/O floor (one run each)."""
+    try:
+        with tempfile.TemporaryDirectory(prefix="daide-bench-server-") as tmp:
+            (count, _), phases, problems = run_games(
+                games, max_year, Path(tmp), meter=InstructionMeter(Path(tmp)))
+        floor, _ = io_floor.measure(instructions=True)
+    except RuntimeError as exc:
+        print(f"server instructions: {exc}")
+        return 1
+    per_phase = count / max(phases, 1)
+    print(f"server instructions: {games} games of seven RandBots to {max_year} over TCP "
+          f"against `daide serve` under callgrind: {phases} phases, {count / 1e6:.1f} M "
+          f"instructions while they ran = {per_phase / 1e6:.3f} M per phase (user space), "
+          f"bot problems {problems}; I/O floor {floor / 1e3:.1f} K per phase = "
+          f"{per_phase / floor:.1f}x the floor")
     return 0 if problems == 0 else 1
 
 

@@ -10,11 +10,12 @@ or log.  Its CPU per phase, measured in the same run on the same machine,
 is what no game logic could go below on this event loop and kernel, so the
 real server's figure reads as a multiple of it.
 
-    python -m benchmarks.io_floor [--games N] [--phases N]
+    python -m benchmarks.io_floor [--games N] [--phases N] [--instructions]
 
 The server runs as a subprocess (``python -m benchmarks.io_floor serve
 PORT_FILE``); the driver here plays every game's phases in turn over
-loopback TCP and reads the server's CPU time from ``/proc``.
+loopback TCP and reads the server's CPU time from ``/proc`` - or, with
+``--instructions``, counts its instructions (`benchmarks.meters`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import trio
+
+from benchmarks.meters import CpuMeter, InstructionMeter
 
 PLAYERS = 7
 #: frame sizes (4-byte header included) of a typical phase of the real
@@ -81,13 +84,6 @@ async def _serve(port_file: Path) -> None:
     await trio.serve_listeners(player, listeners)
 
 
-def _cpu(pid: int) -> tuple[float, float]:
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2:].split()
-    tick = os.sysconf("SC_CLK_TCK")
-    return int(fields[11]) / tick, int(fields[12]) / tick
-
-
 def _exactly(sock: socket.socket, size: int) -> None:
     got = 0
     while got < size:
@@ -97,15 +93,19 @@ def _exactly(sock: socket.socket, size: int) -> None:
         got += len(chunk)
 
 
-def measure(games: int = 10, phases: int = 300) -> tuple[float, float]:
-    """User and system CPU ms per phase of the floor server."""
+def measure(games: int = 10, phases: int = 300, *,
+            instructions: bool = False) -> tuple[float, float]:
+    """User and system CPU ms per phase of the floor server; with ``instructions``,
+    its instructions per phase (`benchmarks.meters.InstructionMeter`) and 0."""
     root = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory(prefix="daide-io-floor-") as tmp:
         port_file = Path(tmp) / "port"
-        server = subprocess.Popen([sys.executable, "-m", "benchmarks.io_floor", "serve",
-                                   str(port_file)], cwd=root, stdin=subprocess.DEVNULL)
+        meter = InstructionMeter(Path(tmp)) if instructions else CpuMeter()
+        server = subprocess.Popen(
+            meter.command([sys.executable, "-m", "benchmarks.io_floor", "serve", str(port_file)]),
+            cwd=root, stdin=subprocess.DEVNULL)
         try:
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + (600 if instructions else 30)
             while not (port_file.exists() and port_file.read_text()):
                 if server.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError("the floor server did not start")
@@ -123,7 +123,7 @@ def measure(games: int = 10, phases: int = 300) -> tuple[float, float]:
                 tables.append(seats)
             time.sleep(0.3)                  # every connection seated
             sub = _frame(SUB_SIZE)
-            before = _cpu(server.pid)
+            meter.start(server.pid)
             for _ in range(phases):
                 for seats in tables:
                     for sock in seats:
@@ -131,7 +131,7 @@ def measure(games: int = 10, phases: int = 300) -> tuple[float, float]:
                         _exactly(sock, THX_SIZE)
                     for sock in seats:
                         _exactly(sock, ANNOUNCEMENT_SIZE)
-            after = _cpu(server.pid)
+            user, system = meter.stop(server.pid)
             for seats in tables:
                 for sock in seats:
                     sock.close()
@@ -139,7 +139,9 @@ def measure(games: int = 10, phases: int = 300) -> tuple[float, float]:
             server.kill()
             server.wait()
     count = games * phases
-    return ((after[0] - before[0]) * 1000 / count, (after[1] - before[1]) * 1000 / count)
+    if instructions:
+        return user / count, 0.0
+    return user * 1000 / count, system * 1000 / count
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -149,6 +151,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     games = int(args[args.index("--games") + 1]) if "--games" in args else 10
     phases = int(args[args.index("--phases") + 1]) if "--phases" in args else 300
+    if "--instructions" in args:
+        count, _ = measure(games, phases, instructions=True)
+        print(f"I/O floor: {count / 1e3:.1f} K instructions per phase (user space, callgrind): "
+              f"{PLAYERS} SUBs read, {PLAYERS} THX and {PLAYERS} announcements written")
+        return 0
     user, system = measure(games, phases)
     print(f"I/O floor: {user + system:.3f} ms CPU per phase ({user:.3f} user, {system:.3f} "
           f"system): {PLAYERS} SUBs read, {PLAYERS} THX and {PLAYERS} announcements written")
