@@ -310,8 +310,19 @@ class BotClient:
             delay = min(delay * 2, 2.0)
             try:
                 link = await self._open()
-                await self._join(link)
             except (OSError, ConnectionLost) as exc:
+                self.log.info("reconnect failed", attempt=attempt, error=str(exc))
+                continue
+            try:
+                await self._join(link)
+            except BaseException as exc:
+                # The new connection is ours until it is returned: close it whatever
+                # ends the attempt (a refused join, a reset, a cancellation), or its
+                # socket is left to the garbage collector (ResourceWarning).
+                with trio.CancelScope(shield=True):
+                    await link.abort()
+                if not isinstance(exc, (OSError, ConnectionLost)):
+                    raise
                 self.log.info("reconnect failed", attempt=attempt, error=str(exc))
                 continue
             return link

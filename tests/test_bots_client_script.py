@@ -148,3 +148,55 @@ async def test_client_rejoins_with_iam_after_losing_the_connection() -> None:
         "IAM ( ENG ) ( 1234 )", "SCO", "NOW", "NOT ( SUB )",
         "SUB ( SPR 1901 ) ( ( ENG FLT EDI ) HLD ) ( ( ENG FLT LON ) HLD ) ( ( ENG AMY LVP ) HLD )"]
     assert client.tracker.end is not None and client.tracker.end.winner is None
+
+
+class RefusingTransport(ScriptedTransport):
+    """A connection that opens but breaks on the first message (the join)."""
+
+    aborted = False
+
+    async def send(self, message: tuple[Any, ...]) -> None:
+        raise ConnectionLost("reset during the join")
+
+    async def abort(self) -> None:
+        self.aborted = True
+        await super().abort()
+
+
+async def test_a_reconnect_whose_join_fails_closes_that_connection() -> None:
+    # The second connection breaks during its IAM: the client closes it (no socket
+    # left to the garbage collector) and joins on a third.
+    server = ScriptedServer({
+        "NME": ["YES ( NME ( 'HoldBot' ) ( '1.0' ) )", "MAP ( 'STANDARD' )"],
+        "MDF": [_standard_mdf()],
+        "YES ( MAP": START,
+        "IAM": ["YES ( IAM ( ENG ) ( 1234 ) )"],
+        "NOW": [START[2]],
+    })
+    opened: list[ScriptedTransport] = []
+
+    async def connect(host: str, port: int) -> ScriptedTransport:
+        transport = await server.connect(host, port)
+        if server.connections == 2:
+            transport = RefusingTransport(server, [])
+        opened.append(transport)
+        return transport
+
+    client = BotClient(HoldBot(), ClientSettings(name="HoldBot", reconnect_delay=0.001),
+                       connect=connect)
+
+    def on_message(received: Received) -> None:
+        if isinstance(received.message, Now) and server.connections == 1:
+            client.sever_connection()
+        if isinstance(received.message, Now) and server.connections == 3:
+            server.script["SUB"] = ["DRW", "SMR ( SPR 1901 ) ( ENG ( 'HoldBot' ) ( '1.0' ) 3 )"]
+
+    client.on_message = on_message
+    with capture_logs() as logs, trio.fail_after(5):
+        await client.run()
+    assert server.connections == 3 and len(opened) == 3
+    refused = opened[1]
+    assert isinstance(refused, RefusingTransport) and refused.aborted
+    assert [e["error"] for e in logs if e["event"] == "reconnect failed"] == [
+        "reset during the join"]
+    assert server.sent[2][0] == "IAM ( ENG ) ( 1234 )"
