@@ -7,8 +7,9 @@ PRN/HUH, a framing fault with its EM and a close (4.5).  The writer drains
 the client's bounded queue; each write holds whole frames only (docs/protocol.md
 §19.9) and waits for the database to be durable first (`server.durability`:
 nobody hears of an order or a phase before it is on disk).  While the
-writer is idle, a message is written at once by `_write_now` (no fsync
-barrier to wait for then), and only what the socket does not take is
+writer is idle, a message is written at once by `Client.send` - a frame
+it has, by itself, compiled; anything else through `_write_now` (no fsync
+barrier to wait for then) - and only what the socket does not take is
 queued; reads and writes go straight to the socket when it is ready
 (`server.direct_io`).
 
@@ -74,7 +75,7 @@ from server.direct_io import FAIR_TURNS, DirectSocket, StreamIO, direct_io
 from server.durability import DurabilityLost
 from server.press import packet_frames
 from server.reading import YIELD, Deferred, Intake
-from server.session import Client, Close, Outgoing, Role
+from server.session import RESET, Client, Close, Outgoing, Role
 from server.wire import Packet
 
 if TYPE_CHECKING:
@@ -87,8 +88,6 @@ READ_SIZE = 65536
 WRITE_BATCH = 64
 #: Seconds the server waits for the peer to close after shutting down its sending side.
 CLOSE_DRAIN = 2.0
-#: Close reason of a connection the peer reset (ECONNRESET).
-RESET = "reset by peer"
 #: the machine's states before its RM went out, when no DM may be sent (read
 #: once: an enum member read from its class costs a descriptor call)
 _BEFORE_RM = (State.AWAIT_IM, State.GOT_IM)
@@ -135,6 +134,9 @@ async def handle_connection(stream: trio.abc.Stream, lobby: Lobby, peer: str | N
                     if isinstance(direct, DirectSocket) and not lobby.durability.waits:
                         client.write_now = lambda item: _write_now(direct, machine, client,
                                                                    lobby, item)
+                        if lobby.turn_stats is None:     # else each write is looked at
+                            client.machine = machine
+                            client.fd = direct.socket.fileno()
                     reader = _Reader(direct, machine, client, lobby)
                     nursery.start_soon(_writer, stream, direct, machine, receive_channel, client,
                                        lobby, reader.peer_closed)
@@ -149,6 +151,7 @@ async def handle_connection(stream: trio.abc.Stream, lobby: Lobby, peer: str | N
                     client.close_reason = "internal error"
             finally:
                 client.closed = True
+                client.fd = -1                       # the descriptor is about to be freed
                 with trio.CancelScope(shield=True):
                     await lobby.disconnected(client)
                     await trio.aclose_forcefully(stream)
@@ -475,7 +478,10 @@ async def _write_loop(stream: DirectSocket | StreamIO, machine: Machine,
 
 def _write_now(direct: DirectSocket, machine: Machine, client: Client, lobby: Lobby,
                item: Message | Packet | bytes) -> None:
-    """Write one message while the writer is idle (`Client.send`), as the writer would.
+    """Write one message while the writer is idle (`Client.send`), as the writer would:
+    what `Client.send` does not write itself (a message still to encode, a
+    packet in another representation, every write while turn statistics
+    look at them).
 
     Saves the queue's hand-over and the writer's turn of the scheduler for
     the common case: an empty queue and a socket with room.  What the socket

@@ -44,9 +44,14 @@ class Rejoin:
     power: str
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Request:
-    """Any other message from a client of this game, with its tokens as received."""
+    """Any other message from a client of this game, with its tokens as received.
+
+    Not frozen, unlike the other events: one is made for every message a
+    client sends, and a frozen dataclass sets each field through
+    ``object.__setattr__`` (three times the cost); nothing changes one.
+    """
 
     client: Client
     message: Message

@@ -69,7 +69,8 @@ from server.game import Game
 from server.game_actor import run_game
 from server.limits import ConnectionGate, IamGuard
 from server.press import wire_representation
-from server.session import Client, Role
+from server.reading import take
+from server.session import Client
 from server.settings import GameSettings, ServerSettings
 from server.store import GameRecord, StorageFailure, Store
 from server.turnstats import TurnStats
@@ -214,32 +215,15 @@ class Lobby:
         return True
 
     async def received(self, client: Client, message: Message, tokens: tuple[int, ...]) -> None:
-        """A parsed message from a client: to its game, or answered here."""
-        if not self.take(client, message, tokens):
+        """A parsed message from a client: to its game, or answered here (what
+        `server.reading.take` does not deal with at once, `route` does)."""
+        if not take(client, message, tokens):
             await self.route(client, message, tokens)
 
-    def take(self, client: Client, message: Message, tokens: tuple[int, ...]) -> bool:
-        """`received` without waiting: True when the message is dealt with - an
-        ADM over its rate refused, or the client's game handled it at once
-        (`server.game.Game.deliver`); False when `route` must take it on
-        (the connection's reader calls the two itself)."""
-        if isinstance(message, Adm) and not client.adm_allowed(trio.current_time()):
-            # ADM is relayed to every client: a flood of it would reach them all.
-            client.send(Rej(message))
-            return True
-        game = client.game
-        if game is None:
-            return False
-        if client.role is Role.JOINING and isinstance(message, Yes) \
-                and isinstance(message.message, MapMessage):
-            # The game takes every YES (MAP) of a joining client (Game.map_answer).
-            client.map_accepted = True
-        deliver = game.deliver
-        return deliver is not None and deliver(Request(client, message, tokens))
-
     async def route(self, client: Client, message: Message, tokens: tuple[int, ...]) -> None:
-        """The rest of `received` after `take` said False: the client's game (through
-        its inbox), or a join, watch or rejoin, or an answer here."""
+        """The rest of `received` after `server.reading.take` said False: the
+        client's game (through its inbox), or a join, watch or rejoin, or an
+        answer here (the connection's reader calls the two itself)."""
         if client.game is not None:
             if await self._to_game(client.game, Request(client, message, tokens)):
                 return

@@ -5,9 +5,9 @@ sleep, the lobby's routes, a checkpoint - and does everything between two
 awaits in one call of `Intake.take` per chunk read: the frame tracker and
 the message rate (`server.limits`), the protocol machine, the press
 numbering's checks (`server.press.NumberingDetector`), and the hand-over of
-each message to the client's game (`server.lobby.Lobby.take`, which runs it
-at once when the game's actor is idle).  Compiled with the server's game
-logic (`native.COMPILED_MODULES`): a chunk costs one call from the
+each message to the client's game (`take`, which the game runs at once
+when its actor is idle).  Compiled with the server's game logic
+(`native.COMPILED_MODULES`): a chunk costs one call from the
 interpreted task, and the per-message steps run as C.
 
 `take` stops at the first thing that needs an await and returns it:
@@ -27,11 +27,12 @@ import trio
 
 from protocol.connection import NEED_DATA, MessageReceived
 from protocol.connection import Connection as Machine
-from protocol.messages import Message, Nme, Obs, Sub
+from protocol.messages import Adm, MapMessage, Message, Nme, Obs, Rej, Sub, Yes
 from protocol.press_tokens import mentions_disputed
+from server.events import Request
 from server.limits import FrameTracker, TokenBucket
 from server.press import NumberingDetector
-from server.session import Client
+from server.session import Client, Role
 
 if TYPE_CHECKING:
     from server.lobby import Lobby
@@ -42,6 +43,31 @@ log = structlog.get_logger("server.connection")
 #: its game handles them in the reader's own task (`server.game.Game.deliver`),
 #: so a chunk of many small messages must not hold the event loop.
 MESSAGES_PER_TURN: Final = 16
+
+
+#: the role of a client that sent NME and waits for its YES (MAP) (read once:
+#: an enum member read from its class costs a descriptor call)
+_JOINING = Role.JOINING
+
+
+def take(client: Client, message: Message, tokens: tuple[int, ...]) -> bool:
+    """A client's message handed over without waiting: True when it is dealt
+    with - an ADM over its rate refused, or the client's game handled it at
+    once (`server.game.Game.deliver`); False when the lobby must route it
+    (`server.lobby.Lobby.route`: to the game's inbox, a join, an answer)."""
+    if isinstance(message, Adm) and not client.adm_allowed(trio.current_time()):
+        # ADM is relayed to every client: a flood of it would reach them all.
+        client.send(Rej(message))
+        return True
+    game = client.game
+    if game is None:
+        return False
+    if client.role is _JOINING and isinstance(message, Yes) \
+            and isinstance(message.message, MapMessage):
+        # The game takes every YES (MAP) of a joining client (Game.map_answer).
+        client.map_accepted = True
+    deliver = game.deliver
+    return deliver is not None and deliver(Request(client, message, tokens))
 
 
 class Deferred:
@@ -126,7 +152,7 @@ class Intake:
             now = -1.0
             if wait > 0:
                 return Deferred(message, tokens, wait)
-            if not lobby.take(client, message, tokens):
+            if not take(client, message, tokens):
                 return Deferred(message, tokens, 0.0)
             if self.handed_over():
                 return YIELD

@@ -1,8 +1,9 @@
 """`server.direct_io.DirectSocket` over real TCP on 127.0.0.1: the bytes arrive
 unchanged and in order whether the socket takes them at once or the writer
 has to wait for a slow reader; the end of the stream, a reset, a closed
-socket and a cancelled read behave as trio's own stream calls do; and a
-socket that never runs dry still lets other tasks run."""
+socket and a cancelled read behave as trio's own stream calls do; a
+socket that never runs dry still lets other tasks run; and a client writes
+the frames it has to its socket itself (`server.session.Client.send`)."""
 
 from __future__ import annotations
 
@@ -16,11 +17,19 @@ import pytest
 import trio
 import trio.testing
 
+from engine.variants import load_variant
+from protocol.connection import Connection, InitialReceived
+from protocol.frames import InitialMessage, RepresentationMessage, build_frame
+from protocol.parse import Sender
+from protocol.messages import MapMessage
 from server import direct_io as direct_io_module
 from server.direct_io import FAIR_TURNS, RETRY_READS, DirectSocket, StreamIO, direct_io
+from server.session import RESET, Client, Outgoing
+from server.wire import packet
 from tests.server_helpers import ScriptClient, start_server
 
 Pair = tuple[trio.SocketStream, trio.SocketStream]
+VARIANT = load_variant("standard")
 
 
 @pytest.fixture
@@ -280,15 +289,14 @@ async def test_a_client_that_reads_late_gets_every_answer_in_order(
     """The server writes an answer at once while its writer is idle and queues
     what the socket does not take: a client that sends many requests before
     reading anything gets every answer, whole and in order."""
-    writes: list[tuple[int, int]] = []            # (bytes offered, bytes the socket took)
-    send_now = DirectSocket.send_now
+    waits: list[int] = []                         # bytes the writer waited to write
+    send_all = DirectSocket.send_all
 
-    def counted(self: DirectSocket, data: bytes) -> int:
-        sent = send_now(self, data)
-        writes.append((len(data), sent))
-        return sent
+    async def counted(self: DirectSocket, data: bytes | memoryview) -> None:
+        waits.append(len(data))
+        await send_all(self, data)
 
-    monkeypatch.setattr(DirectSocket, "send_now", counted)
+    monkeypatch.setattr(DirectSocket, "send_all", counted)
     _server, port = await start_server(nursery, tmp_path / "games.db")
     client = await ScriptClient.connect(port, "late reader")
     client.stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32768)
@@ -300,5 +308,54 @@ async def test_a_client_that_reads_late_gets_every_answer_in_order(
     answers = [await client.receive() for _ in range(2 * pairs)]
     assert [a.split()[0] for a in answers] == ["MDF", "MAP"] * pairs
     assert len(set(answers[0::2])) == 1 and answers[1] == "MAP ( 'STANDARD' )"
-    assert any(sent < offered for offered, sent in writes)     # the socket was full
+    assert waits                                  # the socket was full: the writer waited
     await client.close()
+
+
+def ready_client(server: trio.SocketStream) -> tuple[Client, trio.MemoryReceiveChannel[Outgoing]]:
+    """A `Client` whose connection sent its RM and whose writer is idle, writing
+    to ``server``'s socket itself (as `server.connection` sets it up)."""
+    machine = Connection(Sender.SERVER, VARIANT.rep, level=0)
+    machine.receive_data(build_frame(InitialMessage()))
+    assert isinstance(machine.next_event(), InitialReceived)
+    machine.send(RepresentationMessage.for_representation(VARIANT.rep))
+    outbox, queue = trio.open_memory_channel[Outgoing](8)
+    client = Client("127.0.0.1:1", outbox)
+    client.machine, client.fd, client.writer_idle = machine, server.socket.fileno(), True
+    return client, queue
+
+
+async def test_a_client_writes_its_frames_itself_in_order_with_its_queue(pair: Pair) -> None:
+    """`Client.send` writes an encoded packet or a raw frame to the socket at once
+    while the writer is idle; what the socket does not take, and everything
+    after it, is queued for the writer in order; a message still to encode
+    goes through the connection's ``write_now``."""
+    server, peer = pair
+    client, queue = ready_client(server)
+    encoded = packet(MapMessage("STANDARD"), VARIANT.rep)
+    assert client.send(encoded) and client.send(b"raw frame")
+    assert await peer.receive_some(100) == encoded.frames + b"raw frame"
+    assert client.writer_idle and queue.statistics().current_buffer_used == 0
+    handed: list[object] = []
+    client.write_now = handed.append
+    answer = MapMessage("STANDARD")
+    assert client.send(answer) and handed == [answer]
+    # a full socket: the part it does not take, then everything after, is queued
+    server.socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    big = b"x" * 1_000_000
+    assert client.send(big) and client.send(encoded)
+    assert not client.writer_idle
+    rest = queue.receive_nowait()
+    assert isinstance(rest, bytes) and 0 < len(rest) < len(big) and big.endswith(rest)
+    assert queue.receive_nowait() is encoded and not client.closed
+
+
+async def test_a_client_whose_socket_broke_under_a_write_is_dropped(pair: Pair) -> None:
+    server, peer = pair
+    client, _queue = ready_client(server)
+    peer.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    peer.socket.close()                                  # a reset
+    await trio.sleep(0.05)
+    scope = client.cancel_scope = trio.CancelScope()
+    assert not client.send(b"frame") and client.closed and client.close_reason == RESET
+    assert scope.cancel_called

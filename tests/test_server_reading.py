@@ -1,9 +1,10 @@
 """The reader's step per chunk (`server.reading.Intake.take`) and the waits it leaves.
 
 `Intake.take` is driven directly here, with the real protocol machine and
-client, a real frame tracker and token bucket, and a recording lobby in
-place of `server.lobby.Lobby` (its `take` says whether the game took the
-message); the game path through the real lobby is met over TCP at the end.
+client, a real frame tracker and token bucket, and a recording game in
+place of `server.game.Game` (its ``deliver`` says whether the game took the
+message, as the real one does when its actor is idle); the game path
+through the real lobby is met over TCP at the end.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from protocol.frames import (
 from protocol.messages import Message
 from protocol.parse import Sender
 from protocol.text import parse_text
-from server.events import Event, GameHandle
+from server.events import Event, GameHandle, Request
 from server.reading import MESSAGES_PER_TURN, YIELD, Deferred, Intake
 from server.session import Client
 from server.settings import GameSettings, ServerSettings
@@ -48,7 +49,8 @@ PRESS = dm_frame(parse_text("SND ( FRA ) ( FCT ( PCE ( FRA GER ) ) )", VARIANT.r
 
 
 class RecordingLobby:
-    """What `Intake` uses of the lobby: settings, variant, turn_stats and `take`."""
+    """What `Intake` uses of the lobby (settings, variant, turn_stats), and the
+    ``deliver`` of the client's game: it records the requests it is given."""
 
     def __init__(self, settings: ServerSettings, *, takes: bool = True) -> None:
         self.settings = settings
@@ -57,16 +59,22 @@ class RecordingLobby:
         self.takes = takes
         self.taken: list[tuple[Message, tuple[int, ...]]] = []
 
-    def take(self, client: Client, message: Message, tokens: tuple[int, ...]) -> bool:
-        self.taken.append((message, tokens))
+    def deliver(self, event: Event) -> bool:
+        assert isinstance(event, Request)
+        self.taken.append((event.message, event.tokens))
         return self.takes
 
 
-def ready_intake(lobby: RecordingLobby) -> Intake:
-    """An intake whose machine has had the IM and sent the RM."""
+def ready_intake(lobby: RecordingLobby, *, game: bool = True) -> Intake:
+    """An intake whose machine has had the IM and sent the RM; its client is in
+    a game (whose ``deliver`` is the lobby's) unless ``game`` is False."""
     machine = Connection(Sender.SERVER, VARIANT.rep, level=0)
     send, _receive = trio.open_memory_channel[object](10)
-    intake = Intake(machine, Client("127.0.0.1:1", send), lobby, trio.current_time())  # type: ignore[arg-type]
+    client = Client("127.0.0.1:1", send)
+    if game:
+        inbox, _events = trio.open_memory_channel[Event](1)
+        client.game = GameHandle(5, 7, inbox, deliver=lobby.deliver)
+    intake = Intake(machine, client, lobby, trio.current_time())  # type: ignore[arg-type]
     assert isinstance(intake.take(IM), InitialReceived)
     assert intake.take(None) is NEED_DATA
     machine.send(RepresentationMessage.for_representation(VARIANT.rep))
@@ -155,16 +163,16 @@ async def test_turn_stats_see_a_players_sub_at_the_time_its_chunk_was_read(
         clock: trio.testing.MockClock) -> None:
     lobby = RecordingLobby(settings(message_rate=1e9, message_burst=10**6))
     stats = lobby.turn_stats = TurnStats()
-    intake = ready_intake(lobby)
+    intake = ready_intake(lobby, game=False)
     sub = dm_frame(parse_text("SUB ( ( ENG FLT LON ) HLD )", VARIANT.rep))
-    assert intake.take(sub) is NEED_DATA                      # no game: nothing counted
-    assert not stats._last_order
+    deferred = intake.take(sub)                               # no game: nothing counted
+    assert isinstance(deferred, Deferred) and deferred.wait == 0 and not stats._last_order
     send, _receive = trio.open_memory_channel[Event](1)
-    intake.client.game = GameHandle(5, 7, send)
+    intake.client.game = GameHandle(5, 7, send, deliver=lobby.deliver)
     clock.jump(3.0)
     assert intake.take(NOW + sub) is NEED_DATA
     assert stats._last_order == {5: intake.read_at} and intake.read_at == trio.current_time()
-    assert len(lobby.taken) == 3
+    assert len(lobby.taken) == 2
 
 
 @pytest.fixture
