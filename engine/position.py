@@ -19,6 +19,7 @@ which asks the same questions keeping the accepted orders by unit.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Final
 
 from adjudicator import advance as adjudicate
 from adjudicator import values as adj
@@ -80,7 +81,7 @@ class Engine:
     """
 
     __slots__ = ("map", "state", "rulebook", "_sco", "_now", "_owing", "_survivors", "_standing",
-                 "_checks")
+                 "_checks", "_owed")
 
     def __init__(self, map: Map, state: GameState, rulebook: Rulebook = DEFAULT) -> None:
         self.map = map
@@ -92,6 +93,7 @@ class Engine:
         self._survivors: frozenset[str] | None = None
         self._standing: dict[str, dict[str, Unit]] | None = None
         self._checks: MovementChecks | None = None
+        self._owed: dict[str, int] | None = None
 
     def __repr__(self) -> str:
         return f"Engine({self.map!r}, {self.state!r}, {self.rulebook!r})"
@@ -122,8 +124,18 @@ class Engine:
     def owing(self) -> frozenset[str]:
         """Powers that must order in this phase."""
         if self._owing is None:
-            self._owing = owing(self.state, self.map.powers)
+            if self.state.phase.kind == adj.ADJUSTMENT:
+                self._owing = frozenset(p for p, n in self._adjustments().items() if n != 0)
+            else:
+                self._owing = owing(self.state, self.map.powers)
         return self._owing
+
+    def _adjustments(self) -> dict[str, int]:
+        """Adjustment phase: each power's `adj.GameState.adjustment` (> 0
+        builds, < 0 removals), counted once - each count goes over the board."""
+        if self._owed is None:
+            self._owed = {p: self.state.adjustment(p) for p in self.map.powers}
+        return self._owed
 
     def survivors(self) -> frozenset[str]:
         """Powers still in the game (a centre or a unit)."""
@@ -148,9 +160,21 @@ class Engine:
         """The MIS for ``power``, or None when its orders are complete."""
         if power not in self.owing():
             return None
-        if self.state.phase.kind == adj.MOVEMENT and self._all_ordered(power, accepted):
+        kind = self.state.phase.kind
+        if kind == adj.MOVEMENT and self._all_ordered(power, accepted):
             return None     # the common answer, without building the MIS to find it empty
+        if kind == adj.ADJUSTMENT:
+            return convert.adjustment_missing(self._adjustments()[power], accepted)
         return convert.missing_message(self.state, power, accepted)
+
+    def complete(self, power: str, accepted: Sequence[Order]) -> bool:
+        """Whether ``power`` has ordered all it must (`missing` is None), without
+        making its MIS in a movement phase."""
+        if power not in self.owing():
+            return True
+        if self.state.phase.kind == adj.MOVEMENT:
+            return self._all_ordered(power, accepted)
+        return self.missing(power, accepted) is None
 
     def _all_ordered(self, power: str, accepted: Sequence[Order]) -> bool:
         """Movement: whether every unit of ``power`` has an order in ``accepted``
@@ -173,10 +197,15 @@ class Engine:
             if isinstance(order, Waive):
                 continue
             unit = order.unit
-            province = unit.location.province
-            found = mine.get(province)
-            if found is not None and (found is unit or found == unit):
-                ordered.add(province)
+            location = unit.location
+            found = mine.get(location.province)
+            # `found == unit` by its fields (the province is the key): the
+            # parser's units are not the position's objects, and == on them
+            # is a generic comparison where these are a few pointer checks
+            if found is not None and (found is unit or (
+                    found.kind == unit.kind and found.location.coast == location.coast
+                    and found.power == unit.power)):
+                ordered.add(location.province)
         return len(ordered) == len(mine)
 
     def advance(self, orders: Mapping[str, Sequence[Order]]) -> Outcome:
@@ -226,7 +255,7 @@ class PhaseOrders:
 
 
 #: map -> the names of its supply centres (`_centre_names`)
-_CENTRES: dict[Map, tuple[str, ...]] = {}
+_CENTRES: Final[dict[Map, tuple[str, ...]]] = {}
 
 
 def _centre_names(m: Map) -> tuple[str, ...]:
@@ -239,7 +268,7 @@ def _centre_names(m: Map) -> tuple[str, ...]:
 
 
 #: Seasons whose orders are one per unit (movement, retreat).
-PER_UNIT_SEASONS = frozenset({"SPR", "SUM", "FAL", "AUT"})
+PER_UNIT_SEASONS: Final = frozenset({"SPR", "SUM", "FAL", "AUT"})
 
 
 def keep_order(held: list[Order], order: Order, season: str) -> None:

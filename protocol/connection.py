@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import Final
 
 from protocol.errors import BracketError, GrammarError, ProtocolError
 from protocol.frames import (
@@ -144,10 +145,10 @@ STEPS: dict[tuple[Sender, State], tuple[_Steps, _Steps]] = {
 }
 for (_role, _state, _direction, _type), _step in TRANSITIONS.items():
     STEPS[(_role, _state)][0 if _direction is R else 1][int(_type)] = _step
-_DM = int(FrameType.DM)
+_DM: Final = int(FrameType.DM)
 #: State.CLOSED, looked up once: an enum member read from its class costs a
 #: descriptor call (~0.1 us), and next_event asks twice per message
-_CLOSED_STATE = State.CLOSED
+_CLOSED_STATE: Final = State.CLOSED
 
 
 # --- events -----------------------------------------------------------------
@@ -159,9 +160,9 @@ class _Sentinel(enum.Enum):
 
 
 #: :meth:`Connection.next_event`: feed more bytes first.
-NEED_DATA = _Sentinel.NEED_DATA
+NEED_DATA: Final = _Sentinel.NEED_DATA
 #: :meth:`Connection.next_event`: the connection has ended; nothing more will come.
-CLOSED = _Sentinel.CLOSED
+CLOSED: Final = _Sentinel.CLOSED
 
 
 @dataclass(frozen=True, slots=True)

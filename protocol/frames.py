@@ -34,7 +34,7 @@ import enum
 import functools
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import construct as cs
 
@@ -46,7 +46,7 @@ PROTOCOL_VERSION = 1
 MAGIC = 0xDA10
 #: The DN client keeps lengths in a signed 16-bit variable (docs/protocol.md §3).
 MAX_SENT_BODY = 32766
-HEADER_SIZE = 4
+HEADER_SIZE: Final = 4     # Final: compiled readers use it as a constant
 
 
 class FrameType(enum.IntEnum):

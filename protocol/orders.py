@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from orders import (
     Build,
@@ -277,8 +277,8 @@ def parse_turn(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Turn:
 
 # Values are immutable, so the parser shares one instance per distinct value
 # (their number is bounded by the map); this halves the cost of a big MDF.
-_LOCATIONS: dict[tuple[str, str | None], Location] = {}
-_UNITS: dict[tuple[str, str, str, str | None], Unit] = {}
+_LOCATIONS: Final[dict[tuple[str, str | None], Location]] = {}
+_UNITS: Final[dict[tuple[str, str, str, str | None], Unit]] = {}
 
 
 def location(province: str, coast: str | None = None) -> Location:
@@ -403,7 +403,7 @@ def parse_order(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Order:
 # general readers above (which then report the grammar error exactly).  On a
 # shape they accept they return exactly what the general readers return.
 
-_PROVINCE = range(CAT_PROVINCE_FIRST, CAT_PROVINCE_LAST + 1)
+_PROVINCE: Final = range(CAT_PROVINCE_FIRST, CAT_PROVINCE_LAST + 1)
 
 
 def plain_turn(node: Node, cats: Mapping[str, int]) -> Turn | None:

@@ -531,7 +531,7 @@ class SubReader:
 _PROVINCE_HIGH: Final = CAT_PROVINCE_FIRST >> 3
 
 
-_READERS: dict[int, SubReader] = {}
+_READERS: Final[dict[int, SubReader]] = {}
 
 
 def _read_sub(tokens: tuple[int, ...], rep: Representation) -> Sub | None:

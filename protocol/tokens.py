@@ -24,35 +24,38 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from types import MappingProxyType
+from typing import Final
 
 from protocol.errors import EncodeError, RepresentationError
 
 # --- categories (docs/protocol.md §6.2) -----------------------------------------
+# Final: compiled code (mypyc) uses the values as constants - a plain module
+# global is looked up in the module's dict at every use (per token, in the readers).
 
-CAT_BRACKET = 0x40
-CAT_POWER = 0x41
-CAT_UNIT_TYPE = 0x42
-CAT_ORDER = 0x43
-CAT_ORDER_NOTE = 0x44
-CAT_RESULT = 0x45
-CAT_COAST = 0x46
-CAT_PHASE = 0x47
-CAT_COMMAND = 0x48
-CAT_PARAMETER = 0x49
-CAT_PRESS = 0x4A
-CAT_TEXT = 0x4B
-CAT_PROVINCE_FIRST = 0x50
-CAT_PROVINCE_LAST = 0x57
-CAT_PRIVATE_FIRST = 0x58
-CAT_PRIVATE_LAST = 0x5F
+CAT_BRACKET: Final = 0x40
+CAT_POWER: Final = 0x41
+CAT_UNIT_TYPE: Final = 0x42
+CAT_ORDER: Final = 0x43
+CAT_ORDER_NOTE: Final = 0x44
+CAT_RESULT: Final = 0x45
+CAT_COAST: Final = 0x46
+CAT_PHASE: Final = 0x47
+CAT_COMMAND: Final = 0x48
+CAT_PARAMETER: Final = 0x49
+CAT_PRESS: Final = 0x4A
+CAT_TEXT: Final = 0x4B
+CAT_PROVINCE_FIRST: Final = 0x50
+CAT_PROVINCE_LAST: Final = 0x57
+CAT_PRIVATE_FIRST: Final = 0x58
+CAT_PRIVATE_LAST: Final = 0x5F
 
-BRA = 0x4000
-KET = 0x4001
-ERR = 0x4902
-TEXT_BASE = CAT_TEXT << 8
+BRA: Final = 0x4000
+KET: Final = 0x4001
+ERR: Final = 0x4902
+TEXT_BASE: Final = CAT_TEXT << 8
 
-INT_MIN = -8192
-INT_MAX = 8191
+INT_MIN: Final = -8192
+INT_MAX: Final = 8191
 
 
 def category(token: int) -> int:

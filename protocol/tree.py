@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Mapping, Sequence
-from typing import TypeAlias
+from typing import Final, TypeAlias
 
 from mypy_extensions import mypyc_attr
 
@@ -222,8 +222,8 @@ def bytes_to_tokens(data: bytes) -> tuple[int, ...]:
 
 #: one compiled ``struct`` per DM body length up to ``_DM_STRUCTS_UP_TO`` bytes
 #: (a game's messages are short; a peer cannot make the table grow beyond it)
-_DM_STRUCTS: dict[int, struct.Struct] = {}
-_DM_STRUCTS_UP_TO = 2048
+_DM_STRUCTS: Final[dict[int, struct.Struct]] = {}
+_DM_STRUCTS_UP_TO: Final = 2048
 
 
 def body_tokens(buf: bytes | bytearray, start: int, end: int) -> tuple[int, ...] | None:

@@ -163,7 +163,7 @@ def _packet(message: Message, tokens: tuple[int, ...], rep: Representation) -> P
 
 
 #: body length -> DM header, as `protocol.frames.dm_frame_of_body` writes it
-_HEADERS: dict[int, bytes] = {}
+_HEADERS: Final[dict[int, bytes]] = {}
 
 
 def dm_frame(body: bytes) -> bytes:
@@ -207,7 +207,8 @@ def reframe(frames: bytes, old: Representation, new: Representation) -> bytes:
 KEPT_ORDERS: Final = 1 << 15
 
 
-#: Units and places an `OrderCodes` keeps the parts of (per game: a few hundred).
+#: Units and places the `OrderCodes` of a representation keep the parts of
+#: (a few per power and location).
 KEPT_PARTS: Final = 1 << 12
 
 #: A part of an order's encoding: its tokens, their DM body, their text.
@@ -253,25 +254,27 @@ class OrderCodes:
 
     Keyed by identity (hashing an order costs more than looking it up): the
     table holds the orders, so their ids cannot be reused while it does.
-    The games of a server share one table per representation
-    (`shared_orders`): the parser gives every order it reads again the same
-    object (`protocol.parse.SubReader`), and bots send the same orders again
-    and again, in one game and across games.  The table is bounded: `clear`
-    (at the end of every phase) empties it once it holds `KEPT_ORDERS`.
+    The games of a server share one table per representation (`_kept`),
+    and the parts new orders are put together from: the parser gives every
+    order it reads again the same object (`protocol.parse.SubReader`), and
+    bots send the same orders again and again, in one game and across games.
+    The table is bounded: `clear` (at the end of every phase) empties it
+    once it holds `KEPT_ORDERS`.
     """
 
     def __init__(self, rep: Representation) -> None:
         self.rep = rep
         table = rep.encode_table
         self._thx_head = dm_body((table["THX"], BRA))
-        self._orders = shared_orders(rep)                   # id(order) -> Coded
         self._notes: dict[str, bytes] = {}                   # ") ( note )"
         # ") ( result )" by outcome, of a unit that stayed / was dislodged (RET)
         self._results: tuple[dict[str | None, tuple[bytes, str]], ...] = ({}, {})
+        self._kept = kept = _kept(rep)
+        self._orders = kept.orders                          # id(order) -> Coded
         # the parts of new orders (`_parts`): id -> (unit or place, part); word -> part
-        self._units: dict[int, tuple[Unit, Part]] = {}
-        self._places: dict[int, tuple[Location, Part]] = {}
-        self._words: dict[str, Part] = {}
+        self._units = kept.units
+        self._places = kept.places
+        self._words = kept.words
 
     def clear(self) -> None:
         """A phase ended: forget the orders if the table is full (the results
@@ -304,8 +307,9 @@ class OrderCodes:
     # in its order, so the same tokens as ``from_tree`` writes for the node,
     # and the body and text of those tokens (a body is its parts' bodies one
     # after the other, a text their texts joined by spaces).  The parts are
-    # few per game: units and places are kept by identity (the parser shares
-    # one object per value), words by mnemonic.
+    # few, and shared by the games of the representation (`_Kept`): units and
+    # places are kept by identity (the parser shares one object per value),
+    # words by mnemonic.
 
     def _parts(self, order: Order) -> list[Part] | None:
         kind = type(order)
@@ -390,7 +394,7 @@ class OrderCodes:
         after the other, and the text of each - what `encode` gives for the
         messages of `engine.convert.ord_messages`, put together from the kept
         parts without making the messages."""
-        head, head_text = turn_head(self.rep, "ORD", phase)
+        head, head_text = self._kept.turn_head("ORD", phase)
         parts: list[bytes] = []       # header, head, order, tail of each frame: joined once
         texts: list[str] = []
         for result in results:
@@ -413,18 +417,58 @@ class OrderCodes:
         return dm_body(tokens), render_text(tokens, self.rep)
 
 
-_SHARED: dict[int, tuple[Representation, dict[int, Coded]]] = {}
+class _Kept:
+    """What the encoders (`OrderCodes`, `PositionCodes`) of one representation
+    share: the orders, the parts new orders are put together from, the
+    units of NOWs and the heads of turns - a new game meets most of them
+    again (the same units stand in the same places, the games go through
+    the same turns).  Found by the representation's identity (`_kept`):
+    `Representation.__hash__` hashes all its entries."""
+
+    __slots__ = ("rep", "orders", "units", "places", "words", "heads", "now_units", "now_seen")
+
+    def __init__(self, rep: Representation) -> None:
+        self.rep = rep                  # held: its id stays its own while kept
+        self.orders: dict[int, Coded] = {}
+        self.units: dict[int, tuple[Unit, Part]] = {}
+        self.places: dict[int, tuple[Location, Part]] = {}
+        self.words: dict[str, Part] = {}
+        #: (command, season, year) -> the head of that turn's NOW / ORDs
+        self.heads: dict[tuple[str, str, int], tuple[bytes, str]] = {}
+        #: "( unit )" by (power, kind, province, coast), and by the id of a
+        #: unit object met (with the object) - `PositionCodes._unit`
+        self.now_units: dict[tuple[str, str, str, str | None], tuple[bytes, str]] = {}
+        self.now_seen: dict[int, tuple[Unit, tuple[bytes, str]]] = {}
+
+    def turn_head(self, command: str, phase: Phase) -> tuple[bytes, str]:
+        """The body and text of ``NOW ( season year )`` or ``ORD ( season year ) (``,
+        the start of a phase's NOW and of each of its ORDs."""
+        key = (command, phase.season, phase.year)
+        head = self.heads.get(key)
+        if head is None:
+            rep = self.rep
+            tokens = (rep.encode_table[command], BRA, *from_tree((phase.season, phase.year), rep),
+                      KET)
+            if command == "ORD":
+                tokens = (*tokens, BRA)
+            if len(self.heads) >= _KEPT_HEADS:
+                self.heads.clear()
+            head = self.heads[key] = (dm_body(tokens), render_text(tokens, rep))
+        return head
 
 
-def shared_orders(rep: Representation) -> dict[int, Coded]:
-    """The `OrderCodes` table of ``rep`` that every game under it shares
-    (keyed by identity: a server's games share one representation object)."""
+_SHARED: Final[dict[int, _Kept]] = {}
+
+
+def _kept(rep: Representation) -> _Kept:
+    """The tables of ``rep`` that every game under it shares (keyed by
+    identity: a server's games share one representation object)."""
     found = _SHARED.get(id(rep))
-    if found is None or found[0] is not rep:
+    if found is None or found.rep is not rep:
         if len(_SHARED) >= 64:
             _SHARED.clear()
-        found = _SHARED[id(rep)] = (rep, {})
-    return found[1]
+        found = _SHARED[id(rep)] = _Kept(rep)
+    return found
 
 
 class PositionCodes:
@@ -446,16 +490,15 @@ class PositionCodes:
         self._sco = (dm_body(sco), render_text(sco, rep))
         #: "( owner centre ... )" of the game's SCOs (a few per power and year)
         self._groups: dict[tuple[str | tuple[str, ...], tuple[str, ...]], tuple[bytes, str]] = {}
-        units = _UNITS.get(rep)
-        if units is None:
-            units = _UNITS[rep] = ({}, {})
-        self._units, self._seen = units
+        self._kept = kept = _kept(rep)
+        self._units = kept.now_units
+        self._seen = kept.now_seen
 
     def now(self, state: GameState) -> Encoded:
         """The NOW of ``state``: its packet and text (`encode`)."""
         rep = self.rep
         phase = state.phase
-        head = turn_head(rep, "NOW", phase)
+        head = self._kept.turn_head("NOW", phase)
         bodies = [head[0]]
         texts = [head[1]]
         if not state.dislodged and _by_province(state.units):
@@ -513,32 +556,9 @@ class PositionCodes:
         return Encoded(Packet("SCO", dm_frame(b"".join(bodies)), self.rep), " ".join(texts))
 
 
-#: representation -> "( unit )" by (power, kind, province, coast), and by the
-#: id of a unit object met (with the object) - `PositionCodes._unit`
-_UNITS: dict[Representation, tuple[dict[tuple[str, str, str, str | None], tuple[bytes, str]],
-                                   dict[int, tuple[Unit, tuple[bytes, str]]]]] = {}
 #: unit objects remembered by id at most (then forgotten, and met again)
 _SEEN_UNITS: Final = 4096
-
-
-def turn_head(rep: Representation, command: str, phase: Phase) -> tuple[bytes, str]:
-    """The body and text of ``NOW ( season year )`` or ``ORD ( season year ) (``,
-    the start of a phase's NOW and of each of its ORDs: kept for every game
-    of the representation (the games go through the same turns)."""
-    key = (rep, command, phase.season, phase.year)
-    head = _HEADS.get(key)
-    if head is None:
-        tokens = (rep.encode_table[command], BRA, *from_tree((phase.season, phase.year), rep), KET)
-        if command == "ORD":
-            tokens = (*tokens, BRA)
-        if len(_HEADS) >= _KEPT_HEADS:
-            _HEADS.clear()
-        head = _HEADS[key] = (dm_body(tokens), render_text(tokens, rep))
-    return head
-
-
-#: (representation, command, season, year) -> the head of that turn's NOW / ORDs
-_HEADS: dict[tuple[Representation, str, str, int], tuple[bytes, str]] = {}
+#: heads of turns kept at most per representation
 _KEPT_HEADS: Final = 4096
 
 
