@@ -589,7 +589,20 @@ class Game:
 
     def _lacking(self, power: str) -> bool:
         """The power has no complete set of orders, or asked to wait (NOT (GOF))."""
-        return power in self.turn.waiting or self.missing(power) is not None
+        return power in self.turn.waiting or not self._complete(power)
+
+    def _complete(self, power: str) -> bool:
+        """Whether `missing` is None, without making the MIS `_ready` does not
+        send (in a new phase, of every power that has not ordered yet)."""
+        turn = self.turn
+        revision = turn.revision(power)
+        memo = self._missing_memo.get(power)
+        if memo is not None and memo[0] is turn and memo[1] == revision:
+            return memo[2] is None
+        if self.engine.complete(power, turn.held(power)):
+            self._missing_memo[power] = (turn, revision, None)
+            return True
+        return False
 
     def missing(self, power: str) -> Mis | None:
         """The power's MIS for the current phase, or None when its orders are complete.
@@ -602,7 +615,7 @@ class Game:
         memo = self._missing_memo.get(power)
         if memo is not None and memo[0] is turn and memo[1] == revision:
             return memo[2]
-        mis = self.engine.missing(power, turn.of(power))
+        mis = self.engine.missing(power, turn.held(power))
         self._missing_memo[power] = (turn, revision, mis)
         return mis
 

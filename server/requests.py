@@ -220,8 +220,10 @@ def _hst(game: GameDesk, client: Client, message: Hst) -> None:
 
 def _sub(game: GameDesk, client: Client, message: Sub) -> None:
     power = _playing(game, client)
-    current = game.engine.turn
-    if power is None or (message.turn is not None and message.turn != current):
+    asked, phase = message.turn, game.engine.state.phase
+    # (the turn compared by its fields: `Turn`'s dataclass __eq__ runs interpreted)
+    if power is None or (asked is not None
+                         and (asked.year != phase.year or asked.season != phase.season)):
         # Not started (or over), or a turn other than the current one: the
         # whole message is rejected (docs/protocol.md §8.3).
         client.send(Rej(message))
