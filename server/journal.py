@@ -11,7 +11,12 @@ per transaction.
 
 A line is ``CRC JSON\n``: the JSON of one entry and, before it, the CRC-32
 of the JSON bytes in eight hex digits.  Texts are in the DAIDE text form
-the store keeps (docs/protocol.md §6.8).  Two kinds of entry:
+the store keeps (docs/protocol.md §6.8).  The JSON is what Python's ``json``
+encoder writes, compact and in ASCII (anything else escaped); as texts built
+from tokens need no escaping, a line is put together from them as they are
+after a check of its bytes (one pass), byte for byte the same, and only a
+line with something to escape goes through the encoder (~36 instructions a
+character).  Two kinds of entry:
 
 * orders: ``[game, power, turn, [order, ...]]``.  The line for a (game,
   power) replaces every earlier one; an empty list clears the power's
@@ -82,9 +87,29 @@ def encode_json(value: object) -> str:
     return _encode_json(value)
 
 
+#: The bytes that stand for themselves inside a JSON string as the encoder writes
+#: it (``ensure_ascii``): printable ASCII but the quote and the backslash.  Any
+#: other byte - a quote, a backslash, a control character, DEL, a byte of a
+#: non-ASCII character - the encoder escapes.
+_PLAIN = bytes(c for c in range(0x20, 0x7F) if c not in b'"\\')
+
+
+#: Between two texts of a JSON list.
+_SEP = '","'
+
+
+def _quotes(strings: int) -> bytes:
+    """What `bytes.translate` leaves of JSON put together from ``strings`` texts
+    between quotes, without escaping them, when that is what the encoder writes:
+    besides `_PLAIN` bytes just the strings' own quotes (a text's quote,
+    backslash, control or non-ASCII character would show as one more byte)."""
+    return b'"' * (2 * strings)
+
+
 class PhaseEntry(NamedTuple):
     """A processed phase as its journal line holds it, after its tag (see the module
-    docstring).  A tuple: the encoder writes it as the line's JSON list at once."""
+    docstring), and the JSON of its orders and messages as the line holds it (the
+    store's columns: `encode_phase` encodes them once for the line and the fold)."""
 
     game_id: int
     seq: int
@@ -97,22 +122,51 @@ class PhaseEntry(NamedTuple):
     ending: Sequence[str]
     processed_at: float
     """Seconds since the epoch (`time.time`)."""
-
-
-def _framed(body: bytes) -> bytes:
-    return b"%08x %s\n" % (zlib.crc32(body), body)
+    orders_json: str = ""
+    """``orders`` in compact JSON, as in the line ("": not encoded yet, e.g. read back)."""
+    messages_json: str = ""
+    """``messages`` likewise."""
 
 
 def encode_line(game_id: int, power: str, turn: str, orders: Iterable[str]) -> bytes:
-    """One order line (see the module docstring)."""
+    """One order line (see the module docstring): the JSON of
+    ``[game, power, turn, [order, ...]]`` exactly as the encoder writes it."""
     if not isinstance(orders, (list, tuple)):    # what the encoder takes as a JSON list
         orders = list(orders)
-    return _framed(_encode_json((game_id, power, turn, orders)).encode())
+    body = (f'[{game_id},"{power}","{turn}",["{_SEP.join(orders)}"]]' if orders
+            else f'[{game_id},"{power}","{turn}",[]]').encode()
+    if body.translate(None, _PLAIN) != _quotes(2 + len(orders)):
+        body = _encode_json((game_id, power, turn, orders)).encode()   # a text to escape
+    return b"%08x %s\n" % (zlib.crc32(body), body)
 
 
-def encode_phase(entry: PhaseEntry) -> bytes:
-    """One phase line (see the module docstring): one encoder call for all of it."""
-    return _framed(_encode_json(("phase", *entry)).encode())
+def encode_phase(entry: PhaseEntry) -> tuple[bytes, PhaseEntry]:
+    """One phase line (see the module docstring), and ``entry`` with its
+    ``orders_json`` and ``messages_json`` as the line holds them.
+
+    The JSON is exactly what the encoder writes for ``["phase", *entry]``:
+    put together from the texts as they are when none needs escaping (texts
+    built from tokens; `_quotes` checks the whole line at once), else
+    written by the encoder.
+    """
+    game_id, seq, turn, orders, messages, sco, now, new_turn, ending, stamp = entry[:10]
+    orders_json = "{" + ",".join([f'"{power}":["{_SEP.join(texts)}"]' if texts
+                                  else f'"{power}":[]' for power, texts in orders.items()]) + "}"
+    messages_json = f'["{_SEP.join(messages)}"]' if messages else "[]"
+    ending_json = f'["{_SEP.join(ending)}"]' if ending else "[]"
+    # The encoder writes a finite float as its repr.
+    stamp_json = (float.__repr__(stamp) if type(stamp) is float and stamp - stamp == 0
+                  else _encode_json(stamp))
+    body = (f'["phase",{game_id},{seq},"{turn}",{orders_json},{messages_json},"{sco}","{now}",'
+            f'"{new_turn}",{ending_json},{stamp_json}]').encode()
+    strings = 5 + len(orders) + sum(map(len, orders.values())) + len(messages) + len(ending)
+    if body.translate(None, _PLAIN) != _quotes(strings):      # a text to escape
+        orders_json, messages_json = _encode_json(orders), _encode_json(messages)
+        body = (f'["phase",{game_id},{seq},{_encode_json(turn)},{orders_json},{messages_json},'
+                f'{_encode_json((sco, now, new_turn, ending, stamp))[1:-1]}]').encode()
+    return (b"%08x %s\n" % (zlib.crc32(body), body),
+            PhaseEntry(game_id, seq, turn, orders, messages, sco, now, new_turn, ending, stamp,
+                       orders_json, messages_json))
 
 
 def _texts(value: object) -> bool:
@@ -245,27 +299,47 @@ class Journal:
                 raise
             self._fd = fd
 
-    def append(self, game_id: int, power: str, turn: str, orders: Sequence[str]) -> None:
-        """Append one order entry; OSError if the file cannot take it.  (`encode_line`
-        written out: every SUB of every game comes here.)"""
-        if not isinstance(orders, (list, tuple)):
-            orders = list(orders)
-        body = _encode_json((game_id, power, turn, orders)).encode()
-        self._write(b"%08x %s\n" % (zlib.crc32(body), body))
+    def append(self, game_id: int, power: str, turn: str, orders: Sequence[str]) -> bool:
+        """Append one order entry; True once the journal is `due` for compaction.
+        OSError if the file cannot take it.  (`encode_line` and `_write` written
+        out: every SUB of every game comes here.)"""
+        body = (f'[{game_id},"{power}","{turn}",["{_SEP.join(orders)}"]]' if orders
+                else f'[{game_id},"{power}","{turn}",[]]').encode()
+        if body.translate(None, _PLAIN) != b'"' * (4 + 2 * len(orders)):   # `_quotes`
+            body = _encode_json((game_id, power, turn, list(orders))).encode()
+        line = b"%08x %s\n" % (zlib.crc32(body), body)
+        if self._fd is not None:
+            written = os.write(self._fd, line)
+            if written < len(line):
+                self._write_rest(line, written)
+            self.size += len(line)
+            if self.sync_each:
+                os.fdatasync(self._fd)
+        self.writes += 1
+        return self.size > self._compact_at
 
-    def append_phase(self, entry: PhaseEntry) -> None:
-        """Append one phase; OSError if the file cannot take it."""
-        self._write(encode_phase(entry))
+    def append_phase(self, entry: PhaseEntry) -> PhaseEntry:
+        """Append one phase; OSError if the file cannot take it.  Returns ``entry``
+        with the JSON of its orders and messages (`encode_phase`)."""
+        line, entry = encode_phase(entry)
+        self._write(line)
+        return entry
 
     def _write(self, line: bytes) -> None:
         if self._fd is not None:
             written = os.write(self._fd, line)
-            while written < len(line):  # a short write (nearly full disk): the rest, or ENOSPC
-                written += os.write(self._fd, line[written:])
-            self.size += written
+            if written < len(line):
+                self._write_rest(line, written)
+            self.size += len(line)
             if self.sync_each:
                 os.fdatasync(self._fd)
         self.writes += 1
+
+    def _write_rest(self, line: bytes, written: int) -> None:
+        """After a short write (a nearly full disk): the rest, or ENOSPC."""
+        assert self._fd is not None
+        while written < len(line):
+            written += os.write(self._fd, line[written:])
 
     @property
     def due(self) -> bool:

@@ -1,0 +1,179 @@
+"""The journal's lines (`server.journal`) are put together from the texts as they are
+when no text needs escaping; they must be, byte for byte, the JSON the standard
+encoder writes (compact, ``ensure_ascii``) - the JSON every journal on disk holds -
+whatever the texts hold: quotes, backslashes, control characters, DEL, non-ASCII.
+The fold writes the JSON of the phase line into SQLite, and the times as
+`datetime` writes them."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import zlib
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import server.journal
+from server.journal import Journal, PhaseEntry, encode_line, encode_phase, read_journal
+from server.settings import GameSettings
+from server.store import Seat, Store, _utc
+
+SCO = "SCO ( AUS BUD TRI VIE ) ( ENG EDI LON LVP ) ( UNO BEL )"
+NOW = "NOW ( SPR 1901 ) ( AUS AMY BUD ) ( ENG FLT LON )"
+
+#: Texts the encoder must escape, each in its own way, and texts next to them that
+#: look like JSON: a quote, the separator of two texts, a backslash (also at the end
+#: and before a quote), control characters, DEL, non-ASCII (two bytes, three, and
+#: beyond the BMP: a surrogate pair), an empty text.
+TRICKY = ['"', '","', "a\\b", "end\\", '\\"', "\n", "\x00", "\x1f", "\t", "\x7f",
+          "Zoë", "漢字", "\U0001F600", "", " ", "'name'", "( ENG FLT LON ) MTO NTH"]
+SMR = ("SMR ( SPR 1910 ) ( AUS 'Bot \"Q\" \\ é' '1.0' 3 ) ( ENG 'plain' '2' 0 1905 )")
+
+
+def compact(value: object) -> str:
+    """The standard encoder's compact JSON."""
+    return json.dumps(value, separators=(",", ":"))
+
+
+def encoder_line(entry: list[object]) -> bytes:
+    """A journal line as the journal wrote it before: the standard encoder's JSON."""
+    body = compact(entry).encode()
+    return b"%08x %s\n" % (zlib.crc32(body), body)
+
+
+def phase(orders: dict[str, list[str]], messages: list[str], *, turn: str = "SPR 1901",
+          sco: str = SCO, now: str = NOW, new_turn: str = "FAL 1901",
+          ending: list[str] | None = None, stamp: float = 1764123456.7891234) -> PhaseEntry:
+    return PhaseEntry(3, 7, turn, orders, messages, sco, now, new_turn, ending or [], stamp)
+
+
+def test_order_lines_are_the_encoders_json_whatever_the_texts_hold(tmp_path: Path) -> None:
+    cases = [("AUS", "SPR 1901", ["( AUS AMY BUD ) HLD", "( AUS FLT TRI ) MTO ADR"]),
+             ("AUS", "SPR 1901", [])]
+    cases += [("ENG", "FAL 1901", ["( ENG FLT LON ) HLD", text]) for text in TRICKY]
+    cases += [(text, "SPR 1901", ["( ENG FLT LON ) HLD"]) for text in TRICKY]
+    cases += [("ENG", text, []) for text in TRICKY]
+    path = tmp_path / "j"
+    journal = Journal(str(path), sync_each=False)
+    for power, turn, orders in cases:
+        expected = encoder_line([12, power, turn, orders])
+        assert encode_line(12, power, turn, orders) == expected
+        assert encode_line(12, power, turn, tuple(orders)) == expected
+        journal.append(12, power, turn, tuple(orders))
+    journal.close()
+    data = path.read_bytes()
+    assert data == b"".join(encoder_line([12, p, t, o]) for p, t, o in cases)
+    replay = read_journal(str(path))
+    assert replay.bad_lines == 0 and replay.line_bytes == len(data)
+    # The last line per power wins; each holds the texts it was given.
+    last = {(12, p): (t, tuple(o)) for p, t, o in cases}
+    assert replay.entries == last
+
+
+def test_phase_lines_are_the_encoders_json_and_give_the_folds_json() -> None:
+    entries = [phase({"AUS": ["( AUS AMY BUD ) HLD"], "ENG": []}, ["ORD ( SPR 1901 ) x", NOW]),
+               phase({}, [], ending=[]),
+               phase({"AUS": ["a"]}, [NOW], ending=["DRW", SMR], stamp=1764123456.0),
+               phase({"AUS": ["a"]}, [NOW], stamp=1764123456)]       # a whole number
+    for text in TRICKY:
+        entries += [phase({"AUS": [text, "x"]}, [NOW]), phase({text: ["x"]}, [NOW]),
+                    phase({"AUS": ["x"]}, ["ORD", text]), phase({}, [], turn=text),
+                    phase({}, [], sco=text), phase({}, [], now=text),
+                    phase({}, [], new_turn=text), phase({}, [], ending=[SMR, text])]
+    for entry in entries:
+        line, kept = encode_phase(entry)
+        assert line == encoder_line(["phase", *entry[:10]]), entry
+        assert kept[:10] == entry[:10]
+        assert kept.orders_json == compact(entry.orders)
+        assert kept.messages_json == compact(entry.messages)
+
+
+#: Mostly printable ASCII (quote and backslash among it: the fast path's own
+#: check must catch them), now and then anything.
+def test_texts_built_from_tokens_never_reach_the_encoder(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The point of putting the lines together: the encoder (~36 instructions a
+    # character) only sees a line with something to escape.
+    encoded: list[object] = []
+    real = server.journal._encode_json
+
+    def encode(value: object) -> str:
+        encoded.append(value)
+        return real(value)
+
+    monkeypatch.setattr(server.journal, "_encode_json", encode)
+    encode_line(1, "AUS", "SPR 1901", ["( AUS AMY BUD ) HLD"])
+    encode_phase(phase({"AUS": ["( AUS AMY BUD ) HLD"]}, [NOW],
+                       ending=["SLO ( AUS )", "SMR ( SPR 1910 ) ( AUS 'Bot' '1.0' 18 )"]))
+    assert encoded == []
+    encode_line(1, "AUS", "SPR 1901", ["Zoë"])
+    encode_phase(phase({"AUS": ["x"]}, [NOW], ending=["SMR ( AUS 'a\\b' )"]))
+    assert len(encoded) == 2 + 3        # the order line; the phase line's three pieces
+
+
+texts = st.one_of(
+    st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=12),
+    st.text(st.sampled_from(' ()ABC"\\,'), max_size=8),
+    st.text(st.characters(codec="utf-8") | st.sampled_from('"\\\x00\x7f ,[]{}:'), max_size=6))
+
+
+@settings(max_examples=300, deadline=None)
+@given(power=texts, turn=texts, orders=st.lists(texts, max_size=4),
+       messages=st.lists(texts, max_size=4), sco=texts, ending=st.lists(texts, max_size=2),
+       stamp=st.floats(min_value=0, max_value=4e9))
+def test_any_texts_give_the_encoders_json(power: str, turn: str, orders: list[str],
+                                          messages: list[str], sco: str, ending: list[str],
+                                          stamp: float) -> None:
+    assert encode_line(1, power, turn, orders) == encoder_line([1, power, turn, orders])
+    entry = phase({power: orders, "ENG": orders[:1]}, messages, turn=turn, sco=sco,
+                  ending=ending, stamp=stamp)
+    line, kept = encode_phase(entry)
+    assert line == encoder_line(["phase", *entry[:10]])
+    assert (kept.orders_json, kept.messages_json) == (
+        compact(entry.orders), compact(messages))
+
+
+def test_the_fold_writes_the_lines_json_and_a_replayed_phase_the_same(tmp_path: Path) -> None:
+    path = tmp_path / "g.db"
+    store = Store.open(path)
+    game = store.create_game(GameSettings())
+    store.start_game(game, [Seat("AUS", 1, 'a "quoted" name', "1"), Seat("ENG", 2, "é", "2")],
+                     "SPR 1901", SCO, NOW)
+    orders = {"ENG": ["( ENG FLT LON ) HLD"], "AUS": ["( AUS AMY BUD ) HLD", "\\ odd \x01"]}
+    messages = ["ORD ( SPR 1901 ) ( ( AUS AMY BUD ) HLD ) ( SUC )", NOW]
+    store.record_phase(game, "SPR 1901", orders, messages, SCO, NOW, "FAL 1901")
+    store.fold()                        # from the entry record_phase keeps
+    plain = {"AUS": ["( AUS AMY BUD ) HLD"]}
+    store.record_phase(game, "FAL 1901", plain, messages, SCO, NOW, "WIN 1901",
+                       ["DRW", SMR])
+    stamps = [entry.processed_at for entry in read_journal(f"{path}-orders").phases.values()]
+    # No fold, no close: the process dies; the next start folds the journal's line.
+    again = Store.open(path)
+    again.load_unfinished()
+    again.close()
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT seq, orders, messages, processed_at FROM phases"
+                          " WHERE seq > 0 ORDER BY seq").fetchall()
+        ending = db.execute("SELECT ending FROM games").fetchone()[0]
+    assert rows == [
+        (1, compact(dict(sorted(orders.items()))), compact(messages),
+         datetime.fromtimestamp(stamps[0], UTC).isoformat(timespec="milliseconds")),
+        (2, compact(plain), compact(messages),
+         datetime.fromtimestamp(stamps[1], UTC).isoformat(timespec="milliseconds"))]
+    assert json.loads(ending) == ["DRW", SMR]
+
+
+def test_the_folds_times_are_the_ones_datetime_writes() -> None:
+    # Microseconds rounded half to even as datetime does it, across a second,
+    # a millisecond, a negative time, and the whole second's text kept between calls.
+    stamps = [0.0, 0.9995, 0.9999994, 0.9999995, 0.9999996, 1.0000005, 1.0000015, -0.5,
+              -1.0000004, 1764123456.789, 1764123456.0005, 1764123456.9999996,
+              1764123456.9999994, 1764123457.0, 2**31 + 0.5, 4e9 + 0.25]
+    stamps += [1764123456 + k / 7 for k in range(200)]
+    for stamp in stamps:
+        assert _utc(stamp) == datetime.fromtimestamp(stamp, UTC).isoformat(
+            timespec="milliseconds"), stamp
