@@ -154,11 +154,22 @@ async def handle_connection(stream: trio.abc.Stream, lobby: Lobby, peer: str | N
                 client.fd = -1                       # the descriptor is about to be freed
                 with trio.CancelScope(shield=True):
                     await lobby.disconnected(client)
-                    await trio.aclose_forcefully(stream)
+                    await _close(stream)
                 log.info("connection_closed", reason=client.close_reason or "closed",
                          power=client.power)
     finally:
         lobby.gate.release(_host(peer))
+
+
+async def _close(stream: trio.abc.Stream) -> None:
+    """Close the connection's stream at its end: a TCP socket at once (what
+    ``SocketStream.aclose`` does, without the scheduler turn and the cancel
+    scope of ``aclose_forcefully`` around it - a connection's end needs
+    neither), any other stream as trio closes it."""
+    if isinstance(stream, trio.SocketStream):
+        stream.socket.close()
+    else:
+        await trio.aclose_forcefully(stream)
 
 
 def _host(peer: str) -> str:
@@ -413,7 +424,15 @@ async def _writer(stream: trio.abc.Stream, direct: DirectSocket | StreamIO,
 async def _close_orderly(stream: trio.abc.Stream, peer_closed: trio.Event) -> None:
     """Everything is written: send FIN, then give the peer `CLOSE_DRAIN` seconds to
     close its side (the reader discards what still arrives) before the socket closes."""
-    if isinstance(stream, trio.abc.HalfCloseableStream):
+    if isinstance(stream, trio.SocketStream):
+        # what ``send_eof`` does, without its scheduler turn: shutting down
+        # the sending side never waits
+        try:
+            if not stream.socket.did_shutdown_SHUT_WR:
+                stream.socket.shutdown(socket.SHUT_WR)
+        except OSError:
+            return                             # the peer is gone already
+    elif isinstance(stream, trio.abc.HalfCloseableStream):
         try:
             with trio.move_on_after(CLOSE_DRAIN):
                 await stream.send_eof()
