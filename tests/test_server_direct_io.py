@@ -20,8 +20,8 @@ import trio.testing
 from engine.variants import load_variant
 from protocol.connection import Connection, InitialReceived
 from protocol.frames import InitialMessage, RepresentationMessage, build_frame
-from protocol.parse import Sender
 from protocol.messages import MapMessage
+from protocol.parse import Sender
 from server import direct_io as direct_io_module
 from server.direct_io import FAIR_TURNS, RETRY_READS, DirectSocket, StreamIO, direct_io
 from server.session import RESET, Client, Outgoing
