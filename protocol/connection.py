@@ -187,6 +187,12 @@ class MessageReceived:
     message: Message
     tokens: tuple[int, ...]
 
+    # Written out (as protocol.orders.Turn): compiled, a frozen dataclass's
+    # generated __init__ stays interpreted, and one is made per message.
+    def __init__(self, message: Message, tokens: tuple[int, ...]) -> None:
+        object.__setattr__(self, "message", message)
+        object.__setattr__(self, "tokens", tokens)
+
 
 @dataclass(frozen=True, slots=True)
 class MessageRejected:
@@ -312,8 +318,9 @@ class Connection:
                 tokens = body_tokens(buf, HEADER_SIZE, end)
                 if tokens is None:
                     raise FrameError(ErrorCode.INVALID_TOKEN, PRIVATE_TOKEN)
+                body = bytes(buf[HEADER_SIZE:end])
                 del buf[:end]
-                return self._on_dm(tokens)
+                return self._on_dm(tokens, body)
             body = bytes(buf[HEADER_SIZE:end])
             del buf[:end]
             frame_type = FrameType(raw_type)
@@ -365,9 +372,10 @@ class Connection:
             return ConnectionClosed("EM", frame.code)
         return ConnectionClosed("FM")
 
-    def _on_dm(self, tokens: tuple[int, ...]) -> Event:
+    def _on_dm(self, tokens: tuple[int, ...], body: bytes | None = None) -> Event:
         try:
-            message = parse_message(tokens, self.representation, sender=self.peer, level=self.level)
+            message = parse_message(tokens, self.representation, sender=self.peer, level=self.level,
+                                    body=body)
         except (BracketError, GrammarError) as exc:
             return MessageRejected(tokens, exc, error_reply(exc))
         return MessageReceived(message, tokens)

@@ -34,6 +34,7 @@ reference server's ``HUH ( ERR DRW )`` to an observer).
 from __future__ import annotations
 
 import enum
+import struct
 from collections.abc import Callable, Sequence
 from typing import Final
 
@@ -114,7 +115,7 @@ from protocol.tokens import (
     STANDARD,
     Representation,
 )
-from protocol.tree import Node, to_tree
+from protocol.tree import Node, to_tree, tokens_to_bytes
 from protocol.variant import parse_variant
 
 #: Press level at which SND, FRM and partial draws appear (docs/protocol.md §16.3).
@@ -149,16 +150,19 @@ def parse_message(
     *,
     sender: Sender,
     level: int | None = None,
+    body: bytes | None = None,
 ) -> Message:
     """Parse one DM body's tokens, as sent by ``sender``.
 
     ``level`` is the game's press level, applied to client messages (None =
-    no level restrictions).  Raises :class:`BracketError` or
-    :class:`GrammarError`; use :func:`error_reply` for the answer.
+    no level restrictions).  ``body`` is the DM body the tokens were read
+    from, when the caller has it (`SubReader` looks groups up by their
+    bytes; without it they are packed again).  Raises :class:`BracketError`
+    or :class:`GrammarError`; use :func:`error_reply` for the answer.
     """
     tokens = tuple(tokens)
     if sender is Sender.CLIENT and len(tokens) > 1:
-        found = _read_sub(tokens, rep)      # the message a server reads most
+        found = _read_sub(tokens, rep, body)      # the message a server reads most
         if found is not None:
             return found
     return parse_by_grammar(tokens, rep, sender=sender, level=level)
@@ -368,9 +372,10 @@ class SubReader:
     :func:`_plain_sub` takes, and bots send the same orders again and again
     (in games of random bots four orders in five were sent before, in this
     game or another).  So the reader cuts the message into its bracketed
-    groups by counting brackets, and looks each group's tokens up among the
-    groups already read: a known group is its (immutable, shared) order or
-    turn at once.  An unknown group is read as the general road reads it -
+    groups by counting brackets, and looks each group up among the groups
+    already read - by its bytes in the DM body (hashing and comparing a
+    tuple of tokens costs a call per token): a known group is its
+    (immutable, shared) order or turn at once.  An unknown group is read as the general road reads it -
     its tree by :func:`~protocol.tree.to_tree`, then
     :func:`~protocol.orders.plain_turn` / :func:`~protocol.orders.plain_order`
     - and kept.  Anything else (a token outside a group, unbalanced
@@ -387,11 +392,18 @@ class SubReader:
         self.sub = rep.encode_table.get("SUB", -1)
         self.cats = rep.categories
         self.names = rep.decode_table
-        self.orders: dict[tuple[int, ...], Order] = {}
-        self.turns: dict[tuple[int, ...], Turn] = {}
+        #: the groups read: their bytes -> their order / turn
+        self.orders: dict[bytes, Order] = {}
+        self.turns: dict[bytes, Turn] = {}
 
-    def read(self, tokens: tuple[int, ...]) -> Sub | None:
-        """The SUB ``tokens`` (``tokens[0]`` is SUB), or None: read it the general way."""
+    def read(self, tokens: tuple[int, ...], body: bytes | None = None) -> Sub | None:
+        """The SUB ``tokens`` (``tokens[0]`` is SUB), or None: read it the general
+        way.  ``body``: the DM body the tokens were read from, if at hand."""
+        if body is None:
+            try:
+                body = tokens_to_bytes(tokens)
+            except struct.error:        # a value no DM can hold: the general road says so
+                return None
         n = len(tokens)
         found: list[Order] = []
         turn: Turn | None = None
@@ -410,15 +422,15 @@ class SubReader:
                 elif t == KET:
                     depth -= 1
                 j += 1
-            group = tokens[i:j]
+            key = body[2 * i:2 * j]     # the group's bytes
             if i == 1 and j == 5:       # ( season year ): the only 4-token group
-                turn = self._turn(group)
+                turn = self._turn(key, tokens[i:j])
                 if turn is None:
                     return None
             else:
-                order = self.orders.get(group)
+                order = self.orders.get(key)
                 if order is None:
-                    order = self._order(group)
+                    order = self._order(key, tokens[i:j])
                     if order is None:
                         return None
                 found.append(order)
@@ -432,18 +444,18 @@ class SubReader:
             return None
         return tree[0]
 
-    def _turn(self, group: tuple[int, ...]) -> Turn | None:
-        turn = self.turns.get(group)
+    def _turn(self, key: bytes, group: tuple[int, ...]) -> Turn | None:
+        turn = self.turns.get(key)
         if turn is None:
             node = self._node(group)
             turn = None if node is None else plain_turn(node, self.cats)
             if turn is not None:
                 if len(self.turns) >= KEPT_GROUPS:
                     self.turns.clear()
-                self.turns[group] = turn
+                self.turns[key] = turn
         return turn
 
-    def _order(self, group: tuple[int, ...]) -> Order | None:
+    def _order(self, key: bytes, group: tuple[int, ...]) -> Order | None:
         order = self._unit_order(group)
         if order is None:
             node = self._node(group)
@@ -451,7 +463,7 @@ class SubReader:
         if order is not None:
             if len(self.orders) >= KEPT_GROUPS:
                 self.orders.clear()
-            self.orders[group] = order
+            self.orders[key] = order
         return order
 
 
@@ -534,11 +546,11 @@ _PROVINCE_HIGH: Final = CAT_PROVINCE_FIRST >> 3
 _READERS: Final[dict[int, SubReader]] = {}
 
 
-def _read_sub(tokens: tuple[int, ...], rep: Representation) -> Sub | None:
+def _read_sub(tokens: tuple[int, ...], rep: Representation, body: bytes | None) -> Sub | None:
     """A client's SUB read by the representation's `SubReader`; None for any
     other message, or a SUB the reader leaves to the general road."""
     reader = _sub_reader(rep)
-    return reader.read(tokens) if tokens[0] == reader.sub else None
+    return reader.read(tokens, body) if tokens[0] == reader.sub else None
 
 
 def _sub_reader(rep: Representation) -> SubReader:

@@ -268,8 +268,9 @@ class Game:
         if not not_due and self._due():
             return -math.inf    # another phase to process: do it after a checkpoint
         wakeup = min(self.clock.deadline, self.time_requests.next_time(self.clock))
-        if not self.clock.has_deadline:
-            # No deadline: the grace of powers in civil disorder ends at some point.
+        if self.away_since and not self.clock.has_deadline:
+            # No deadline: the grace of powers in civil disorder (`away_since`) ends
+            # at some point.
             for power in self.engine.owing():
                 if self.players.get(power) is None and self._in_grace(power):
                     wakeup = min(wakeup, self.away_since[power] + self.disorder_grace)
