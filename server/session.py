@@ -106,7 +106,7 @@ class Client:
     adm_bucket: TokenBucket | None = None
     watch_game: int | None = None     # the game an OBS asks to watch (web page: /daide?watch=N)
     #: The connection's writer is parked on an empty queue, so a message may be
-    #: written at once by `write_now` (`server.connection`) instead of queued.
+    #: written at once (by `send` itself, or `write_now`) instead of queued.
     writer_idle: bool = False
     write_now: Callable[[Message | Packet | bytes], None] | None = None
     #: The socket's descriptor while `send` may write a frame to it itself
