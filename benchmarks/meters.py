@@ -12,8 +12,13 @@ A meter says how to start that process and how to read the work:
   executed (callgrind's ``Ir``).  Repeated runs agree within ~2 %, so two
   builds can be compared on a noisy machine.  It counts no kernel work (the
   system calls themselves) and no cache misses: a change that saves
-  instructions saves time, but not in proportion.  The process runs several
-  times slower while counted, and its peers wait for it.
+  instructions saves time, but not in proportion.  The process runs many
+  times slower while counted and its peers do not, so messages pile up
+  between two of its wake-ups: a real run of the server wakes about once per
+  message, a counted one serves a dozen messages per wake-up.  The count
+  therefore understates the event loop's cost per message, and a change
+  whose gain depends on several messages per wake-up looks better counted
+  than it is; judge those with `CpuMeter`.
 """
 
 from __future__ import annotations
