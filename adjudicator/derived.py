@@ -39,6 +39,7 @@ class Derived:
         self.checks: object = None
         self.memo: dict[object, object] = {}
         self._by_province: dict[str, Unit] | None = None
+        self._adjustments: dict[str, int] | None = None
 
     @property
     def by_province(self) -> dict[str, Unit]:
@@ -49,6 +50,20 @@ class Derived:
             index = {u.location.province: u for u in self.state.units}
             self._by_province = index
         return index
+
+    @property
+    def adjustments(self) -> dict[str, int]:
+        """Power -> its centres minus its units, for every power with either
+        (`GameState.adjustment`)."""
+        counts = self._adjustments
+        if counts is None:
+            counts = {}
+            for owner in self.state.ownership.values():
+                counts[owner] = counts.get(owner, 0) + 1
+            for unit in self.state.units:
+                counts[unit.power] = counts.get(unit.power, 0) - 1
+            self._adjustments = counts
+        return counts
 
 
 # id(state) -> its facts; the entry keeps its state alive, so an id is not

@@ -174,14 +174,9 @@ class GameState:
 
     def adjustment(self, power: str) -> int:
         """Centres minus units: builds owed (> 0) or removals owed (< 0)."""
-        n = 0
-        for p in self.ownership.values():
-            if p == power:
-                n += 1
-        for u in self.units:
-            if u.power == power:
-                n -= 1
-        return n
+        # Counted for every power at once, once per state (`adjudicator.derived`):
+        # an adjustment phase asks for every power, and again for every order checked.
+        return derived(self).adjustments.get(power, 0)
 
     def __iter__(self) -> Iterator[Unit]:
         return iter(self.units)

@@ -221,7 +221,14 @@ def missing_message(
     """
     kind = state.phase.kind
     if kind == adj.ADJUSTMENT:
-        return adjustment_missing(state.adjustment(power), accepted)
+        owed = state.adjustment(power)
+        if owed > 0:
+            left = owed - sum(isinstance(o, (Build, Waive)) for o in accepted)
+            return Mis(count=-left) if left > 0 else None
+        if owed < 0:
+            left = -owed - sum(isinstance(o, Remove) for o in accepted)
+            return Mis(count=left) if left > 0 else None
+        return None
     ordered = {o.unit for o in accepted if not isinstance(o, Waive)}
     if kind == adj.MOVEMENT:
         units = tuple(
@@ -238,18 +245,6 @@ def missing_message(
     return Mis(units) if units else None
 
 
-def adjustment_missing(owed: int, accepted: Sequence[Order]) -> Mis | None:
-    """The MIS of an adjustment phase for a power owing ``owed`` (its
-    `adj.GameState.adjustment`: > 0 builds, < 0 removals), or None when complete."""
-    if owed > 0:
-        left = owed - sum(isinstance(o, (Build, Waive)) for o in accepted)
-        return Mis(count=-left) if left > 0 else None
-    if owed < 0:
-        left = -owed - sum(isinstance(o, Remove) for o in accepted)
-        return Mis(count=left) if left > 0 else None
-    return None
-
-
 def centre_counts(state: adj.GameState, powers: Iterable[str]) -> Mapping[str, int]:
     """Centres per power, 0 for a power without any."""
     counts = state.centre_counts()
@@ -258,7 +253,6 @@ def centre_counts(state: adj.GameState, powers: Iterable[str]) -> Mapping[str, i
 
 __all__ = [
     "UNO",
-    "adjustment_missing",
     "centre_counts",
     "missing_message",
     "now_message",

@@ -81,7 +81,7 @@ class Engine:
     """
 
     __slots__ = ("map", "state", "rulebook", "_sco", "_now", "_owing", "_survivors", "_standing",
-                 "_checks", "_owed")
+                 "_checks")
 
     def __init__(self, map: Map, state: GameState, rulebook: Rulebook = DEFAULT) -> None:
         self.map = map
@@ -93,7 +93,6 @@ class Engine:
         self._survivors: frozenset[str] | None = None
         self._standing: dict[str, dict[str, Unit]] | None = None
         self._checks: MovementChecks | None = None
-        self._owed: dict[str, int] | None = None
 
     def __repr__(self) -> str:
         return f"Engine({self.map!r}, {self.state!r}, {self.rulebook!r})"
@@ -124,18 +123,8 @@ class Engine:
     def owing(self) -> frozenset[str]:
         """Powers that must order in this phase."""
         if self._owing is None:
-            if self.state.phase.kind == adj.ADJUSTMENT:
-                self._owing = frozenset(p for p, n in self._adjustments().items() if n != 0)
-            else:
-                self._owing = owing(self.state, self.map.powers)
+            self._owing = owing(self.state, self.map.powers)
         return self._owing
-
-    def _adjustments(self) -> dict[str, int]:
-        """Adjustment phase: each power's `adj.GameState.adjustment` (> 0
-        builds, < 0 removals), counted once - each count goes over the board."""
-        if self._owed is None:
-            self._owed = {p: self.state.adjustment(p) for p in self.map.powers}
-        return self._owed
 
     def survivors(self) -> frozenset[str]:
         """Powers still in the game (a centre or a unit)."""
@@ -160,11 +149,8 @@ class Engine:
         """The MIS for ``power``, or None when its orders are complete."""
         if power not in self.owing():
             return None
-        kind = self.state.phase.kind
-        if kind == adj.MOVEMENT and self._all_ordered(power, accepted):
+        if self.state.phase.kind == adj.MOVEMENT and self._all_ordered(power, accepted):
             return None     # the common answer, without building the MIS to find it empty
-        if kind == adj.ADJUSTMENT:
-            return convert.adjustment_missing(self._adjustments()[power], accepted)
         return convert.missing_message(self.state, power, accepted)
 
     def complete(self, power: str, accepted: Sequence[Order]) -> bool:
