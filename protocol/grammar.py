@@ -25,7 +25,7 @@ with the furthest failure recorded anywhere.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import NoReturn, TypeVar
 
 from protocol.tokens import (
@@ -59,7 +59,7 @@ class Parser:
     __slots__ = ("cats", "get_category", "level", "far", "reason")
 
     def __init__(self, rep: Representation, level: int | None = None) -> None:
-        self.cats: Mapping[str, int] = rep.categories
+        self.cats: dict[str, int] = rep.categories
         self.get_category = rep.categories.get
         self.level = level
         self.far: Loc = (-1,)

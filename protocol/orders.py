@@ -17,7 +17,7 @@ the THX note's job, docs/protocol.md §9.3).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -406,7 +406,7 @@ def parse_order(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Order:
 _PROVINCE: Final = range(CAT_PROVINCE_FIRST, CAT_PROVINCE_LAST + 1)
 
 
-def plain_turn(node: Node, cats: Mapping[str, int]) -> Turn | None:
+def plain_turn(node: Node, cats: dict[str, int]) -> Turn | None:
     """``( season year )`` as :func:`parse_turn` reads it, or None."""
     if type(node) is not tuple or len(node) != 2:
         return None
@@ -417,7 +417,7 @@ def plain_turn(node: Node, cats: Mapping[str, int]) -> Turn | None:
     return Turn(season, year)
 
 
-def plain_unit(node: Node, cats: Mapping[str, int]) -> Unit | None:
+def plain_unit(node: Node, cats: dict[str, int]) -> Unit | None:
     """``( power AMY province )`` or ``( power FLT location )`` as
     :func:`parse_unit` reads it, or None."""
     if type(node) is not tuple or len(node) != 3:
@@ -439,7 +439,7 @@ def plain_unit(node: Node, cats: Mapping[str, int]) -> Unit | None:
     return _unit(power, unit_type, province, coast)
 
 
-def _plain_location(node: Node, cats: Mapping[str, int]) -> Location | None:
+def _plain_location(node: Node, cats: dict[str, int]) -> Location | None:
     if type(node) is str:
         return location(node) if cats.get(node) in _PROVINCE else None
     if type(node) is not tuple or len(node) != 2:
@@ -451,11 +451,11 @@ def _plain_location(node: Node, cats: Mapping[str, int]) -> Location | None:
     return location(province, coast)
 
 
-def _plain_province(node: Node, cats: Mapping[str, int]) -> str | None:
+def _plain_province(node: Node, cats: dict[str, int]) -> str | None:
     return node if type(node) is str and cats.get(node) in _PROVINCE else None
 
 
-def plain_order(node: Node, cats: Mapping[str, int]) -> Order | None:
+def plain_order(node: Node, cats: dict[str, int]) -> Order | None:
     """``( order )`` of a unit (all but CTO ... VIA and WVE) as
     :func:`parse_order` reads it, or None."""
     if type(node) is not tuple or not 2 <= len(node) <= 5:

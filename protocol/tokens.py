@@ -377,10 +377,12 @@ class Representation:
         return tables.token_words
 
     @property
-    def categories(self) -> Mapping[str, int]:
+    def categories(self) -> dict[str, int]:
         """Mnemonic -> category byte (0x41 power, 0x50-0x57 province, ...).
 
-        A plain dict for speed (the grammar looks up every mnemonic); read only.
+        A plain dict for speed (the grammar looks up every mnemonic; typed as
+        one, compiled code reads it directly instead of calling its ``get``);
+        read only.
         """
         tables = self._tables
         if tables.categories is None:

@@ -829,7 +829,7 @@ class Game:
     def save_orders(self, power: str) -> None:
         """Persist the power's accepted orders before they are acknowledged."""
         self.store.save_orders(self.handle.id, power, str(self.engine.turn),
-                               [self.orders.text(o) for o in self.turn.of(power)])
+                               [self.orders.text(o) for o in self.turn.held(power)])
 
 
 def owners(sco: Sco) -> dict[str, str]:
