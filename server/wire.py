@@ -46,6 +46,7 @@ from protocol.frames import (
     dm_frame_of_body,
     parse_frames,
 )
+from protocol.mapdef import CentreGroup
 from protocol.messages import Message, Now, Sco
 from protocol.orders import DaideOrderResult, location_node, order_node, unit_node
 from protocol.text import render_text
@@ -420,12 +421,13 @@ class OrderCodes:
 class _Kept:
     """What the encoders (`OrderCodes`, `PositionCodes`) of one representation
     share: the orders, the parts new orders are put together from, the
-    units of NOWs and the heads of turns - a new game meets most of them
-    again (the same units stand in the same places, the games go through
-    the same turns).  Found by the representation's identity (`_kept`):
+    units of NOWs, the groups of SCOs and the heads of turns - a new game
+    meets most of them again (the same units stand in the same places, the
+    games go through the same turns).  Found by the representation's identity (`_kept`):
     `Representation.__hash__` hashes all its entries."""
 
-    __slots__ = ("rep", "orders", "units", "places", "words", "heads", "now_units", "now_seen")
+    __slots__ = ("rep", "orders", "units", "places", "words", "heads", "now_units", "now_seen",
+                 "sco_groups")
 
     def __init__(self, rep: Representation) -> None:
         self.rep = rep                  # held: its id stays its own while kept
@@ -439,6 +441,8 @@ class _Kept:
         #: unit object met (with the object) - `PositionCodes._unit`
         self.now_units: dict[tuple[str, str, str, str | None], tuple[bytes, str]] = {}
         self.now_seen: dict[int, tuple[Unit, tuple[bytes, str]]] = {}
+        #: "( owner centre ... )" of SCOs by owner and centres - `PositionCodes.sco`
+        self.sco_groups: dict[tuple[str | tuple[str, ...], tuple[str, ...]], tuple[bytes, str]] = {}
 
     def turn_head(self, command: str, phase: Phase) -> tuple[bytes, str]:
         """The body and text of ``NOW ( season year )`` or ``ORD ( season year ) (``,
@@ -488,11 +492,10 @@ class PositionCodes:
         self.rep = rep
         sco = (rep.encode_table["SCO"],)
         self._sco = (dm_body(sco), render_text(sco, rep))
-        #: "( owner centre ... )" of the game's SCOs (a few per power and year)
-        self._groups: dict[tuple[str | tuple[str, ...], tuple[str, ...]], tuple[bytes, str]] = {}
         self._kept = kept = _kept(rep)
         self._units = kept.now_units
         self._seen = kept.now_seen
+        self._groups = kept.sco_groups
 
     def now(self, state: GameState) -> Encoded:
         """The NOW of ``state``: its packet and text (`encode`)."""
@@ -541,7 +544,8 @@ class PositionCodes:
     def sco(self, message: Sco) -> Encoded:
         """An SCO's packet and text (`encode`): ``SCO`` and each ``( owner
         centre ... )`` group, kept - at a year's end most powers' groups are
-        those of the year before."""
+        those of the year before, and the games of the representation share
+        them."""
         groups = self._groups
         bodies = [self._sco[0]]
         texts = [self._sco[1]]
@@ -549,15 +553,33 @@ class PositionCodes:
             key = (group.owner, group.centres)
             known = groups.get(key)
             if known is None:
-                tokens = from_tree((group.to_node(),), self.rep)
-                known = groups[key] = (dm_body(tokens), render_text(tokens, self.rep))
+                if len(groups) >= _KEPT_GROUPS:
+                    groups.clear()
+                known = groups[key] = self._group(group.owner, group.centres)
             bodies.append(known[0])
             texts.append(known[1])
         return Encoded(Packet("SCO", dm_frame(b"".join(bodies)), self.rep), " ".join(texts))
 
+    def _group(self, owner: str | tuple[str, ...], centres: tuple[str, ...]) -> tuple[bytes, str]:
+        """The body and text of ``( owner centre ... )``.  A power (or UNO) and
+        provinces are each one named token, whose text is its name: the
+        tokens `from_tree` writes for the group's node, and the text
+        `render_text` writes for them, straight from the names."""
+        table = self.rep.encode_table
+        if isinstance(owner, str):
+            names = (owner, *centres)
+            tokens = [table.get(name, -1) for name in names]
+            if -1 not in tokens:
+                return dm_body((BRA, *tokens, KET)), "( " + " ".join(names) + " )"
+        node = CentreGroup(owner, centres).to_node()       # shared home centres, or no such name
+        found = from_tree((node,), self.rep)
+        return dm_body(found), render_text(found, self.rep)
+
 
 #: unit objects remembered by id at most (then forgotten, and met again)
 _SEEN_UNITS: Final = 4096
+#: SCO groups kept at most per representation (a few per power and year of a game)
+_KEPT_GROUPS: Final = 1 << 14
 #: heads of turns kept at most per representation
 _KEPT_HEADS: Final = 4096
 

@@ -233,6 +233,30 @@ def test_position_codes_put_together_the_same_sco_as_the_message(numbering: str)
         assert codes.sco(sco).text == text
 
 
+@pytest.mark.parametrize("numbering", ["daide", "parlance"])
+def test_sco_groups_put_together_from_their_names_are_their_nodes(numbering: str) -> None:
+    """`PositionCodes.sco` writes a group's body and text from its names (the
+    games of a representation share them): seeded groups of powers, UNO and
+    provinces - and a group of shared home centres, written the generic way -
+    give `encode`'s bytes and text, made and then found."""
+    import random  # noqa: PLC0415 - only this test
+
+    from protocol.mapdef import CentreGroup  # noqa: PLC0415
+
+    rep = wire_representation(STANDARD, numbering)
+    rng = random.Random(13)
+    provinces = sorted(rep.provinces())
+    owners = [*sorted(rep.powers()), "UNO"]
+    scos = [Sco(tuple(CentreGroup(rng.choice(owners), tuple(sorted(rng.sample(provinces, k))))
+                      for k in rng.choices(range(0, 6), k=rng.randint(1, 7))))
+            for _ in range(100)]
+    scos.append(Sco((CentreGroup(("AUS", "RUS"), ("GAL",)), CentreGroup("TUR", ("ANK",)))))
+    for _ in range(2):                                     # made, then found
+        codes = PositionCodes(rep)
+        for sco in scos:
+            assert codes.sco(sco) == encode(sco, rep)
+
+
 def test_a_frame_with_a_kept_header_is_the_frame_of_the_body() -> None:
     for tokens in [(0x4A1C,), (0x4A1C, BRA, 0x4101, 0x1234, KET), tuple(range(300))]:
         body = dm_body(tokens)
