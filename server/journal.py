@@ -54,7 +54,7 @@ import json
 import os
 import threading
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -106,6 +106,14 @@ def _quotes(strings: int) -> bytes:
     return b'"' * (2 * strings)
 
 
+#: Texts known to stand for themselves in JSON (checked with `_PLAIN` once): an
+#: order's text is one object of the server's shared order table SUB after SUB,
+#: so a set lookup (the object keeps its hash) replaces the pass over its bytes.
+#: Emptied once it holds `_KNOWN_TEXTS`.
+_known: set[str] = set()
+_KNOWN_TEXTS = 20_000
+
+
 class PhaseEntry(NamedTuple):
     """A processed phase as its journal line holds it, after its tag (see the module
     docstring), and the JSON of its orders and messages as the line holds it (the
@@ -128,15 +136,20 @@ class PhaseEntry(NamedTuple):
     """``messages`` likewise."""
 
 
-def encode_line(game_id: int, power: str, turn: str, orders: Iterable[str]) -> bytes:
+def encode_line(game_id: int, power: str, turn: str, orders: Sequence[str]) -> bytes:
     """One order line (see the module docstring): the JSON of
     ``[game, power, turn, [order, ...]]`` exactly as the encoder writes it."""
-    if not isinstance(orders, (list, tuple)):    # what the encoder takes as a JSON list
-        orders = list(orders)
     body = (f'[{game_id},"{power}","{turn}",["{_SEP.join(orders)}"]]' if orders
             else f'[{game_id},"{power}","{turn}",[]]').encode()
-    if body.translate(None, _PLAIN) != _quotes(2 + len(orders)):
-        body = _encode_json((game_id, power, turn, orders)).encode()   # a text to escape
+    if not (_known.issuperset(orders) and power in _known and turn in _known):
+        if body.translate(None, _PLAIN) != _quotes(2 + len(orders)):
+            body = _encode_json((game_id, power, turn, list(orders))).encode()  # to escape
+        else:
+            if len(_known) > _KNOWN_TEXTS:
+                _known.clear()
+            _known.update(orders)
+            _known.add(power)
+            _known.add(turn)
     return b"%08x %s\n" % (zlib.crc32(body), body)
 
 
@@ -301,13 +314,9 @@ class Journal:
 
     def append(self, game_id: int, power: str, turn: str, orders: Sequence[str]) -> bool:
         """Append one order entry; True once the journal is `due` for compaction.
-        OSError if the file cannot take it.  (`encode_line` and `_write` written
-        out: every SUB of every game comes here.)"""
-        body = (f'[{game_id},"{power}","{turn}",["{_SEP.join(orders)}"]]' if orders
-                else f'[{game_id},"{power}","{turn}",[]]').encode()
-        if body.translate(None, _PLAIN) != b'"' * (4 + 2 * len(orders)):   # `_quotes`
-            body = _encode_json((game_id, power, turn, list(orders))).encode()
-        line = b"%08x %s\n" % (zlib.crc32(body), body)
+        OSError if the file cannot take it.  (`_write` written out: every SUB of
+        every game comes here.)"""
+        line = encode_line(game_id, power, turn, orders)
         if self._fd is not None:
             written = os.write(self._fd, line)
             if written < len(line):

@@ -128,7 +128,12 @@ texts = st.one_of(
 def test_any_texts_give_the_encoders_json(power: str, turn: str, orders: list[str],
                                           messages: list[str], sco: str, ending: list[str],
                                           stamp: float) -> None:
-    assert encode_line(1, power, turn, orders) == encoder_line([1, power, turn, orders])
+    expected = encoder_line([1, power, turn, orders])
+    assert encode_line(1, power, turn, orders) == expected
+    # Again: texts once found plain are known (no second pass over their bytes).
+    assert encode_line(1, power, turn, tuple(orders)) == expected
+    assert encode_line(2, "ENG", "SPR 1901", ["x", *orders]) == \
+        encoder_line([2, "ENG", "SPR 1901", ["x", *orders]])
     entry = phase({power: orders, "ENG": orders[:1]}, messages, turn=turn, sco=sco,
                   ending=ending, stamp=stamp)
     line, kept = encode_phase(entry)
