@@ -22,7 +22,7 @@ single flat loop over the tokens with one dict lookup per named token.
 from __future__ import annotations
 
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Final, TypeAlias
 
 from mypy_extensions import mypyc_attr
@@ -79,29 +79,29 @@ def to_tree(tokens: tuple[int, ...], rep: Representation = STANDARD) -> Tree:
     ``rep``.  Bracket errors win over unknown tokens, as the balance check
     comes first in docs/protocol.md §16.6.
     """
-    get = rep.decode_table.get
+    # (compiled: the table's get and the list's append are direct calls; bound
+    # methods kept in locals, the interpreter's trick, would be generic calls)
+    names = rep.decode_table
     stack: list[list[Node]] = []
     cur: list[Node] = []
-    append = cur.append
     run: list[int] = []  # pending text tokens
     unknown = False
     for t in tokens:
-        name = get(t)
+        name = names.get(t)
         if name is not None:  # the common case: a named token
             if run:
-                append(Text(tokens_to_text(run)))
+                cur.append(Text(tokens_to_text(run)))
                 run = []
-            append(name)
+            cur.append(name)
         elif t >> 8 == 0x4B:
             run.append(t)
         else:
             if run:
-                append(Text(tokens_to_text(run)))
+                cur.append(Text(tokens_to_text(run)))
                 run = []
             if t == BRA:
                 stack.append(cur)
                 cur = []
-                append = cur.append
             elif t == KET:
                 if not stack:
                     raise BracketError(
@@ -109,15 +109,14 @@ def to_tree(tokens: tuple[int, ...], rep: Representation = STANDARD) -> Tree:
                     )
                 group = tuple(cur)
                 cur = stack.pop()
-                append = cur.append
-                append(group)
+                cur.append(group)
             elif 0 <= t < 0x4000:
-                append(t - 0x4000 if t & 0x2000 else t)
+                cur.append(t - 0x4000 if t & 0x2000 else t)
             else:
                 unknown = True
-                append("")
+                cur.append("")
     if run:
-        append(Text(tokens_to_text(run)))
+        cur.append(Text(tokens_to_text(run)))
     if stack:
         raise BracketError(tokens, len(tokens), f"{len(stack)} bracket(s) left open")
     if unknown:
@@ -153,28 +152,28 @@ def from_tree(tree: Tree, rep: Representation = STANDARD) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _emit(nodes: tuple[Node, ...], values: Mapping[str, int], out: list[int]) -> None:
-    append = out.append
+def _emit(nodes: tuple[Node, ...], values: dict[str, int], out: list[int]) -> None:
+    # (compiled: direct dict and list calls, as in to_tree)
     for node in nodes:
         cls = type(node)
         if cls is str:
             v = values.get(node)  # type: ignore[arg-type]
             if v is None:
                 raise EncodeError(f"unknown mnemonic {node!r}")
-            append(v)
+            out.append(v)
         elif cls is tuple:
-            append(BRA)
+            out.append(BRA)
             _emit(node, values, out)  # type: ignore[arg-type]
-            append(KET)
+            out.append(KET)
         elif cls is int:
             if not -8192 <= node <= 8191:  # type: ignore[operator]
                 raise EncodeError(f"integer {node} outside the DAIDE range -8192..8191")
-            append(node & 0x3FFF)  # type: ignore[operator]
+            out.append(node & 0x3FFF)  # type: ignore[operator]
         else:
             _emit_other(node, values, out)
 
 
-def _emit_other(node: Node, values: Mapping[str, int], out: list[int]) -> None:
+def _emit_other(node: Node, values: dict[str, int], out: list[int]) -> None:
     """The rare node types: Text, and subclasses of str/int/tuple."""
     if isinstance(node, Text):
         out.extend(text_to_tokens(node))
