@@ -153,16 +153,17 @@ def encode_line(game_id: int, power: str, turn: str, orders: Sequence[str]) -> b
     return b"%08x %s\n" % (zlib.crc32(body), body)
 
 
-def encode_phase(entry: PhaseEntry) -> tuple[bytes, PhaseEntry]:
-    """One phase line (see the module docstring), and ``entry`` with its
-    ``orders_json`` and ``messages_json`` as the line holds them.
+def encode_phase(game_id: int, seq: int, turn: str, orders: Mapping[str, Sequence[str]],
+                 messages: Sequence[str], sco: str, now: str, new_turn: str,
+                 ending: Sequence[str], stamp: float) -> tuple[bytes, PhaseEntry]:
+    """One phase line (see the module docstring), and the phase's `PhaseEntry` with
+    the JSON of its orders and messages as the line holds them.
 
-    The JSON is exactly what the encoder writes for ``["phase", *entry]``:
+    The JSON is exactly what the encoder writes for ``["phase", game_id, ...]``:
     put together from the texts as they are when none needs escaping (texts
     built from tokens; `_quotes` checks the whole line at once), else
     written by the encoder.
     """
-    game_id, seq, turn, orders, messages, sco, now, new_turn, ending, stamp = entry[:10]
     orders_json = "{" + ",".join([f'"{power}":["{_SEP.join(texts)}"]' if texts
                                   else f'"{power}":[]' for power, texts in orders.items()]) + "}"
     messages_json = f'["{_SEP.join(messages)}"]' if messages else "[]"
@@ -327,10 +328,14 @@ class Journal:
         self.writes += 1
         return self.size > self._compact_at
 
-    def append_phase(self, entry: PhaseEntry) -> PhaseEntry:
-        """Append one phase; OSError if the file cannot take it.  Returns ``entry``
-        with the JSON of its orders and messages (`encode_phase`)."""
-        line, entry = encode_phase(entry)
+    def append_phase(self, game_id: int, seq: int, turn: str,
+                     orders: Mapping[str, Sequence[str]], messages: Sequence[str], sco: str,
+                     now: str, new_turn: str, ending: Sequence[str],
+                     processed_at: float) -> PhaseEntry:
+        """Append one phase (`encode_phase`); OSError if the file cannot take it.
+        Returns the phase's entry, with the JSON of its orders and messages."""
+        line, entry = encode_phase(game_id, seq, turn, orders, messages, sco, now, new_turn,
+                                   ending, processed_at)
         self._write(line)
         return entry
 

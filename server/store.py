@@ -565,10 +565,10 @@ class Store:
             raise self.fail(self.failure)
         seq = self._next_seq("phases", self._last_seq, game_id)
         # The caller's lists are kept as they are (copies cost more than the rest).
-        phase = PhaseEntry(game_id, seq, turn, dict(sorted(orders.items())), messages, sco, now,
-                           new_turn, ending, time.time())
         try:
-            phase = self.journal.append_phase(phase)    # with its JSON, for the fold
+            phase = self.journal.append_phase(
+                game_id, seq, turn, {power: orders[power] for power in sorted(orders)},
+                messages, sco, now, new_turn, ending, time.time())
         except OSError as exc:
             raise self.fail(failure_reason(exc, journal_path(self.path))) from exc
         # Written: the game's order lines are of an earlier turn now, dead.
