@@ -7,7 +7,9 @@ The fold writes the JSON of the phase line into SQLite, and the times as
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sqlite3
 import zlib
 from datetime import UTC, datetime
@@ -182,3 +184,44 @@ def test_the_folds_times_are_the_ones_datetime_writes() -> None:
     for stamp in stamps:
         assert _utc(stamp) == datetime.fromtimestamp(stamp, UTC).isoformat(
             timespec="milliseconds"), stamp
+
+
+class _ShortWrites:
+    """``os`` for the journal, with a disk that takes a few bytes per ``write``
+    (a nearly full disk) and, once ``room`` is spent, none (ENOSPC)."""
+
+    def __init__(self, room: int) -> None:
+        self.room = room
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(os, name)
+
+    def write(self, fd: int, data: bytes) -> int:
+        if self.room <= 0:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        taken = min(7, self.room, len(data))
+        self.room -= taken
+        return os.write(fd, bytes(data[:taken]))
+
+
+def test_short_writes_append_whole_lines_until_the_disk_is_full(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "j"
+    journal = Journal(str(path), sync_each=False)
+    first = encode_line(4, "AUS", "SPR 1901", ["( AUS AMY BUD ) HLD"])
+    line, _ = encode_phase(*phase({"AUS": ["( AUS AMY BUD ) HLD"]}, [NOW])[:10])
+    disk = _ShortWrites(room=len(first) + len(line) + 5)
+    monkeypatch.setattr(server.journal, "os", disk)
+    assert journal.append(4, "AUS", "SPR 1901", ("( AUS AMY BUD ) HLD",)) is False
+    journal.append_phase(*phase({"AUS": ["( AUS AMY BUD ) HLD"]}, [NOW])[:10])
+    assert path.read_bytes() == first + line
+    assert journal.size == len(first + line) and journal.writes == 2
+    with pytest.raises(OSError) as failed:
+        journal.append(4, "ENG", "SPR 1901", ("( ENG FLT LON ) HLD",))
+    assert failed.value.errno == errno.ENOSPC
+    monkeypatch.undo()
+    journal.close()
+    # What the full disk took of the last line is a torn tail: replay skips it.
+    replay = read_journal(str(path), warn=False)
+    assert replay.entries == {(4, "AUS"): ("SPR 1901", ("( AUS AMY BUD ) HLD",))}
+    assert list(replay.phases) == [(3, 7)] and replay.bad_lines == 1
