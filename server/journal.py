@@ -315,17 +315,8 @@ class Journal:
 
     def append(self, game_id: int, power: str, turn: str, orders: Sequence[str]) -> bool:
         """Append one order entry; True once the journal is `due` for compaction.
-        OSError if the file cannot take it.  (`_write` written out: every SUB of
-        every game comes here.)"""
-        line = encode_line(game_id, power, turn, orders)
-        if self._fd is not None:
-            written = os.write(self._fd, line)
-            if written < len(line):
-                self._write_rest(line, written)
-            self.size += len(line)
-            if self.sync_each:
-                os.fdatasync(self._fd)
-        self.writes += 1
+        OSError if the file cannot take it."""
+        self._write(encode_line(game_id, power, turn, orders))
         return self.size > self._compact_at
 
     def append_phase(self, game_id: int, seq: int, turn: str,
