@@ -80,6 +80,8 @@ SEED = 20240601
 TARGET_US = 100.0
 TARGET_RATIO = 30.0
 CHUNK = 100
+#: Positions run untimed before the first chunk and after each of the reference's turns.
+WARM_UP = 50
 
 
 @dataclass(frozen=True)
@@ -265,7 +267,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     positions = generate_positions(m, games, YEARS, SEED)
     print(f"positions: {len(positions)} movement phases from {games} seeded random games "
           f"({time.perf_counter() - start:.1f} s to generate)")
-    for position in positions[:50]:  # warm the caches (map tables) before timing
+    for position in positions[:WARM_UP]:  # warm the caches (map tables) before timing
         time_ours(m, position)
     reference = Reference() if BENCH_PYTHON.exists() else None
     ours: list[tuple[float, GameState]] = []
@@ -277,6 +279,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             ours.extend(time_ours(m, p) for p in chunk)
             if reference is not None:
                 theirs.extend(reference.run(chunk))
+                # Woken after the reference's turn, this process runs slower until it
+                # has run a few milliseconds: warm up again, untimed, as the worker
+                # does before each chunk (benchmarks/bench_adjudicate_cli.py).
+                for position in positions[:WARM_UP]:
+                    time_ours(m, position)
     finally:
         if reference is not None:
             reference.close()
