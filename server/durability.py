@@ -54,12 +54,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import trio
-import trio.testing
 
 from server.store import FOLD_SECONDS, Store, StoreError
 
@@ -197,7 +197,7 @@ class Durability:
                 await self._wanted.wait()
                 self._wanted = trio.Event()
                 await trio.lowlevel.checkpoint()     # let every runnable task commit first
-                if isinstance(trio.lowlevel.current_clock(), trio.testing.MockClock):
+                if _mock_clock():
                     self._flush()
                 else:
                     target = self._changes()
@@ -283,3 +283,15 @@ class Durability:
     def _release(self) -> None:
         flushed, self._flushed = self._flushed, trio.Event()
         flushed.set()
+
+
+def _mock_clock() -> bool:
+    """The run is on trio's MockClock (a test): the flusher syncs on the event
+    loop's thread (see the module doc).
+
+    Without importing `trio.testing`: it imports pytest where pytest is
+    installed (~0.1 s of every server start); a run can only be on a
+    MockClock once something imported it.
+    """
+    testing = sys.modules.get("trio.testing")
+    return testing is not None and isinstance(trio.lowlevel.current_clock(), testing.MockClock)
