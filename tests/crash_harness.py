@@ -60,6 +60,10 @@ from server.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 POWERS = ("AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR")
+#: Phases a game still has to play, at least, when a kill point is reached: the
+#: games go on for up to ~0.1 s (the poll, the random pause) before the kill
+#: lands, three phases of fast bots or more.
+KILL_MARGIN = 3
 
 #: What must be equal between the two runs, phase by phase.
 Phases = list[tuple[int, str, dict[str, tuple[str, ...]], tuple[str, ...], str, str]]
@@ -233,6 +237,17 @@ class ServerProcess:
                 assert self.process.poll() is None, log.read_text()
                 await trio.sleep(0.02)
 
+    def phases_processed(self) -> int:
+        """Phases processed by every start so far (their ``phase_processed`` log lines).
+
+        The database lags behind: the store folds the phases of its journal
+        into SQLite in batches, so its count jumps a batch at a time.  A
+        phase is logged right after it is journaled, and none is processed
+        twice (which the trial checks), so the lines count the phases stored.
+        """
+        return sum(self.log.with_suffix(f".{start}.log").read_bytes().count(b'"phase_processed"')
+                   for start in range(1, self.starts + 1))
+
     async def kill(self) -> None:
         assert self.process is not None
         self.process.kill()                  # SIGKILL: no shutdown code runs
@@ -255,7 +270,8 @@ async def play_with_kills(db: Path, plan: CrashPlan, total_phases: int, result: 
     random between the count then and the reference's total; the server is
     killed when the stored phases reach each of them, after a random extra
     pause of up to 80 ms so that the kill lands anywhere in a phase (orders
-    half in, a phase being written, messages half sent).
+    half in, a phase being written, messages half sent).  The points stop
+    `KILL_MARGIN` phases a game before the reference's end.
     """
     rng = random.Random(f"kills/{plan.seed}")
     server = ServerProcess(db, free_port(), plan, logs / "server")
@@ -279,14 +295,17 @@ async def play_with_kills(db: Path, plan: CrashPlan, total_phases: int, result: 
             with trio.fail_after(120):       # every game has started (none is forming)
                 await poll(lambda: sum(n for s, n in status_counts(db)[0].items()
                                        if s != "forming") >= plan.games, 0.02)
-            first = status_counts(db)[1] + 1
-            points = range(first, max(first, total_phases - 2))
+            # The last points leave every game a few phases to play: the games
+            # go on during the poll and the pause, and a kill after the last
+            # phase would hit no running game.
+            first = server.phases_processed() + 1
+            points = range(first, max(first, total_phases - 2 - KILL_MARGIN * plan.games))
             for point in sorted(rng.sample(points, min(plan.kills, len(points)))):
                 with trio.fail_after(120):
-                    await poll(lambda: status_counts(db)[1] >= point, 0.01)   # noqa: B023
+                    await poll(lambda: server.phases_processed() >= point, 0.01)  # noqa: B023
                 await trio.sleep(rng.uniform(0, 0.08))
                 await server.kill()
-                result.kills.append(status_counts(db)[1])
+                result.kills.append(server.phases_processed())
                 await server.start()
             with trio.fail_after(600):
                 await poll(lambda: status_counts(db)[0].get("finished", 0) >= plan.games, 0.1)
