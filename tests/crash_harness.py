@@ -295,10 +295,11 @@ async def play_with_kills(db: Path, plan: CrashPlan, total_phases: int, result: 
             with trio.fail_after(120):       # every game has started (none is forming)
                 await poll(lambda: sum(n for s, n in status_counts(db)[0].items()
                                        if s != "forming") >= plan.games, 0.02)
-            # The last points leave every game a few phases to play: the games
-            # go on during the poll and the pause, and a kill after the last
-            # phase would hit no running game.
-            first = server.phases_processed() + 1
+            # The first point comes after as many phases as there are games, the
+            # last leave every game a few phases to play: the games go on during
+            # the poll and the pause, and a kill after the last phase would hit
+            # no running game.
+            first = max(server.phases_processed(), plan.games) + 1
             points = range(first, max(first, total_phases - 2 - KILL_MARGIN * plan.games))
             for point in sorted(rng.sample(points, min(plan.kills, len(points)))):
                 with trio.fail_after(120):
