@@ -222,8 +222,11 @@ class ServerProcess:
         self.db, self.port, self.plan, self.log = db, port, plan, log
         self.process: trio.Process | None = None
         self.starts = 0
+        self.earlier_phases = 0      # processed by the starts before the current one
 
     async def start(self) -> None:
+        if self.starts:
+            self.earlier_phases = self.phases_processed()    # that log is complete
         self.starts += 1
         log = self.log.with_suffix(f".{self.starts}.log")
         with log.open("wb") as out:
@@ -238,15 +241,16 @@ class ServerProcess:
                 await trio.sleep(0.02)
 
     def phases_processed(self) -> int:
-        """Phases processed by every start so far (their ``phase_processed`` log lines).
+        """Phases processed by every start so far (their ``phase_processed`` log lines;
+        a finished start's are counted once, when the next one begins).
 
         The database lags behind: the store folds the phases of its journal
         into SQLite in batches, so its count jumps a batch at a time.  A
         phase is logged right after it is journaled, and none is processed
         twice (which the trial checks), so the lines count the phases stored.
         """
-        return sum(self.log.with_suffix(f".{start}.log").read_bytes().count(b'"phase_processed"')
-                   for start in range(1, self.starts + 1))
+        current = self.log.with_suffix(f".{self.starts}.log")
+        return self.earlier_phases + current.read_bytes().count(b'"phase_processed"')
 
     async def kill(self) -> None:
         assert self.process is not None
