@@ -25,6 +25,7 @@ from pathlib import Path
 
 import trio
 
+import adjudicator
 from bots.demo import (
     DEFAULT_MAX_YEARS,
     DEFAULT_VARIANT,
@@ -88,6 +89,18 @@ async def start_embedded_server(nursery: trio.Nursery, max_year: int, db_path: P
     return int(listeners[0].socket.getsockname()[1])
 
 
+def implementation_line() -> str:
+    """One line saying whether the game runs compiled or as pure Python.
+
+    The compiled packages choose together, at their import, whether the mypyc
+    build (``make install``) matches their sources (``native.activate``); the
+    adjudicator's choice is theirs."""
+    if adjudicator.COMPILED:
+        return ("running compiled: the mypyc build of the adjudicator, protocol, engine "
+                "and the server's game logic")
+    return "running as pure Python, not compiled (`make install` adds the faster mypyc build)"
+
+
 def run(args: argparse.Namespace) -> int:
     from server.logconfig import configure_logging
     from server.runner import stop_on_signal
@@ -119,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
     echo(f"daide demo: {len(lineup)} bots play one game of Diplomacy"
          + (f" on the {board.name} map" if board.name != DEFAULT_VARIANT else "")
          + f" (seed {seed})")
+    echo(implementation_line())
     async def play() -> DemoResult:
         # SIGINT/SIGTERM are received by a task, not raised wherever the
         # program happens to be, so the game stops through ordinary

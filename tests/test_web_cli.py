@@ -12,6 +12,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
+import adjudicator
 from tests.browser_helpers import ROOT, served
 
 
@@ -49,7 +50,10 @@ def test_demo_prints_where_to_watch_the_game(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     lines = done.stdout.splitlines()
-    assert re.fullmatch(r"watch it in a browser: http://127\.0\.0\.1:\d+/watch/1", lines[1])
+    # the second line says which implementation plays (compiled or pure Python)
+    assert lines[1].startswith("running compiled: " if adjudicator.COMPILED
+                               else "running as pure Python, not compiled ")
+    assert re.fullmatch(r"watch it in a browser: http://127\.0\.0\.1:\d+/watch/1", lines[2])
     assert lines[-1].startswith("played in ")
 
 
