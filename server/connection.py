@@ -3,15 +3,11 @@
 The reader feeds received bytes to the sans-IO `Connection` and acts on its
 events: the IM gets the RM (docs/protocol.md §4.2), a parsed DM goes to the lobby
 (which passes it on to the client's game), a bad DM is answered with its
-PRN/HUH, a framing fault with its EM and a close (4.5).  The writer drains
-the client's bounded queue; each write holds whole frames only (docs/protocol.md
-§19.9) and waits for the database to be durable first (`server.durability`:
-nobody hears of an order or a phase before it is on disk).  While the
-writer is idle, a message is written at once by `Client.send` - a frame
-it has, by itself, compiled; anything else through `_write_now` (no fsync
-barrier to wait for then) - and only what the socket does not take is
-queued; reads and writes go straight to the socket when it is ready
-(`server.direct_io`).
+PRN/HUH, a framing fault with its EM and a close (4.5).  The writer is the
+one road out: everything for the client is queued by `Client.send`, and the
+writer drains that queue through the trio stream, whole frames per write
+(docs/protocol.md §19.9), after the database is durable (`server.durability`:
+nobody hears of an order or a phase before it is on disk).
 
 Nothing a peer sends can raise out of here: every fault becomes an EM, a
 PRN/HUH or a log line, and the connection is closed in ``finally`` whatever
@@ -71,7 +67,6 @@ from protocol.frames import (
 from protocol.messages import Message, Now, Off
 from protocol.parse import Sender
 from protocol.press_tokens import mentions_disputed
-from server.direct_io import FAIR_TURNS, DirectSocket, StreamIO, direct_io
 from server.durability import DurabilityLost
 from server.press import packet_frames
 from server.reading import YIELD, Deferred, Intake
@@ -88,10 +83,8 @@ READ_SIZE = 65536
 WRITE_BATCH = 64
 #: Seconds the server waits for the peer to close after shutting down its sending side.
 CLOSE_DRAIN = 2.0
-#: the machine's states before its RM went out, when no DM may be sent (read
-#: once: an enum member read from its class costs a descriptor call)
+#: the machine's states before its RM went out, when no DM may be sent
 _BEFORE_RM = (State.AWAIT_IM, State.GOT_IM)
-_READY = State.READY
 
 
 def peer_name(stream: trio.abc.Stream) -> str:
@@ -129,16 +122,8 @@ async def handle_connection(stream: trio.abc.Stream, lobby: Lobby, peer: str | N
             try:
                 async with trio.open_nursery() as nursery:
                     client.cancel_scope = nursery.cancel_scope
-                    # Reads and writes skip the scheduler's turn when the socket is ready.
-                    direct = direct_io(stream)
-                    if isinstance(direct, DirectSocket) and not lobby.durability.waits:
-                        client.write_now = lambda item: _write_now(direct, machine, client,
-                                                                   lobby, item)
-                        if lobby.turn_stats is None:     # else each write is looked at
-                            client.machine = machine
-                            client.fd = direct.socket.fileno()
-                    reader = _Reader(direct, machine, client, lobby)
-                    nursery.start_soon(_writer, stream, direct, machine, receive_channel, client,
+                    reader = _Reader(stream, machine, client, lobby)
+                    nursery.start_soon(_writer, stream, machine, receive_channel, client,
                                        lobby, reader.peer_closed)
                     await reader.run()
             except Exception as exc:
@@ -151,25 +136,13 @@ async def handle_connection(stream: trio.abc.Stream, lobby: Lobby, peer: str | N
                     client.close_reason = "internal error"
             finally:
                 client.closed = True
-                client.fd = -1                       # the descriptor is about to be freed
                 with trio.CancelScope(shield=True):
                     await lobby.disconnected(client)
-                    await _close(stream)
+                    await trio.aclose_forcefully(stream)
                 log.info("connection_closed", reason=client.close_reason or "closed",
                          power=client.power)
     finally:
         lobby.gate.release(_host(peer))
-
-
-async def _close(stream: trio.abc.Stream) -> None:
-    """Close the connection's stream at its end: a TCP socket at once (what
-    ``SocketStream.aclose`` does, without the scheduler turn and the cancel
-    scope of ``aclose_forcefully`` around it - a connection's end needs
-    neither), any other stream as trio closes it."""
-    if isinstance(stream, trio.SocketStream):
-        stream.socket.close()
-    else:
-        await trio.aclose_forcefully(stream)
 
 
 def _host(peer: str) -> str:
@@ -193,7 +166,7 @@ class _Reader:
     to the lobby and returns what needs an await here (`_act`).
     """
 
-    def __init__(self, stream: DirectSocket | StreamIO, machine: Machine,
+    def __init__(self, stream: trio.abc.Stream, machine: Machine,
                  client: Client, lobby: Lobby) -> None:
         self.stream = stream
         self.machine = machine
@@ -209,7 +182,7 @@ class _Reader:
         self.peer_closed = trio.Event()
 
     async def run(self) -> None:
-        stream, client, frames, take = self.stream, self.client, self.frames, self.intake.take
+        take = self.intake.take
         data: bytes | None = None
         while True:
             event = take(data)
@@ -217,15 +190,7 @@ class _Reader:
             if event is NEED_DATA:
                 if self.intake.oversize is not None:
                     await self._refuse_oversize()
-                if self.im_deadline is None and frames.partial_since is None \
-                        and client.settled:
-                    # between frames, in a game for good: no timer (see _deadline)
-                    try:
-                        data = await stream.receive_some(READ_SIZE)
-                    except (trio.BrokenResourceError, trio.ClosedResourceError):
-                        data = self._reset()
-                else:
-                    data = await self._read()
+                data = await self._read()
             elif event is YIELD:
                 await trio.lowlevel.checkpoint()
             elif not await self._act(event):
@@ -314,7 +279,7 @@ class _Reader:
     async def _receive_some(self) -> bytes:
         """One chunk; a reset connection reads as the end of the stream."""
         try:
-            return await self.stream.receive_some(READ_SIZE)
+            return bytes(await self.stream.receive_some(READ_SIZE))
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             return self._reset()
 
@@ -398,17 +363,16 @@ def _frame_of(machine: Machine, message: Message) -> bytes | None:
     return dm_frame(message.to_tokens(machine.representation))
 
 
-async def _writer(stream: trio.abc.Stream, direct: DirectSocket | StreamIO,
-                  machine: Machine, queue: trio.MemoryReceiveChannel[Outgoing], client: Client,
+async def _writer(stream: trio.abc.Stream, machine: Machine,
+                  queue: trio.MemoryReceiveChannel[Outgoing], client: Client,
                   lobby: Lobby, peer_closed: trio.Event) -> None:
     """Write queued messages in batches of whole frames; a close marker ends the connection."""
     # One cancel scope for the writer's life, its deadline armed only while a
-    # write is under way: entering a scope per write cost more than the write
-    # itself with hundreds of clients (``make load``).
+    # write is under way (a scope per write would be one more object per write).
     orderly = False
     with trio.CancelScope() as watchdog:
         try:
-            orderly = await _write_loop(direct, machine, queue, client, lobby, watchdog)
+            orderly = await _write_loop(stream, machine, queue, client, lobby, watchdog)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             client.close_reason = client.close_reason or RESET
     if watchdog.cancelled_caught:
@@ -424,15 +388,7 @@ async def _writer(stream: trio.abc.Stream, direct: DirectSocket | StreamIO,
 async def _close_orderly(stream: trio.abc.Stream, peer_closed: trio.Event) -> None:
     """Everything is written: send FIN, then give the peer `CLOSE_DRAIN` seconds to
     close its side (the reader discards what still arrives) before the socket closes."""
-    if isinstance(stream, trio.SocketStream):
-        # what ``send_eof`` does, without its scheduler turn: shutting down
-        # the sending side never waits
-        try:
-            if not stream.socket.did_shutdown_SHUT_WR:
-                stream.socket.shutdown(socket.SHUT_WR)
-        except OSError:
-            return                             # the peer is gone already
-    elif isinstance(stream, trio.abc.HalfCloseableStream):
+    if isinstance(stream, trio.abc.HalfCloseableStream):
         try:
             with trio.move_on_after(CLOSE_DRAIN):
                 await stream.send_eof()
@@ -442,26 +398,18 @@ async def _close_orderly(stream: trio.abc.Stream, peer_closed: trio.Event) -> No
         await peer_closed.wait()
 
 
-async def _write_loop(stream: DirectSocket | StreamIO, machine: Machine,
+async def _write_loop(stream: trio.abc.Stream, machine: Machine,
                       queue: trio.MemoryReceiveChannel[Outgoing], client: Client,
                       lobby: Lobby, watchdog: trio.CancelScope) -> bool:
-    """Write until the queue ends; True when a close marker ended it (an orderly close)."""
+    """Write until the queue ends; True when a close marker ended it (an orderly close).
+
+    Each write takes what is queued, up to `WRITE_BATCH` items, as one
+    ``send_all``: a phase's broadcasts to a client go out in one system call.
+    """
     send_timeout = lobby.settings.send_timeout
-    unyielded = 0
     while True:
-        await trio.lowlevel.checkpoint_if_cancelled()     # an abort drops what is queued
         try:
-            # Parked on the queue only when it is empty (``receive`` would also
-            # give the scheduler a turn when it is not).
-            try:
-                items = [queue.receive_nowait()]
-            except trio.WouldBlock:
-                unyielded = 0
-                client.writer_idle = True    # meanwhile `Client.send` writes at once
-                try:
-                    items = [await queue.receive()]
-                finally:
-                    client.writer_idle = False
+            items = [await queue.receive()]
         except trio.EndOfChannel:
             return False
         while len(items) < WRITE_BATCH:
@@ -476,56 +424,14 @@ async def _write_loop(stream: DirectSocket | StreamIO, machine: Machine,
             except DurabilityLost as exc:
                 client.abort(f"storage failed: {exc}")
                 return False
-            data = b"".join(chunks)
-            sent = stream.send_now(data)
-            if sent < len(data):
-                # The socket is full: wait for room, at most send_timeout seconds.
-                watchdog.deadline = trio.current_time() + send_timeout
-                await stream.send_all(memoryview(data)[sent:])
-                watchdog.deadline = math.inf
-            else:
-                unyielded += 1
-                if unyielded >= FAIR_TURNS:
-                    unyielded = 0
-                    await trio.lowlevel.checkpoint()
+            watchdog.deadline = trio.current_time() + send_timeout
+            await stream.send_all(b"".join(chunks))
+            watchdog.deadline = math.inf
             if lobby.turn_stats is not None and client.game is not None \
                     and client.role is Role.PLAYER:
                 _note_now_out(lobby, client, items)
         if done:
             return True
-
-
-def _write_now(direct: DirectSocket, machine: Machine, client: Client, lobby: Lobby,
-               item: Message | Packet | bytes) -> None:
-    """Write one message while the writer is idle (`Client.send`), as the writer would:
-    what `Client.send` does not write itself (a message still to encode, a
-    packet in another representation, every write while turn statistics
-    look at them).
-
-    Saves the queue's hand-over and the writer's turn of the scheduler for
-    the common case: an empty queue and a socket with room.  What the socket
-    does not take at once is queued for the writer, which then waits for
-    room within ``send_timeout``.  Only without a durability barrier (the
-    writer waits for it before every write).
-    """
-    if type(item) is Packet and item.rep is machine.representation \
-            and machine.state is _READY:
-        data = item.frames                       # what _frames gives it, the common case
-    else:
-        chunks, _done = _frames(machine, [item])
-        if not chunks:
-            return                               # dropped (and logged) as the writer would
-        data = chunks[0]
-    try:
-        sent = direct.send_now(data)
-    except (trio.BrokenResourceError, trio.ClosedResourceError):
-        client.abort(client.close_reason or RESET)
-        return
-    if sent < len(data):
-        client.writer_idle = False
-        client.send(data[sent:])
-    if lobby.turn_stats is not None and client.game is not None and client.role is Role.PLAYER:
-        _note_now_out(lobby, client, [item])
 
 
 def _frames(machine: Machine, items: list[Outgoing]) -> tuple[list[bytes], bool]:

@@ -1,21 +1,13 @@
 """One connected client as the rest of the server sees it.
 
 A `Client` holds the client's role (anonymous, joining, player, observer),
-its power and game, and its bounded outbound queue.  Every message for the
-client goes through `Client.send`, which never blocks: when the queue is
-full the client is disconnected (its power then goes into civil disorder),
-so a client that stops reading can never stall a game.  The connection's
-writer task (`server.connection`) drains the queue, whole frames per
-write; while it is idle (the queue empty), `Client.send` writes the
-message to the socket at once instead, and queues only what the socket
-does not take.  A frame it already has - an encoded broadcast or answer
-(`server.wire.Packet`) in the connection's representation, a raw frame -
-it writes itself, to the socket's descriptor (``fd``): this module is
-compiled, and a game writes every THX and broadcast this way (going
-through the connection's interpreted `write_now` cost more than the
-write).  Anything else - a message still to encode, a packet in another
-representation - goes through `write_now`, which does what the writer
-would.
+its power and game, and its bounded outbound queue - the one road out to
+the client.  Every message for the client goes through `Client.send`, which
+only queues and never blocks: when the queue is full the client is
+disconnected (its power then goes into civil disorder), so a client that
+stops reading can never stall a game.  The connection's writer task
+(`server.connection`) is the only one that writes to the client's stream:
+it drains the queue, whole frames per write, through trio.
 
 Only the connection task and the task that owns the client's game touch a
 `Client`; trio runs one task at a time, so no locks are needed.
@@ -25,15 +17,12 @@ from __future__ import annotations
 
 import enum
 import itertools
-import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import structlog
 import trio
 
-from protocol.connection import Connection, State
 from protocol.messages import Message
 from server.limits import TokenBucket
 from server.wire import Packet
@@ -52,9 +41,6 @@ ADM_BURST = 5
 #: Close reason of a connection the peer reset (ECONNRESET), or whose socket
 #: broke under a write.
 RESET = "reset by peer"
-#: the protocol machine's state once its RM went out (read once: an enum
-#: member read from its class costs a descriptor call)
-_READY = State.READY
 
 
 class Role(enum.Enum):
@@ -105,17 +91,6 @@ class Client:
     cancel_scope: trio.CancelScope | None = None
     adm_bucket: TokenBucket | None = None
     watch_game: int | None = None     # the game an OBS asks to watch (web page: /daide?watch=N)
-    #: The connection's writer is parked on an empty queue, so a message may be
-    #: written at once (by `send` itself, or `write_now`) instead of queued.
-    writer_idle: bool = False
-    write_now: Callable[[Message | Packet | bytes], None] | None = None
-    #: The socket's descriptor while `send` may write a frame to it itself
-    #: (the connection sets it with `write_now`, and sets it back to -1
-    #: before the socket closes; a closed client never writes); -1: never.
-    fd: int = -1
-    #: The connection's protocol machine: a packet is written as it is only
-    #: in its representation, once the RM has gone out.
-    machine: Connection | None = None
 
     def adm_allowed(self, now: float) -> bool:
         """ADM within ``ADM_PER_MINUTE`` (bursts of ``ADM_BURST``); over that it is refused."""
@@ -140,54 +115,10 @@ class Client:
         return host or self.peer
 
     def send(self, message: Message | Packet | bytes) -> bool:
-        """Queue one message; False (and the client is dropped) if the queue is full.
-
-        While the writer is idle the message is written at once instead
-        (by `_write`, or `write_now`): nothing queued can be overtaken.
-        """
+        """Queue one message for the writer; False (and the client is dropped)
+        if the queue is full or the writer is gone."""
         if self.closed:
             return False
-        if self.writer_idle:
-            data = self._frame_now(message)
-            if data is not None:
-                self._write(data)
-                return not self.closed
-            if self.write_now is not None:
-                self.write_now(message)
-                return not self.closed
-        return self._queue(message)
-
-    def _frame_now(self, message: Message | Packet | bytes) -> bytes | None:
-        """The bytes to write at once for ``message`` when this class can write
-        them itself (see the module doc); None: leave it to `write_now`."""
-        machine = self.machine
-        if self.fd < 0 or machine is None:
-            return None
-        if type(message) is Packet:
-            if message.rep is machine.representation and machine.state is _READY:
-                return message.frames
-            return None
-        if type(message) is bytes:
-            return message                    # a raw frame: written as the writer would
-        return None
-
-    def _write(self, data: bytes) -> None:
-        """Write ``data`` (whole frames) without waiting; queue what the socket
-        does not take (the writer then waits for room, within its
-        ``send_timeout``); a broken socket drops the client."""
-        try:
-            sent = os.write(self.fd, data)
-        except BlockingIOError:
-            sent = 0
-        except OSError:
-            self.abort(self.close_reason or RESET)
-            return
-        if sent < len(data):
-            self._queue(data[sent:])
-
-    def _queue(self, message: Message | Packet | bytes) -> bool:
-        """Put ``message`` on the writer's queue (see `send`)."""
-        self.writer_idle = False          # the writer has something to do: keep the order
         try:
             self.outbox.send_nowait(message)
         except trio.WouldBlock:
@@ -205,7 +136,6 @@ class Client:
             return
         self.closed = True
         self.close_reason = reason
-        self.writer_idle = False
         try:
             self.outbox.send_nowait(Close.WITH_FM if fm else Close.NO_FM)
         except (trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
