@@ -8,6 +8,11 @@ every army.  The answers are kept in one :class:`Derived` per state, found
 by the state's identity in a table of the most recent states; nothing is
 stored on the state itself.  Nothing here changes a result: a state that
 has fallen out of the table is simply asked again from scratch.
+
+This module only keeps the answers; the askers work them out (a state
+its own unit index and adjustments, ``GameState.by_province`` and
+``GameState.adjustment``), so it needs nothing of the state but its identity
+and imports none of the modules that use it.
 """
 
 from __future__ import annotations
@@ -15,7 +20,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final, final
 
 if TYPE_CHECKING:
-    from adjudicator.values import GameState
     from orders import Unit
 
 #: states kept.  Few: an entry keeps its state alive, and every object kept
@@ -30,40 +34,19 @@ class Derived:
     """What has been worked out about one state so far.
 
     ``checks`` is the movement-phase order checks of the state
-    (:func:`adjudicator.validate.movement_checks`); ``memo`` holds any other
-    fact under a key naming it and the map it was computed for.
+    (:func:`adjudicator.validate.movement_checks`); ``by_province`` (province
+    -> the unit there) and ``adjustments`` (power -> centres minus units) are
+    filled by the state itself on first use (``GameState.by_province``,
+    ``GameState.adjustment``); ``memo`` holds any other fact under a key
+    naming it and the map it was computed for.
     """
 
-    def __init__(self, state: GameState) -> None:
+    def __init__(self, state: object) -> None:
         self.state = state
         self.checks: object = None
         self.memo: dict[object, object] = {}
-        self._by_province: dict[str, Unit] | None = None
-        self._adjustments: dict[str, int] | None = None
-
-    @property
-    def by_province(self) -> dict[str, Unit]:
-        """Province -> the (not dislodged) unit there (built on first use:
-        the adjudication itself never asks)."""
-        index = self._by_province
-        if index is None:
-            index = {u.location.province: u for u in self.state.units}
-            self._by_province = index
-        return index
-
-    @property
-    def adjustments(self) -> dict[str, int]:
-        """Power -> its centres minus its units, for every power with either
-        (`GameState.adjustment`)."""
-        counts = self._adjustments
-        if counts is None:
-            counts = {}
-            for owner in self.state.ownership.values():
-                counts[owner] = counts.get(owner, 0) + 1
-            for unit in self.state.units:
-                counts[unit.power] = counts.get(unit.power, 0) - 1
-            self._adjustments = counts
-        return counts
+        self.by_province: dict[str, Unit] | None = None
+        self.adjustments: dict[str, int] | None = None
 
 
 # id(state) -> its facts; the entry keeps its state alive, so an id is not
@@ -71,7 +54,7 @@ class Derived:
 _table: Final[dict[int, Derived]] = {}
 
 
-def derived(state: GameState) -> Derived:
+def derived(state: object) -> Derived:
     """The :class:`Derived` facts of ``state`` (new and empty on first use)."""
     key = id(state)
     got = _table.get(key)

@@ -145,8 +145,14 @@ class GameState:
     @property
     def by_province(self) -> dict[str, Unit]:
         """Province -> the (not dislodged) unit there; derived from ``units``
-        (once per state, :mod:`adjudicator.derived`)."""
-        return derived(self).by_province
+        (once per state, kept by :mod:`adjudicator.derived`; built on first use:
+        the adjudication itself never asks)."""
+        facts = derived(self)
+        index = facts.by_province
+        if index is None:
+            index = {u.location.province: u for u in self.units}
+            facts.by_province = index
+        return index
 
     def unit_at(self, province: str) -> Unit | None:
         """The (not dislodged) unit in ``province``, if any."""
@@ -174,9 +180,18 @@ class GameState:
 
     def adjustment(self, power: str) -> int:
         """Centres minus units: builds owed (> 0) or removals owed (< 0)."""
-        # Counted for every power at once, once per state (`adjudicator.derived`):
+        # Counted for every power at once, once per state (kept by `adjudicator.derived`):
         # an adjustment phase asks for every power, and again for every order checked.
-        return derived(self).adjustments.get(power, 0)
+        facts = derived(self)
+        counts = facts.adjustments
+        if counts is None:
+            counts = {}
+            for owner in self.ownership.values():
+                counts[owner] = counts.get(owner, 0) + 1
+            for unit in self.units:
+                counts[unit.power] = counts.get(unit.power, 0) - 1
+            facts.adjustments = counts
+        return counts.get(power, 0)
 
     def __iter__(self) -> Iterator[Unit]:
         return iter(self.units)
