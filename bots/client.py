@@ -38,15 +38,16 @@ received them.
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import structlog
 import trio
 
 from bots.geography import geography_of
 from bots.holdbot import HoldBot
+from bots.link import ConnectionLost, Connector, Received, Transport
 from bots.press import (
     Negotiator,
     PendingPress,
@@ -56,7 +57,7 @@ from bots.press import (
     not_understood,
 )
 from bots.strategy import Strategy, phase_rng
-from bots.tracking import GameTracker, read_server_message
+from bots.tracking import GameTracker
 from engine.mapfiles import map_from_mdf
 from protocol.messages import (
     Ccd,
@@ -103,52 +104,6 @@ VERSION = "1.0"
 
 class ClientError(Exception):
     """The client cannot go on (refused by the server, server unreachable)."""
-
-
-class ConnectionLost(Exception):
-    """Raised by a `Transport` when the connection breaks."""
-
-
-@dataclass(frozen=True)
-class Received:
-    """One message from the server, as a `Transport` delivers it.
-
-    ``tree`` is the message as decoded (what the game record keeps, and what
-    echoes of our own SNDs are matched against); ``message`` its typed
-    reading with the server grammar (docs/protocol.md §14), None when the
-    grammar refused it - such a message is logged and otherwise ignored.
-    """
-
-    tree: Tree
-    message: Message | None
-
-    @classmethod
-    def read(cls, tree: Tree, rep: Representation = STANDARD) -> Received:
-        """A received tree with its typed reading (for transports that decode trees)."""
-        return cls(tree, read_server_message(tree, rep))
-
-
-class Transport(Protocol):
-    """One connection to a server, message by message (framing done inside)."""
-
-    async def send(self, message: Tree) -> None:
-        """Send one language message (raises `ConnectionLost`)."""
-        ...
-
-    async def receive(self) -> Received | None:
-        """The next message; None when the server closed the connection."""
-        ...
-
-    async def aclose(self) -> None:
-        """Orderly close (FM, then close)."""
-        ...
-
-    async def abort(self) -> None:
-        """Drop the connection without an FM, as a network failure would."""
-        ...
-
-
-Connector = Callable[[str, int], Awaitable[Transport]]
 
 
 @dataclass(frozen=True)
@@ -279,6 +234,8 @@ class BotClient:
     async def _open(self) -> Transport:
         connect = self.connect
         if connect is None:
+            # here, not at the top: a client given its own connector never loads the
+            # TCP stack (trio sockets, the framing, construct)
             from bots.transport import open_transport
             from protocol.press_tokens import PressNumbering
 

@@ -22,7 +22,7 @@ from protocol.orders import Turn
 from protocol.text import format_tree
 
 if TYPE_CHECKING:
-    from bots.client import Received
+    from bots.link import Received
 
 
 @dataclass(frozen=True)

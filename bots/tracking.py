@@ -46,7 +46,7 @@ Tree = tuple[Any, ...]
 def read_server_message(tree: Tree, rep: Representation = STANDARD) -> Message | None:
     """A message received from the server, typed; None if it does not parse.
 
-    Trees are what a `bots.client.Transport` delivers (and what the game
+    Trees are what a `bots.link.Transport` delivers (and what the game
     record keeps); the grammar is the server's direction of
     docs/protocol.md §14, in the representation the link decodes with.
     """

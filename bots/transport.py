@@ -3,7 +3,7 @@
 The sans-IO `Connection` does all the framing (IM, RM, DM, FM, EM; the RM
 may switch the token representation for a variant map); this module only
 moves bytes.  Messages are sent as `protocol.tree` trees and received as
-`bots.client.Received` values: the tree, decoded with the connection's
+`bots.link.Received` values: the tree, decoded with the connection's
 current representation, and the typed message the connection parsed.  Each frame is written with one
 ``send_all`` (docs/protocol.md §19.9).
 """
@@ -16,7 +16,7 @@ from typing import Any
 import structlog
 import trio
 
-from bots.client import ConnectionLost, Received
+from bots.link import ConnectionLost, Received
 from protocol.connection import (
     CLOSED,
     NEED_DATA,
@@ -42,7 +42,7 @@ _BROKEN = (trio.BrokenResourceError, trio.ClosedResourceError, OSError)
 
 
 class TcpTransport:
-    """One client connection to a DAIDE server (see `bots.client.Transport`)."""
+    """One client connection to a DAIDE server (see `bots.link.Transport`)."""
 
     def __init__(self, stream: trio.abc.Stream,
                  numbering: PressNumbering = PressNumbering.DAIDE) -> None:

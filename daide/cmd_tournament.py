@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from tournament.config import TournamentConfig
     from tournament.runner import Progress, TournamentRun
 
-from daide.cli import CommandError
+from daide.errors import CommandError
 
 NAME = "tournament"
 HELP = "play a gunboat tournament between bots and report which is better"
@@ -140,7 +140,8 @@ async def probe_server(host: str, port: int) -> None:
     """
     import trio
 
-    from bots.client import BotClient, ClientError, ClientSettings, ConnectionLost
+    from bots.client import BotClient, ClientError, ClientSettings
+    from bots.link import ConnectionLost
 
     where = f"server {host}:{port}"
     probe = BotClient(None, ClientSettings(host=host, port=port, name="tournament-probe",

@@ -39,7 +39,8 @@ import trio
 
 import bots.client
 import engine.mapfiles
-from bots.client import BotClient, ClientError, ClientSettings, Received
+from bots.client import BotClient, ClientError, ClientSettings
+from bots.link import Received
 from bots.randbot import RandBot
 from bots.transport import TcpTransport
 from protocol.messages import Mdf, Now
@@ -137,7 +138,7 @@ class TimedTransport(TcpTransport):
 
 
 def connector(game: int, timings: Timings) -> Any:
-    """A `bots.client.Connector` making `TimedTransport`s (as `open_transport` does)."""
+    """A `bots.link.Connector` making `TimedTransport`s (as `open_transport` does)."""
     async def connect(host: str, port: int) -> TcpTransport:
         stream = await trio.open_tcp_stream(host, port)
         stream.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)

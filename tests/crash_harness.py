@@ -48,7 +48,8 @@ from pathlib import Path
 
 import trio
 
-from bots.client import BotClient, ClientSettings, Received
+from bots.client import BotClient, ClientSettings
+from bots.link import Received
 from bots.randbot import RandBot
 from bots.runner import run_clients
 from bots.transport import TcpTransport

@@ -13,8 +13,9 @@ from typing import Any
 import trio
 from structlog.testing import capture_logs
 
-from bots.client import BotClient, ClientSettings, ConnectionLost, Received
+from bots.client import BotClient, ClientSettings
 from bots.holdbot import HoldBot
+from bots.link import ConnectionLost, Received
 from protocol.messages import Now
 from protocol.text import tree_from_text, tree_to_text
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bots.client import Received
+from bots.link import Received
 from bots.record import GameWatcher
 from protocol.text import tree_from_text
 

@@ -18,10 +18,11 @@ from typing import Any
 
 import trio
 
-from bots.client import BotClient, ClientSettings, Received
+from bots.client import BotClient, ClientSettings
 from bots.demo import parse_lineup, play_demo
 from bots.dumbbot import DumbBot
 from bots.holdbot import HoldBot
+from bots.link import Received
 from bots.local import play_game
 from bots.randbot import RandBot
 from bots.registry import make_strategy

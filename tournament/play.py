@@ -45,8 +45,9 @@ from typing import IO, Any
 import structlog
 import trio
 
-from bots.client import BotClient, ClientError, ClientSettings, Received
+from bots.client import BotClient, ClientError, ClientSettings
 from bots.holdbot import HoldBot
+from bots.link import Received
 from bots.record import GameWatcher
 from bots.registry import make_strategy
 from protocol.messages import Hlo, Now, Off, Smr
