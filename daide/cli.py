@@ -23,10 +23,7 @@ from collections.abc import Sequence
 from types import ModuleType
 
 import daide
-
-
-class CommandError(Exception):
-    """An expected failure of a subcommand: printed as one line, exit 1."""
+from daide.errors import CommandError
 
 
 def _command_modules(wanted: str | None = None) -> list[ModuleType]:

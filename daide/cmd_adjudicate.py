@@ -30,7 +30,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import TextIO
 
 from daide.blocks import Block, read_blocks
-from daide.cli import CommandError
+from daide.errors import CommandError
 from engine.phase_text import (
     RULE_PRESETS,
     InputError,

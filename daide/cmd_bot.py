@@ -21,7 +21,7 @@ from bots.budget import Budget
 from bots.client import BotClient, ClientSettings
 from bots.registry import STRATEGIES, make_strategy
 from bots.runner import ClientOutcome, run_clients
-from daide.cli import CommandError
+from daide.errors import CommandError
 
 NAME = "bot"
 HELP = "play sample no-press bots (holdbot, randbot, dumbbot, lookahead) on a DAIDE server"

@@ -14,9 +14,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from daide.cli import CommandError
 from daide.datc_cases import DEFAULT_RULES, bundled_case_files
 from daide.datc_runner import CaseReport, load_cases, run_cases, summary
+from daide.errors import CommandError
 from engine.phase_text import RULE_PRESETS
 
 NAME = "datc"

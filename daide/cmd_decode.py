@@ -25,7 +25,7 @@ import re
 import sys
 from pathlib import Path
 
-from daide.cli import CommandError
+from daide.errors import CommandError
 from protocol.errors import ProtocolError
 from protocol.frame_text import FrameTextCodec
 from protocol.frames import parse_frames

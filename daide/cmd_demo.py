@@ -36,7 +36,7 @@ from bots.demo import (
     play_demo,
 )
 from bots.record import GameWatcher
-from daide.cli import CommandError
+from daide.errors import CommandError
 from daide.outdir import writable_dir
 
 NAME = "demo"

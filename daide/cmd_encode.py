@@ -18,8 +18,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from daide.cli import CommandError
 from daide.cmd_decode import load_representation, read_input
+from daide.errors import CommandError
 from protocol.errors import ProtocolError
 from protocol.frame_text import FrameTextCodec
 from protocol.frames import DiplomacyMessage, build_frame

@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from daide.cli import CommandError
+    from daide.errors import CommandError
     from daide.outdir import writable_dir
     from server.export import export_game
     from server.store import Store, StoreError
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _write_html(store: object, args: argparse.Namespace) -> int:
     """The replay page (render.replay), written as DIR/game-GAME.html."""
-    from daide.cli import CommandError
+    from daide.errors import CommandError
     from maps import MapError
     from render import RenderError
     from render.replay import game_replay

@@ -17,7 +17,7 @@ import argparse
 import json
 from pathlib import Path
 
-from daide.cli import CommandError
+from daide.errors import CommandError
 
 NAME = "games"
 HELP = "list the games of a server database (numbers for `daide export`)"

@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _turn(text: str) -> str:
-    from daide.cli import CommandError
+    from daide.errors import CommandError
 
     parts = text.upper().split()
     if len(parts) != 2 or parts[0] not in ("SPR", "SUM", "FAL", "AUT", "WIN") \
@@ -44,7 +44,7 @@ def _turn(text: str) -> str:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from daide.cli import CommandError
+    from daide.errors import CommandError
     from engine.variants import variant_map
     from maps import MapError
     from render import RenderError, render_svg
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _game_svg(args: argparse.Namespace, turn: str | None) -> str:
-    from daide.cli import CommandError
+    from daide.errors import CommandError
     from engine.variants import variant_map
     from render import render_svg
     from render.replay import frames_of

@@ -82,7 +82,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import trio
 
-    from daide.cli import CommandError
+    from daide.errors import CommandError
     from engine.variants import VariantError, load_variant
     from server.app import Server
     from server.http import HttpListenError

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from daide.cli import CommandError
+from daide.errors import CommandError
 from engine.mapfiles import MapFiles, bundled_corrections, load_archive
 from engine.tokens import language_shadows
 from engine.variants import variant_files, variant_names

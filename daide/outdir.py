@@ -14,7 +14,7 @@ import errno
 import tempfile
 from pathlib import Path
 
-from daide.cli import CommandError
+from daide.errors import CommandError
 
 
 def writable_dir(path: Path) -> Path:
