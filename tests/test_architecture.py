@@ -3,9 +3,12 @@
 Every ``import`` anywhere in a module counts - at the top, under ``if
 TYPE_CHECKING``, inside a function body (a lazy import hides a dependency, it
 does not remove it) - and so does ``importlib.import_module("x...")``.  From
-them the test builds the package graph and fails on an edge the layering does
-not allow (an upward or sideways edge) and on any cycle.  The pure cores use
-no trio, structlog or construct; construct lives in protocol/frames.py alone.
+them the test builds the package graph, and fails on an edge the layering does
+not allow (an upward or sideways edge) and on any cycle; and the module graph,
+and fails on any cycle of modules - two that import each other, directly or
+round a longer loop (``test_module_graph_has_no_cycle`` says how it counts).
+The pure cores use no trio, structlog or construct; construct lives in
+protocol/frames.py alone.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ import ast
 import functools
 import re
 import subprocess
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -171,6 +175,165 @@ def test_the_scanner_sees_lazy_imports() -> None:
     tree = ast.parse(source)
     found = {name.split(".")[0] for node in ast.walk(tree) for name in _imported(node)}
     assert found == {"maps", "server"}
+
+
+# --- the module graph -------------------------------------------------------------------
+
+def _module_name(path: Path) -> str:
+    """``a/b/c.py`` -> ``a.b.c``; a package's ``a/b/__init__.py`` -> ``a.b``."""
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@functools.cache
+def _our_modules() -> dict[str, Path]:
+    """Module name -> its file, for every module of our packages."""
+    return {_module_name(path): path for package in _packages() for path in _modules(package)}
+
+
+def _owner(name: str, modules: Collection[str]) -> str | None:
+    """The module of ours an import of ``name`` runs: ``name`` itself, or the
+    longest part of it that is one of ours (``a.b.X`` names ``a.b``); None if not ours."""
+    while name not in modules:
+        if "." not in name:
+            return None
+        name = name.rsplit(".", 1)[0]
+    return name
+
+
+def _module_targets(node: ast.AST, here: str, is_package: bool,
+                    modules: Collection[str]) -> Iterator[str]:
+    """The modules of ours one AST node of module ``here`` imports."""
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if (got := _owner(alias.name, modules)) is not None:
+                yield got
+    elif isinstance(node, ast.ImportFrom):
+        if node.level:  # relative: from the package ``here`` is (or is in)
+            parts = here.split(".") if is_package else here.split(".")[:-1]
+            parts = parts[:len(parts) - node.level + 1]
+            base = ".".join(parts + ([node.module] if node.module else []))
+        else:
+            base = node.module or ""
+        for alias in node.names:
+            submodule = f"{base}.{alias.name}"
+            if submodule in modules:  # ``from pkg import submodule``
+                yield submodule
+            elif (got := _owner(base, modules)) is not None:  # a name of the module (or __init__)
+                yield got
+    elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+          and node.func.attr == "import_module" and node.args):
+        arg = node.args[0]
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            if (got := _owner(arg.value, modules)) is not None:
+                yield got
+        elif isinstance(arg, ast.JoinedStr) and arg.values and isinstance(arg.values[0], ast.Constant):
+            # f"daide.{name}": any module the known start names (a __main__ is run, never imported)
+            prefix = str(arg.values[0].value)
+            yield from (m for m in modules if m.startswith(prefix) and not m.endswith(".__main__"))
+
+
+@functools.cache
+def _module_graph() -> dict[str, dict[str, int]]:
+    """Module -> the modules of ours it imports -> the line of the first such import."""
+    modules = _our_modules()
+    graph: dict[str, dict[str, int]] = {}
+    for here, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        is_package = path.name == "__init__.py"
+        imports: dict[str, int] = {}
+        for node in ast.walk(tree):
+            for target in _module_targets(node, here, is_package, modules):
+                if target != here:
+                    line = getattr(node, "lineno", 0)
+                    imports[target] = min(imports.get(target, line), line)
+        graph[here] = imports
+    return graph
+
+
+def _shortest_cycles(graph: Mapping[str, Collection[str]]) -> list[tuple[str, ...]]:
+    """The shortest cycle through each node that is on one, each once.
+
+    A breadth-first search from every node back to itself; a cycle is given
+    from its least node (``("a", "b")`` is a -> b -> a), and the list is
+    sorted.  Every module of a strongly connected component of more than one
+    module is on at least one of them.
+    """
+    cycles: set[tuple[str, ...]] = set()
+    for start in sorted(graph):
+        came_from: dict[str, str] = {}
+        queue = deque([start])
+        last = None
+        while queue and last is None:
+            node = queue.popleft()
+            for nxt in sorted(graph.get(node, ())):
+                if nxt == start:
+                    last = node
+                    break
+                if nxt not in came_from:
+                    came_from[nxt] = node
+                    queue.append(nxt)
+        if last is None:
+            continue
+        path = [last]
+        while path[-1] != start:
+            path.append(came_from[path[-1]])
+        path.reverse()
+        least = path.index(min(path))
+        cycles.add(tuple(path[least:] + path[:least]))
+    return sorted(cycles, key=lambda cycle: (len(cycle), cycle))
+
+
+def test_module_graph_has_no_cycle() -> None:
+    """No two modules import each other, directly or round a longer loop.
+
+    Every import of a module of ours counts, as for the package graph: at the top,
+    under ``if TYPE_CHECKING``, inside a function, ``importlib.import_module`` (an
+    f-string's known start stands for every module it may name).  ``import a.b``
+    and ``from a.b import Name`` import the module ``a.b`` (for a package, its
+    ``__init__``); ``from a import b`` where ``a.b`` is a module imports ``a.b``.
+    The parent packages Python runs first are not counted: inside the package its
+    ``__init__`` is already under way, and between packages the package graph
+    above has no cycle.  ``from package import Name`` counts as importing the
+    package's ``__init__`` even inside that package, and nothing is excused: a
+    submodule that does it while the ``__init__`` imports that submodule is a real
+    cycle (it must import ``Name`` from the module defining it).
+    """
+    graph = _module_graph()
+    modules = _our_modules()
+    cycles = _shortest_cycles(graph)
+    shown = []
+    for cycle in cycles:
+        steps = zip(cycle, cycle[1:] + cycle[:1], strict=True)
+        where = ", ".join(f"{modules[a].relative_to(ROOT).as_posix()}:{graph[a][b]}" for a, b in steps)
+        shown.append(f"{' -> '.join(cycle + cycle[:1])}  ({where})")
+    assert cycles == [], "modules that import each other:\n" + "\n".join(shown)
+
+
+def test_the_cycle_finder_gives_the_shortest_cycles() -> None:
+    graph = {
+        "a": {"b"}, "b": {"a", "c"}, "c": {"d"}, "d": {"b", "e"}, "e": set(),  # a-b, b-c-d
+        "p": {"q"}, "q": {"r", "s"}, "r": {"p"}, "s": {"r"},  # p-q-r; through s only p-q-s-r
+        "x": {"y"}, "y": {"z"},  # no cycle
+    }
+    assert _shortest_cycles(graph) == [("a", "b"), ("b", "c", "d"), ("p", "q", "r"), ("p", "q", "s", "r")]
+    assert _shortest_cycles({"x": {"y"}, "y": set()}) == []
+
+
+def test_the_module_scanner_resolves_what_is_imported() -> None:
+    """A submodule named in ``from``, a package as its __init__, a name as its
+    module, relative imports, and an f-string's every possible module."""
+    modules = {"pkg", "pkg.sub", "pkg.other", "pkg.__main__", "pkg.deep", "pkg.deep.leaf"}
+    source = ("import pkg\nfrom pkg import sub, Name\nfrom pkg.other import thing\n"
+              "import pkg.deep.leaf\nfrom . import other\nfrom .deep import leaf\n"
+              "import trio\nfrom maps import Map\n"
+              "def f():\n    importlib.import_module(f'pkg.{name}')\n")
+    found = {target for node in ast.walk(ast.parse(source))
+             for target in _module_targets(node, "pkg.sub", False, modules)}
+    assert found == {"pkg", "pkg.sub", "pkg.other", "pkg.deep", "pkg.deep.leaf"}
+    relative = ast.parse("from . import leaf\nfrom .. import up\n")
+    assert {t for node in ast.walk(relative)
+            for t in _module_targets(node, "pkg.deep", True, modules)} == {"pkg.deep.leaf", "pkg"}
 
 
 def test_no_class_name_is_defined_twice() -> None:
