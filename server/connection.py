@@ -69,7 +69,7 @@ from protocol.parse import Sender
 from protocol.press_tokens import mentions_disputed
 from server.durability import DurabilityLost
 from server.press import packet_frames
-from server.reading import YIELD, Deferred, Intake
+from server.reading import Incoming, Intake
 from server.session import RESET, Client, Close, Outgoing, Role
 from server.wire import Packet
 
@@ -162,8 +162,8 @@ class _Reader:
     """Reads until the peer closes, breaks the protocol or runs into a limit.
 
     The task only awaits; what happens between two awaits is one call of
-    `server.reading.Intake.take` per chunk (compiled), which hands each message
-    to the lobby and returns what needs an await here (`_act`).
+    `server.reading.Intake.take`, which returns what needs an await here
+    (`_act`): each parsed message goes to the lobby, `Lobby.received`.
     """
 
     def __init__(self, stream: trio.abc.Stream, machine: Machine,
@@ -175,7 +175,7 @@ class _Reader:
         self.settings = settings = lobby.settings
         now = trio.current_time()
         self.im_deadline: float | None = now + settings.im_timeout
-        self.intake = Intake(machine, client, lobby, now)
+        self.intake = Intake(machine, client, settings, lobby.variant.rep, lobby.turn_stats, now)
         self.frames = self.intake.frames
         self.numbering = self.intake.numbering
         #: Set when the peer has closed (EOF) or reset: the writer's orderly close waits for it.
@@ -191,8 +191,6 @@ class _Reader:
                 if self.intake.oversize is not None:
                     await self._refuse_oversize()
                 data = await self._read()
-            elif event is YIELD:
-                await trio.lowlevel.checkpoint()
             elif not await self._act(event):
                 return
 
@@ -200,14 +198,10 @@ class _Reader:
         """What `Intake.take` left to an await; False when reading is over."""
         machine, client, lobby = self.machine, self.client, self.lobby
         match event:
-            case Deferred():
+            case Incoming():
                 if event.wait > 0:
                     await trio.sleep(event.wait)
-                    await lobby.received(client, event.message, event.tokens)
-                else:
-                    await lobby.route(client, event.message, event.tokens)  # `Lobby.take` said so
-                if self.intake.handed_over():
-                    await trio.lowlevel.checkpoint()
+                await lobby.received(client, event.message, event.tokens)
             case InitialReceived():
                 self.im_deadline = None
                 rm = RepresentationMessage.for_representation(lobby.variant.rep)
@@ -427,7 +421,7 @@ async def _write_loop(stream: trio.abc.Stream, machine: Machine,
             watchdog.deadline = trio.current_time() + send_timeout
             await stream.send_all(b"".join(chunks))
             watchdog.deadline = math.inf
-            if lobby.turn_stats is not None and client.game is not None \
+            if lobby.turn_stats is not None and client.game_id is not None \
                     and client.role is Role.PLAYER:
                 _note_now_out(lobby, client, items)
         if done:
@@ -471,10 +465,11 @@ def _frames(machine: Machine, items: list[Outgoing]) -> tuple[list[bytes], bool]
 
 def _note_now_out(lobby: Lobby, client: Client, items: list[Outgoing]) -> None:
     """Turn statistics: a NOW has just been handed to a player's socket."""
-    assert lobby.turn_stats is not None and client.game is not None
+    handle = lobby.games.get(client.game_id) if client.game_id is not None else None
+    if lobby.turn_stats is None or handle is None:
+        return
     for item in items:
         turn = item.turn if isinstance(item, Packet) else \
             str(item.turn) if isinstance(item, Now) else None
         if turn is not None:
-            lobby.turn_stats.now_out(client.game.id, turn, client.game.seats,
-                                     trio.current_time())
+            lobby.turn_stats.now_out(handle.id, turn, handle.seats, trio.current_time())

@@ -1,13 +1,13 @@
 """What travels between the lobby, the connections and a game actor.
 
 Connection tasks put these events on a game's inbox (a bounded memory
-channel); the game actor (`server.game`) is their only reader.
-`GameHandle` is the part of a game the lobby may look at.
+channel), through the lobby - the one road in to a game; the game actor
+(`server.game_actor`) is their only reader.  `GameHandle` is the part of a
+game the lobby may look at.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import trio
@@ -44,14 +44,9 @@ class Rejoin:
     power: str
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True)
 class Request:
-    """Any other message from a client of this game, with its tokens as received.
-
-    Not frozen, unlike the other events: one is made for every message a
-    client sends, and a frozen dataclass sets each field through
-    ``object.__setattr__`` (three times the cost); nothing changes one.
-    """
+    """Any other message from a client of this game, with its tokens as received."""
 
     client: Client
     message: Message
@@ -83,11 +78,6 @@ class GameHandle:
     the game decrements it when a joining client leaves), so the lobby can
     choose the game that is filling without asking the actor.  ``passcodes``
     lets the lobby route an IAM to the game it belongs to.
-
-    Events go to the inbox through `send` / `send_nowait`, which count them
-    in ``in_flight`` until the actor has taken them (`server.game_actor`):
-    `server.game.Game.deliver` handles an event in the sender's task only
-    while nothing is in flight, so no event overtakes another.
     """
 
     id: int
@@ -96,22 +86,10 @@ class GameHandle:
     claimed: int = 0
     status: str = "forming"
     passcodes: dict[str, int] = field(default_factory=dict)
-    deliver: Callable[[Event], bool] | None = None   # `server.game.Game.deliver`
-    in_flight: int = 0                               # sent, not yet taken by the actor
-
-    def send_nowait(self, event: Event) -> None:
-        """Put ``event`` on the inbox now (trio.WouldBlock when it is full)."""
-        self.inbox.send_nowait(event)
-        self.in_flight += 1
 
     async def send(self, event: Event) -> None:
         """Put ``event`` on the inbox, waiting for room (backpressure)."""
-        self.in_flight += 1             # counted while it waits for room, too
-        try:
-            await self.inbox.send(event)
-        except BaseException:
-            self.in_flight -= 1
-            raise
+        await self.inbox.send(event)
 
     @property
     def open_seats(self) -> int:

@@ -6,11 +6,7 @@ Clients never touch a game directly.  Their connection tasks put events
 (`Join`, `Observe`, `Rejoin`, `Request`, `Left`) on the game's inbox, a
 bounded memory channel; the actor (`server.game_actor.run_game`) takes them
 one at a time and `Game` handles each synchronously, so the rules need no
-locks.  Replies go out through
-`Client.send`, which never blocks.  A client's message (`Request`) may
-skip the inbox: while the actor is parked on an empty inbox the reader runs
-the same synchronous step itself (`Game.deliver`, which saves a turn of the
-scheduler and keeps the order of events), then re-aims the actor's wait.
+locks.  Replies go out through `Client.send`, which never blocks.
 
 A game is *forming* until every power has a client that accepted the map,
 then *running*, then *finished*.  While running, the actor waits for the
@@ -54,10 +50,11 @@ import structlog
 import trio
 
 from adjudicator.rulebook import DEFAULT
-from engine.convert import order_from_node
+from engine.convert import now_message, ord_messages, order_from_node
 from engine.position import Engine, Outcome
 from engine.variants import Variant
 from orders import Order
+from protocol.codec import Codec
 from protocol.messages import (
     Ccd,
     Hlo,
@@ -79,6 +76,7 @@ from protocol.messages import (
     Tme,
     Yes,
 )
+from protocol.orders import order_node
 from protocol.parse import Sender, parse_message
 from protocol.press import ReceivedPress
 from protocol.text import parse_text, render_text, tree_from_text
@@ -113,7 +111,7 @@ from server.session import Client, Role
 from server.settings import GameSettings
 from server.store import GameRecord, Seat, Store
 from server.turn import TurnState
-from server.wire import Encoded, OrderCodes, Packet, PositionCodes, encode, join, packet
+from server.wire import Encoded, Packet, encode, join
 
 log = structlog.get_logger("server.game")
 
@@ -124,7 +122,7 @@ class Game:
                  store: Store, variant: Variant, settings: GameSettings, *,
                  passcode_taken: Callable[[str, int], bool] = lambda p, c: False,
                  disorder_grace: float = 60.0, linger: float = 0.0,
-                 record: GameRecord | None = None) -> None:
+                 record: GameRecord | None = None, codec: Codec | None = None) -> None:
         self.handle = handle
         self.inbox = inbox
         self.store = store
@@ -143,11 +141,11 @@ class Game:
         self.press = PressRelay(trio.current_time)        # SND answers, rate limit (16.1)
         # What the game's connections speak: broadcasts are encoded once under it.
         self.rep = wire_representation(variant.rep, settings.press_numbering)
-        self.mdf = packet(variant.mdf, self.rep)           # every client asks for it once
+        # The server's codec for that representation (its kept parts serve every game).
+        self.codec = codec if codec is not None and codec.rep == self.rep else Codec(self.rep)
+        self.mdf = self.encode(variant.mdf).packet        # every client asks for it once
         self._missing_memo: dict[str, tuple[TurnState, int, Mis | None]] = {}
-        self.orders = OrderCodes(self.rep)               # the phase's orders, encoded once
         self._last_sco: tuple[Mapping[str, str], Sco, Encoded] | None = None  # `_sco_of`
-        self.positions = PositionCodes(self.rep)         # NOW, from each unit's bytes
         self.turn = TurnState(self.engine.season)
         self.players: dict[str, Client | None] = {}      # power -> client (None = CD)
         self.joining: list[Client] = []                   # NME'd, map not yet accepted
@@ -158,11 +156,6 @@ class Game:
         self.year_tables: list[YearTable] = []            # ownership after each year-end
         self.end_messages: tuple[Message, ...] = ()
         self.suspended = False
-        #: the actor's wait for its next event (set by `server.game_actor`)
-        self.waiting: trio.CancelScope | None = None
-        #: the actor is parked in the inbox's receive (`server.game_actor`)
-        self.parked = False
-        handle.deliver = self.deliver
         if record is not None:
             self._restore(record)
 
@@ -220,35 +213,6 @@ class Game:
             client.send(Off())
             client.finish(reason)
 
-    def deliver(self, event: Event) -> bool:
-        """Handle ``event`` now, in the caller's task, if the actor is idle; else False.
-
-        A client's message would otherwise wait for the actor's next turn of
-        the scheduler - under load a whole round of every other task (a
-        hundred games starting together: ~0.1 s).  The steps are synchronous,
-        so running one here is exactly what the actor would do; it is done
-        only while the actor is parked in its inbox with nothing queued or
-        in flight to it, so the order of events is kept.  The actor's wait is
-        then re-aimed at the new wakeup (or ended, when the game is over).
-        """
-        waiting = self.waiting
-        # The actor is parked in `receive`, its wait not ended (a deadline
-        # that passed has cancelled it: the actor goes first), and no event is
-        # in flight to it - neither in the buffer nor handed to it while it
-        # was parked (the lobby counts them: `GameHandle.send`).
-        if waiting is None or not self.parked or self.handle.in_flight or waiting.cancel_called:
-            return False
-        self._guarded(self._handle, event)
-        processed = self._guarded(self._tick)
-        if self.handle.status == "finished" and self.linger_until is None:
-            waiting.cancel()            # the game just ended: the actor moves on to linger
-        else:
-            # The tick just found the phase not due (False): no need to ask again.
-            wakeup = self._wakeup(not_due=processed is False)
-            if wakeup != waiting.deadline:      # setting it re-registers the scope
-                waiting.deadline = wakeup
-        return True
-
     def _guarded(self, step: Callable[..., object], *args: object) -> object:
         """Run one step and return its result (None if it failed); a bug costs
         the event that triggered it, never the server."""
@@ -259,13 +223,13 @@ class Game:
                                trigger=type(args[0]).__name__ if args else None)
             return None
 
-    def _wakeup(self, *, not_due: bool = False) -> float:
+    def _wakeup(self) -> float:
         if self.linger_until is not None:
             # Lingering after the end: until its time is up, or now if nobody is left.
             return self.linger_until if self._all_clients() else -math.inf
         if not self.running:
             return math.inf
-        if not not_due and self._due():
+        if self._due():
             return -math.inf    # another phase to process: do it after a checkpoint
         wakeup = min(self.clock.deadline, self.time_requests.next_time(self.clock))
         if self.away_since and not self.clock.has_deadline:
@@ -322,7 +286,7 @@ class Game:
         audience = self.audience()
         if not audience:
             return
-        item = packet(message, self.rep) if isinstance(message, Message) else message
+        item = self.encode(message).packet if isinstance(message, Message) else message
         for client in audience:
             client.send(item)
 
@@ -354,13 +318,13 @@ class Game:
                 len(self.joining) + len(self.accepted) >= len(self.variant.powers):
             # The lobby sends NMEs only to games with a free seat; a client that
             # left in between lands here.
-            client.game = None
+            client.game_id = None
             client.send(Rej(message))
             return
         client.name = getattr(message, "name", "")
         client.version = getattr(message, "version", "")
         client.role = Role.JOINING
-        client.game, client.level = self.handle, self.settings.level
+        client.game_id, client.level = self.handle.id, self.settings.level
         self.joining.append(client)
         client.send(Yes(message))
         client.send(MapMessage(self.variant.name))
@@ -369,7 +333,7 @@ class Game:
 
     def _on_observe(self, client: Client, message: Message) -> None:
         client.role = Role.WATCHING
-        client.game, client.level = self.handle, self.settings.level
+        client.game_id, client.level = self.handle.id, self.settings.level
         # Parlance's OBS ('name') ('version') names the observer (docs/protocol.md §8.1).
         client.name = getattr(message, "name", None) or ""
         client.version = getattr(message, "version", None) or ""
@@ -408,7 +372,7 @@ class Game:
 
     def _on_rejoin(self, client: Client, message: Message, power: str) -> None:
         if not self.running or power not in self.players:
-            client.game = None      # still anonymous
+            client.game_id = None      # still anonymous
             client.send(Rej(message))
             return
         old = self.players[power]
@@ -424,7 +388,7 @@ class Game:
         seat = self.seats[power]
         self.players[power] = client
         self.away_since.pop(power, None)
-        client.role, client.power, client.game = Role.PLAYER, power, self.handle
+        client.role, client.power, client.game_id = Role.PLAYER, power, self.handle.id
         client.level = self.settings.level
         client.name, client.version = seat.client_name, seat.client_version
         client.send(Yes(message))
@@ -438,7 +402,7 @@ class Game:
     def _retire(self, client: Client, reason: str) -> None:
         """Close a player's connection that a takeover replaced; it speaks for nobody now."""
         self.time_requests.cancel_all(client)
-        client.role, client.power, client.game = Role.ANONYMOUS, None, None
+        client.role, client.power, client.game_id = Role.ANONYMOUS, None, None
         client.send(Off())
         client.finish(reason)
 
@@ -467,7 +431,7 @@ class Game:
         if client in self.observers:
             self.observers.remove(client)
         self.time_requests.cancel_all(client)
-        client.game = None
+        client.game_id = None
 
     # --- start -------------------------------------------------------------------------
 
@@ -478,7 +442,7 @@ class Game:
             self.players[power] = client
         self.accepted.clear()
         sco, sco_e = self._sco_of(self.engine)
-        now_e = self.positions.now(self.engine.state)
+        now_e = self.encode(now_message(self.engine.state))
         self.store.start_game(self.handle.id, list(self.seats.values()), str(self.engine.turn),
                               sco_e.text, now_e.text)
         self.handle.status = "running"
@@ -547,7 +511,7 @@ class Game:
                              sender=Sender.SERVER)
 
     def parse_order(self, text: str) -> Order:
-        """A stored order (the text of its node, as `OrderCodes.text` wrote it)."""
+        """A stored order (the text of its node, as `order_text` wrote it)."""
         return order_from_node(tree_from_text(text, self.variant.rep), self.variant.rep)
 
     # --- phases ----------------------------------------------------------------------------
@@ -720,12 +684,10 @@ class Game:
         outcome: Outcome = self.engine.advance(orders)
         new = outcome.engine
         sco, sco_e = self._sco_of(new)
-        # Each message is encoded once, from the adjudicator's values (no
-        # message objects): the same tokens give the frame every client gets
-        # and the text the database keeps.
-        done = outcome.result
-        ord_frames, ord_texts = self.orders.ords(done.phase, done.results)
-        now_e = self.positions.now(new.state)
+        # Each message is encoded once: the same tokens give the frame every
+        # client gets and the text the database keeps.
+        ords_e = [self.encode(m) for m in ord_messages(outcome.result)]
+        now_e = self.encode(now_message(new.state))
         after: list[Encoded] = []
         if outcome.year_end:
             after.append(sco_e)
@@ -746,17 +708,16 @@ class Game:
         next_turn = str(new.turn)
         self.store.record_phase(
             self.handle.id, turn,
-            {p: [self.orders.text(o) for o in held] for p, held in orders.items()},
-            ord_texts + [e.text for e in after], sco_e.text, now_e.text,
+            {p: [self.order_text(o) for o in held] for p, held in orders.items()},
+            [e.text for e in ords_e] + [e.text for e in after], sco_e.text, now_e.text,
             next_turn, [self._text(m) for m in end_messages],
         )
-        ords = Packet("ORD", ord_frames, self.rep) if ord_frames else None
+        ords = join((e.packet for e in ords_e), "ORD")
         self.history.append(PlayedPhase(turn, ords, sco_e.packet, now_e.packet))
         self.engine = new
         self.turn = TurnState(new.season)
-        self.orders.clear()
         self.log.info("phase_processed", turn=turn, next=next_turn,
-                      orders=sum(len(v) for v in orders.values()), results=len(done.results),
+                      orders=sum(len(v) for v in orders.values()), results=len(ords_e),
                       seconds=round(trio.current_time() - started, 4))
         # The whole announcement (ORD..., SCO, SLO, NOW) goes out as one packet:
         # one queue item per client.
@@ -808,7 +769,11 @@ class Game:
 
     def encode(self, message: Message) -> Encoded:
         """``message`` as the game's connections get it, and as the database stores it."""
-        return encode(message, self.rep)
+        return encode(self.codec, message)
+
+    def order_text(self, order: Order) -> str:
+        """An order as the database stores it: the text of its node (``( ENG FLT NTH ) HLD``)."""
+        return self.codec.text(order_node(order))
 
     def _sco_of(self, engine: Engine) -> tuple[Sco, Encoded]:
         """The SCO of ``engine``'s position, encoded.  It changes only at a
@@ -819,7 +784,7 @@ class Game:
         if last is not None and (last[0] is ownership or last[0] == ownership):
             return last[1], last[2]
         sco = engine.sco_message()
-        encoded = self.positions.sco(sco)
+        encoded = self.encode(sco)
         self._last_sco = (ownership, sco, encoded)
         return sco, encoded
 
@@ -829,7 +794,7 @@ class Game:
     def save_orders(self, power: str) -> None:
         """Persist the power's accepted orders before they are acknowledged."""
         self.store.save_orders(self.handle.id, power, str(self.engine.turn),
-                               [self.orders.text(o) for o in self.turn.held(power)])
+                               [self.order_text(o) for o in self.turn.held(power)])
 
 
 def owners(sco: Sco) -> dict[str, str]:

@@ -5,16 +5,13 @@ is compiled with mypyc (`native`), and a compiled ``async def`` is not a
 coroutine trio accepts.  The actor's two waits - the game itself, then its
 linger after the end - are therefore here, interpreted, and drive the game
 through `Game.begin`, `Game.step`, `Game.tick`, `Game.wakeup` and
-`Game.close`.  While the actor is parked in its inbox, a client's message
-may also be handled in the reader's task (`Game.deliver`, which re-aims
-``game.waiting``).
+`Game.close`.
 """
 
 from __future__ import annotations
 
 import trio
 
-from server.events import Event
 from server.game import Game
 
 
@@ -24,8 +21,8 @@ async def run_game(game: Game) -> None:
     reason = "game over"
     try:
         while not game.finished:
-            with trio.move_on_at(game.wakeup()) as game.waiting:
-                event = await _receive(game)
+            with trio.move_on_at(game.wakeup()):
+                event = await game.inbox.receive()
                 game.step(event)
             game.tick()
         await _linger(game)
@@ -47,21 +44,7 @@ async def _linger(game: Game) -> None:
     until = game.linger_until = trio.current_time() + game.linger
     while game.all_clients():
         with trio.move_on_at(game.wakeup()) as waiting:
-            game.waiting = waiting
-            event = await _receive(game)
+            event = await game.inbox.receive()
             game.step(event)
         if waiting.cancelled_caught and trio.current_time() >= until:
             return
-
-
-async def _receive(game: Game) -> Event:
-    """The next event of the inbox.  While parked here the actor lets
-    `Game.deliver` handle a client's event in the client's task; an event
-    sent is counted in flight (`server.events.GameHandle.send`) until taken."""
-    game.parked = True
-    try:
-        event = await game.inbox.receive()
-    finally:
-        game.parked = False
-    game.handle.in_flight -= 1
-    return event

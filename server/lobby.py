@@ -31,6 +31,7 @@ import structlog
 import trio
 
 from engine.variants import Variant
+from protocol.codec import Codec
 from protocol.messages import (
     Adm,
     HloRequest,
@@ -69,12 +70,11 @@ from server.game import Game
 from server.game_actor import run_game
 from server.limits import ConnectionGate, IamGuard
 from server.press import wire_representation
-from server.reading import take
-from server.session import Client
+from server.session import Client, Role
 from server.settings import GameSettings, ServerSettings
 from server.store import GameRecord, StorageFailure, Store
 from server.turnstats import TurnStats
-from server.wire import packet
+from server.wire import encode
 
 log = structlog.get_logger("server.lobby")
 
@@ -92,9 +92,10 @@ class Lobby:
         self.variant = variant
         self.nursery = nursery
         self.start = variant.start()      # what clients outside any game are shown
+        # The encoder of what the games send, its kept parts shared by them all.
+        self.codec = Codec(wire_representation(variant.rep, settings.game.press_numbering))
         # Every bot asks for the MDF: encoded once, not once per client.
-        self.mdf = packet(variant.mdf, wire_representation(variant.rep,
-                                                           settings.game.press_numbering))
+        self.mdf = encode(self.codec, variant.mdf).packet
         self.games: dict[int, GameHandle] = {}
         self.clients: set[Client] = set()
         self._finished: dict[tuple[str, int], int] = {}    # (power, passcode) -> ended game
@@ -119,7 +120,7 @@ class Lobby:
         game = Game(handle, receive, self.store, self.variant, settings,
                     passcode_taken=self._passcode_taken,
                     disorder_grace=self.settings.disorder_grace, linger=self.settings.linger,
-                    record=record)
+                    record=record, codec=self.codec)
         self.games[game_id] = handle
         self.no_games = trio.Event()
         self.nursery.start_soon(self._run_game, game, name=f"game-{game_id}")
@@ -195,17 +196,21 @@ class Lobby:
 
     async def disconnected(self, client: Client) -> None:
         self.clients.discard(client)
-        if client.game is not None:
-            await self._to_game(client.game, Left(client))
+        handle = self._game_of(client)
+        if handle is not None:
+            await self._to_game(handle, Left(client))
         if not self.clients:
             self.idle.set()
 
     def say_goodbye(self) -> None:
         """Shutdown: OFF to the clients that joined no game."""
         for client in list(self.clients):
-            if client.game is None:
+            if client.game_id is None:
                 client.send(Off())
                 client.finish("server shutdown")
+
+    def _game_of(self, client: Client) -> GameHandle | None:
+        return self.games.get(client.game_id) if client.game_id is not None else None
 
     async def _to_game(self, handle: GameHandle, event: Event) -> bool:
         try:
@@ -215,19 +220,22 @@ class Lobby:
         return True
 
     async def received(self, client: Client, message: Message, tokens: tuple[int, ...]) -> None:
-        """A parsed message from a client: to its game, or answered here (what
-        `server.reading.take` does not deal with at once, `route` does)."""
-        if not take(client, message, tokens):
-            await self.route(client, message, tokens)
-
-    async def route(self, client: Client, message: Message, tokens: tuple[int, ...]) -> None:
-        """The rest of `received` after `server.reading.take` said False: the
-        client's game (through its inbox), or a join, watch or rejoin, or an
-        answer here (the connection's reader calls the two itself)."""
-        if client.game is not None:
-            if await self._to_game(client.game, Request(client, message, tokens)):
+        """A parsed message from a client - the one road in: to the client's game
+        (through its inbox), or a join, watch or rejoin, or an answer here."""
+        if isinstance(message, Adm) and not client.adm_allowed(trio.current_time()):
+            # ADM is relayed to every client: a flood of it would reach them all.
+            client.send(Rej(message))
+            return
+        handle = self._game_of(client)
+        if handle is not None:
+            if client.role is Role.JOINING and isinstance(message, Yes) \
+                    and isinstance(message.message, MapMessage):
+                # Settled: no idle timeout while it waits for the game to start
+                # (the game takes every YES (MAP) of a joining client).
+                client.map_accepted = True
+            if await self._to_game(handle, Request(client, message, tokens)):
                 return
-            client.game = None
+            client.game_id = None
         match message:
             case Nme():
                 await self._join(client, message)
@@ -249,9 +257,9 @@ class Lobby:
                 return
             handle = opened
         handle.claimed += 1
-        client.game = handle
+        client.game_id = handle.id
         if not await self._to_game(handle, Join(client, message)):
-            client.game = None
+            client.game_id = None
             client.send(Rej(message))
 
     async def _observe(self, client: Client, message: Obs) -> None:
@@ -267,9 +275,9 @@ class Lobby:
                 client.send(Rej(message))
                 return
             handle = opened
-        client.game = handle
+        client.game_id = handle.id
         if not await self._to_game(handle, Observe(client, message)):
-            client.game = None
+            client.game_id = None
             client.send(Rej(message))
 
     def _try_open_game(self) -> GameHandle | None:
@@ -305,10 +313,10 @@ class Lobby:
                        if h.status == "running" and h.passcodes.get(message.power) == message.passcode),
                       None)
         if handle is not None:
-            client.game = handle
+            client.game_id = handle.id
             if await self._to_game(handle, Rejoin(client, message, message.power)):
                 return
-            client.game = None
+            client.game_id = None
         else:
             client.iam_failures += 1
             blocked = self.iam_guard.failed(client.address, now)
@@ -351,6 +359,6 @@ class Lobby:
     def _relay(self, handle: GameHandle, message: Message) -> None:
         """ADM from outside the games: every joined client hears it."""
         try:
-            handle.send_nowait(Announce(message))
+            handle.inbox.send_nowait(Announce(message))
         except (trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
             log.info("adm_not_relayed", game=handle.id)

@@ -20,6 +20,7 @@ import structlog
 
 from adjudicator.validate import MBV
 from engine.position import Engine
+from protocol.codec import Codec
 from protocol.messages import (
     Adm,
     Drw,
@@ -46,6 +47,7 @@ from protocol.messages import (
     SmrRequest,
     Snd,
     Sub,
+    Thx,
     Tme,
     Yes,
 )
@@ -55,7 +57,7 @@ from server.history import History
 from server.session import Client, Role
 from server.settings import GameSettings
 from server.turn import TurnState
-from server.wire import OrderCodes, Packet, packet
+from server.wire import Packet
 
 log = structlog.get_logger("server.requests")
 
@@ -74,8 +76,8 @@ class GameDesk(Protocol):
     """The MDF, encoded once."""
     rep: Representation
     """What the game's connections speak."""
-    orders: OrderCodes
-    """The current phase's orders, encoded once (THX, stored text, ORD)."""
+    codec: Codec
+    """The server's encoder for ``rep`` (THX, MIS)."""
     settings: GameSettings
     engine: Engine
     turn: TurnState
@@ -228,7 +230,7 @@ def _sub(game: GameDesk, client: Client, message: Sub) -> None:
         # whole message is rejected (docs/protocol.md §8.3).
         client.send(Rej(message))
         return
-    turn, engine, aoa, codes = game.turn, game.engine, game.settings.aoa, game.orders
+    turn, engine, aoa, codec = game.turn, game.engine, game.settings.aoa, game.codec
     # The THXs and the MIS go out as one packet: one queue item, one write.
     frames: list[bytes] = []
     for order in message.orders:
@@ -237,11 +239,11 @@ def _sub(game: GameDesk, client: Client, message: Sub) -> None:
         note = MBV if aoa else engine.check(power, order, turn.held(power))
         if note == MBV:
             turn.accept(power, order)
-        frames.append(codes.thx(order, note))
+        frames.append(codec.encode(Thx(order, note)).frame)
     game.save_orders(power)          # stored before any THX is sent
     missing = game.missing(power)
     if missing is not None:
-        frames.append(packet(missing, game.rep).frames)
+        frames.append(codec.encode(missing).frame)
     if frames:
         client.send(Packet("THX", b"".join(frames), game.rep))
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import enum
 import itertools
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import structlog
 import trio
@@ -26,9 +25,6 @@ import trio
 from protocol.messages import Message
 from server.limits import TokenBucket
 from server.wire import Packet
-
-if TYPE_CHECKING:
-    from server.events import GameHandle
 
 log = structlog.get_logger("server.session")
 
@@ -79,7 +75,7 @@ class Client:
     id: int = field(default_factory=lambda: next(_ids))
     role: Role = Role.ANONYMOUS
     power: str | None = None
-    game: GameHandle | None = None
+    game_id: int | None = None        # the game it joined, watches or joins (`Lobby.games`)
     name: str = ""
     version: str = ""
     iam_failures: int = 0

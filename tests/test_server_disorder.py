@@ -197,9 +197,9 @@ class TestDeadlineAfterADirectStep:
     async def test_a_phase_completed_by_the_last_sub_starts_its_own_shorter_deadline(
             self, nursery: trio.Nursery, tmp_path: Path,
             clock: trio.testing.MockClock) -> None:
-        # The last SUB of a phase is handled in its reader's task (Game.deliver)
-        # while the actor waits with the old phase's deadline; the actor must then
-        # wait for the new phase's own deadline (BTL 10), not the old one (MTL 60).
+        # The last SUB of a phase completes it while the actor waits with the old
+        # phase's deadline; the actor must then wait for the new phase's own
+        # deadline (BTL 10), not the old one (MTL 60).
         _server, port = await start_server(nursery, tmp_path / "g.db", mtl=60, btl=10)
         clients = await start_game(port)
         for client in clients.values():

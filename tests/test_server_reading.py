@@ -1,10 +1,10 @@
-"""The reader's step per chunk (`server.reading.Intake.take`) and the waits it leaves.
+"""The reader's step (`server.reading.Intake.take`) and the waits it leaves.
 
 `Intake.take` is driven directly here, with the real protocol machine and
-client, a real frame tracker and token bucket, and a recording game in
-place of `server.game.Game` (its ``deliver`` says whether the game took the
-message, as the real one does when its actor is idle); the game path
-through the real lobby is met over TCP at the end.
+client, a real frame tracker and token bucket: every parsed message comes
+back as an `Incoming` for the reader to hand to the lobby (after its
+rate-limit wait), one at a time; the road through the real lobby to the game
+is met over TCP at the end.
 """
 
 from __future__ import annotations
@@ -31,11 +31,9 @@ from protocol.frames import (
     build_frame,
     dm_frame,
 )
-from protocol.messages import Message
 from protocol.parse import Sender
 from protocol.text import parse_text
-from server.events import Event, GameHandle, Request
-from server.reading import MESSAGES_PER_TURN, YIELD, Deferred, Intake
+from server.reading import Incoming, Intake
 from server.session import Client
 from server.settings import GameSettings, ServerSettings
 from server.turnstats import TurnStats
@@ -48,33 +46,12 @@ NOW = dm_frame(parse_text("NOW"))
 PRESS = dm_frame(parse_text("SND ( FRA ) ( FCT ( PCE ( FRA GER ) ) )", VARIANT.rep))
 
 
-class RecordingLobby:
-    """What `Intake` uses of the lobby (settings, variant, turn_stats), and the
-    ``deliver`` of the client's game: it records the requests it is given."""
-
-    def __init__(self, settings: ServerSettings, *, takes: bool = True) -> None:
-        self.settings = settings
-        self.variant = VARIANT
-        self.turn_stats: TurnStats | None = None
-        self.takes = takes
-        self.taken: list[tuple[Message, tuple[int, ...]]] = []
-
-    def deliver(self, event: Event) -> bool:
-        assert isinstance(event, Request)
-        self.taken.append((event.message, event.tokens))
-        return self.takes
-
-
-def ready_intake(lobby: RecordingLobby, *, game: bool = True) -> Intake:
-    """An intake whose machine has had the IM and sent the RM; its client is in
-    a game (whose ``deliver`` is the lobby's) unless ``game`` is False."""
+def ready_intake(settings: ServerSettings, turn_stats: TurnStats | None = None) -> Intake:
+    """An intake whose machine has had the IM and sent the RM."""
     machine = Connection(Sender.SERVER, VARIANT.rep, level=0)
     send, _receive = trio.open_memory_channel[object](10)
-    client = Client("127.0.0.1:1", send)
-    if game:
-        inbox, _events = trio.open_memory_channel[Event](1)
-        client.game = GameHandle(5, 7, inbox, deliver=lobby.deliver)
-    intake = Intake(machine, client, lobby, trio.current_time())  # type: ignore[arg-type]
+    client = Client("127.0.0.1:1", send)  # type: ignore[arg-type]
+    intake = Intake(machine, client, settings, VARIANT.rep, turn_stats, trio.current_time())
     assert isinstance(intake.take(IM), InitialReceived)
     assert intake.take(None) is NEED_DATA
     machine.send(RepresentationMessage.for_representation(VARIANT.rep))
@@ -85,75 +62,58 @@ def settings(**options: object) -> ServerSettings:
     return ServerSettings(game=GameSettings(press_numbering="daide"), **options)  # type: ignore[arg-type]
 
 
-async def test_a_chunk_of_messages_goes_to_the_lobby_in_turns() -> None:
-    lobby = RecordingLobby(settings(message_rate=1e9, message_burst=10**6))
-    intake = ready_intake(lobby)
-    count = 2 * MESSAGES_PER_TURN + 5
-    assert intake.take(NOW * count) is YIELD                 # the other tasks' turn
-    assert len(lobby.taken) == MESSAGES_PER_TURN
-    assert intake.take(None) is YIELD
-    assert intake.take(None) is NEED_DATA
-    assert len(lobby.taken) == count
-    assert all(tokens == parse_text("NOW") for _message, tokens in lobby.taken)
-    # the count goes on across chunks: 5 handed over, 11 more to the next turn
-    assert intake.take(NOW * (MESSAGES_PER_TURN - 5)) is YIELD
+def incoming(intake: Intake, data: bytes | None) -> list[Incoming]:
+    """Every message ``data`` holds, as the reader would take them (one per call)."""
+    found = []
+    event = intake.take(data)
+    while isinstance(event, Incoming):
+        found.append(event)
+        event = intake.take(None)
+    assert event is NEED_DATA
+    return found
 
 
-async def test_a_message_the_game_did_not_take_is_left_to_the_lobbys_route() -> None:
-    lobby = RecordingLobby(settings(message_rate=1e9, message_burst=10**6), takes=False)
-    intake = ready_intake(lobby)
-    first = intake.take(NOW * 2)
-    assert isinstance(first, Deferred) and first.wait == 0.0
-    assert first.tokens == parse_text("NOW") and first.message is lobby.taken[0][0]
-    assert isinstance(intake.take(None), Deferred)           # the second, after the await
-    assert intake.take(None) is NEED_DATA
-    assert len(lobby.taken) == 2
+async def test_a_chunk_of_messages_comes_back_one_message_at_a_time() -> None:
+    intake = ready_intake(settings(message_rate=1e9, message_burst=10**6))
+    got = incoming(intake, NOW * 20)
+    assert len(got) == 20
+    assert all(m.tokens == parse_text("NOW") and m.wait == 0 for m in got)
 
 
 async def test_over_the_message_rate_a_message_waits_for_its_token() -> None:
-    lobby = RecordingLobby(settings(message_rate=10.0, message_burst=2))
-    intake = ready_intake(lobby)
-    deferred = intake.take(NOW * 4)
-    assert len(lobby.taken) == 2                              # the burst
-    assert isinstance(deferred, Deferred)
-    assert deferred.wait == pytest.approx(0.1, abs=1e-3)              # one token at 10 per second
-    # the lobby has not seen it: the reader waits, then hands it over itself
-    assert len(lobby.taken) == 2
-    nxt = intake.take(None)
-    assert isinstance(nxt, Deferred) and nxt.wait == pytest.approx(0.2, abs=1e-3)
+    intake = ready_intake(settings(message_rate=10.0, message_burst=2))
+    got = incoming(intake, NOW * 4)
+    assert [m.wait for m in got[:2]] == [0, 0]                 # the burst
+    assert got[2].wait == pytest.approx(0.1, abs=1e-3)         # one token at 10 per second
+    assert got[3].wait == pytest.approx(0.2, abs=1e-3)
 
 
 async def test_the_frames_before_an_oversize_one_are_read_then_it_is_refused() -> None:
-    lobby = RecordingLobby(settings(max_frame_body=64, message_rate=1e9, message_burst=10**6))
-    intake = ready_intake(lobby)
+    intake = ready_intake(settings(max_frame_body=64, message_rate=1e9, message_burst=10**6))
     big_header = bytes([2, 0, 0, 66])
-    assert intake.take(NOW + big_header) is NEED_DATA
-    assert len(lobby.taken) == 1 and intake.oversize is not None
+    assert len(incoming(intake, NOW + big_header)) == 1 and intake.oversize is not None
     # a chunk that starts with the big frame: nothing reaches the machine (no EOF either)
-    other = ready_intake(RecordingLobby(settings(max_frame_body=64)))
+    other = ready_intake(settings(max_frame_body=64))
     assert other.take(big_header + bytes(66)) is NEED_DATA
     assert other.oversize is not None and not other.machine.state.name == "CLOSED"
 
 
 async def test_a_press_message_that_may_settle_the_numbering_goes_to_the_reader() -> None:
     auto = ServerSettings(message_rate=1e9, message_burst=10**6)   # press_numbering auto
-    lobby = RecordingLobby(auto)
-    intake = ready_intake(lobby)
+    intake = ready_intake(auto)
     intake.machine.level = 10
     intake.client.level = 10
     event = intake.take(PRESS + NOW)
-    assert isinstance(event, MessageReceived) and not lobby.taken
-    assert intake.take(None) is NEED_DATA                     # the NOW after it goes on
-    assert len(lobby.taken) == 1
-    # with the numbering fixed by the setting the press goes straight on
-    fixed = RecordingLobby(settings(message_rate=1e9, message_burst=10**6))
-    other = ready_intake(fixed)
+    assert isinstance(event, MessageReceived)
+    assert len(incoming(intake, None)) == 1                    # the NOW after it goes on
+    # with the numbering fixed by the setting the press is an ordinary message
+    other = ready_intake(settings(message_rate=1e9, message_burst=10**6))
     other.client.level = 10
-    assert other.take(PRESS) is NEED_DATA and len(fixed.taken) == 1
+    assert len(incoming(other, PRESS)) == 1
 
 
 async def test_a_framing_fault_is_left_to_the_reader() -> None:
-    intake = ready_intake(RecordingLobby(settings()))
+    intake = ready_intake(settings())
     event = intake.take(IM)                                   # a second IM
     assert isinstance(event, ProtocolViolation)
     assert event.data == build_frame(ErrorMessage(ErrorCode.IM_REPEATED))
@@ -161,18 +121,15 @@ async def test_a_framing_fault_is_left_to_the_reader() -> None:
 
 async def test_turn_stats_see_a_players_sub_at_the_time_its_chunk_was_read(
         clock: trio.testing.MockClock) -> None:
-    lobby = RecordingLobby(settings(message_rate=1e9, message_burst=10**6))
-    stats = lobby.turn_stats = TurnStats()
-    intake = ready_intake(lobby, game=False)
+    stats = TurnStats()
+    intake = ready_intake(settings(message_rate=1e9, message_burst=10**6), stats)
     sub = dm_frame(parse_text("SUB ( ( ENG FLT LON ) HLD )", VARIANT.rep))
-    deferred = intake.take(sub)                               # no game: nothing counted
-    assert isinstance(deferred, Deferred) and deferred.wait == 0 and not stats._last_order
-    send, _receive = trio.open_memory_channel[Event](1)
-    intake.client.game = GameHandle(5, 7, send, deliver=lobby.deliver)
+    assert len(incoming(intake, sub)) == 1                     # no game: nothing counted
+    assert not stats._last_order
+    intake.client.game_id = 5
     clock.jump(3.0)
-    assert intake.take(NOW + sub) is NEED_DATA
+    assert len(incoming(intake, NOW + sub)) == 2
     assert stats._last_order == {5: intake.read_at} and intake.read_at == trio.current_time()
-    assert len(lobby.taken) == 2
 
 
 @pytest.fixture
@@ -182,8 +139,8 @@ def clock() -> trio.testing.MockClock:
 
 async def test_a_players_flood_is_answered_in_order_at_the_message_rate(
         nursery: trio.Nursery, tmp_path: Path, clock: trio.testing.MockClock) -> None:
-    # messages of a player in a running game: handed to the game by the reader
-    # itself (Lobby.take), after the rate limit's wait when over the burst
+    # messages of a player in a running game: handed to the game through the
+    # lobby, after the rate limit's wait when over the burst
     _server, port = await start_server(nursery, tmp_path / "g.db",
                                        options={"message_rate": 10.0, "message_burst": 20})
     clients = await start_game(port)
