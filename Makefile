@@ -27,14 +27,14 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(PIP) -e '.[test,dev,cluster]'
 	touch $(STAMP) $(BASE_STAMP)
 
-# The hot packages (native.COMPILED_PACKAGES: the order model and the
-# adjudicator) compiled with mypyc into the venv's site-packages (never into
+# The hot packages (native.COMPILED_PACKAGES: the order model, the
+# adjudicator, the protocol and the engine) compiled with mypyc into the venv's site-packages (never into
 # the source tree): rebuilt when a source it was made from changes, and used
 # only while it matches them (native/__init__.py).  Without a C compiler the
 # build is skipped and they run as pure Python.
 NATIVE         := $(VENV)/.native
 NATIVE_SOURCES := $(wildcard native/*.py orders/*.py adjudicator/*.py protocol/*.py engine/*.py maps/*.py) \
-                  $(addprefix server/,game.py requests.py session.py turn.py wire.py reading.py limits.py) tools/compile_native.py
+                  tools/compile_native.py
 
 $(NATIVE): $(STAMP) $(NATIVE_SOURCES)
 	$(BIN)/python tools/compile_native.py
@@ -76,8 +76,8 @@ $(BENCH_STAMP):
 bench: $(NATIVE) $(BENCH_STAMP)
 	$(BIN)/python -m benchmarks
 
-# mypy checks server/ too: the compiled build type-checks it (its game logic is
-# compiled, the rest is read for types), and a type error there means no build.
+# mypy checks the compiled packages strictly (a type error there means no
+# build) and server/ as well.
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy protocol adjudicator engine orders native server

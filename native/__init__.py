@@ -31,13 +31,11 @@ its own modules; the ``__init__.py`` itself stays interpreted), add its
 folder to ``NATIVE_SOURCES`` in the Makefile (so ``make`` rebuilds when it
 changes) and let it import ``native`` in tests/test_architecture.py.
 
-Of a package in :data:`COMPILED_MODULES` only the listed modules are
-compiled (an allow-list: the server's synchronous game logic, not its async
-tasks - trio needs real coroutines, which a compiled ``async def`` is not);
-the build depends on those modules' sources only.  An interpreted module
-they call may change without a rebuild: compiled code checks the types of
-what it gets back at run time, so a changed type surfaces as a TypeError
-there, never as a wrong value.
+The compiled set is the pure cores a game runs on every phase: the order
+model, the adjudicator, the protocol codec and the engine.  The server's own
+code (trio tasks, the game's rules of play, storage) stays interpreted:
+compiling its game logic gained too little to be worth a second form of it
+(docs/performance.md, "What is compiled").
 
 ``DAIDE_PURE_PYTHON=1`` in the environment forces the pure-Python modules.
 """
@@ -48,29 +46,15 @@ import hashlib
 import json
 import os
 import sysconfig
-from collections.abc import Mapping
 from pathlib import Path
-from types import MappingProxyType
 from typing import Final
 
 #: The packages compiled together, in one mypyc group.  Each must call
 #: :func:`activate` first thing in its ``__init__.py``.
-COMPILED_PACKAGES: Final = ("orders", "adjudicator", "protocol", "engine", "server")
-#: packages of which only these modules are compiled (the others stay
-#: interpreted): the server's per-message path - the reader's step per chunk
-#: and its limits, the game's synchronous rules (its actor loop is
-#: `server.game_actor`), the answers to requests, the client, the phase's
-#: orders and the encoding of what is sent.  Its async
-#: tasks (lobby, connections, the actor) stay interpreted, and so do the
-#: modules called a few times a phase (store, press, clock, settings).
-COMPILED_MODULES: Final[Mapping[str, frozenset[str]]] = MappingProxyType({
-    "server": frozenset({"game.py", "requests.py", "session.py", "turn.py", "wire.py",
-                         "reading.py", "limits.py"}),
-})
-#: packages whose every source a build depends on: the wholly compiled ones,
-#: and the ones mypy reads for their types (maps/ for ``Map``); of the packages
-#: in COMPILED_MODULES, the compiled modules only
-SOURCE_PACKAGES: Final = (*(p for p in COMPILED_PACKAGES if p not in COMPILED_MODULES), "maps")
+COMPILED_PACKAGES: Final = ("orders", "adjudicator", "protocol", "engine")
+#: packages whose every source a build depends on: the compiled ones, and the
+#: ones mypy reads for their types (maps/ for ``Map``)
+SOURCE_PACKAGES: Final = (*COMPILED_PACKAGES, "maps")
 #: modules of a compiled package that stay interpreted: the package itself
 #: (it chooses between the two), and ``package/module.py`` paths of modules
 #: mypyc cannot compile or that gain nothing from it (interpreted code may
@@ -111,18 +95,12 @@ def is_compiled(rel: str) -> bool:
     package, _, name = rel.partition("/")
     if package not in COMPILED_PACKAGES:
         return False
-    listed = COMPILED_MODULES.get(package)
-    if listed is not None:
-        return name in listed
     return name not in NOT_COMPILED and rel not in NOT_COMPILED
 
 
 def source_digests(root: Path) -> dict[str, str]:
     """``relative path -> sha256`` of the sources a build depends on."""
     paths = [path for package in SOURCE_PACKAGES for path in sorted((root / package).glob("*.py"))]
-    for package, names in sorted(COMPILED_MODULES.items()):
-        paths.extend(root / package / name for name in sorted(names)
-                     if (root / package / name).exists())
     return {f"{path.parent.name}/{path.name}": hashlib.sha256(path.read_bytes()).hexdigest()
             for path in paths}
 
@@ -182,7 +160,6 @@ __all__ = [
     "BUILD_DIR",
     "COMPILED_PACKAGES",
     "GROUP",
-    "COMPILED_MODULES",
     "NOT_COMPILED",
     "PURE_ENV",
     "SOURCE_PACKAGES",

@@ -174,8 +174,7 @@ class Game:
         """The MAP name (`engine.variants.Variant.name`)."""
         return self.variant.name
 
-    # The actor's loop is `server.game_actor.run_game` (async, interpreted: this
-    # module is compiled, and trio needs real coroutines); it drives the game
+    # The actor's loop is `server.game_actor.run_game`; it drives the game
     # through these five steps.
 
     def begin(self) -> None:

@@ -1,11 +1,10 @@
 """The game actor: the one trio task per game that reads its inbox.
 
-`server.game.Game` holds the game's state and rules and is synchronous: it
-is compiled with mypyc (`native`), and a compiled ``async def`` is not a
-coroutine trio accepts.  The actor's two waits - the game itself, then its
-linger after the end - are therefore here, interpreted, and drive the game
-through `Game.begin`, `Game.step`, `Game.tick`, `Game.wakeup` and
-`Game.close`.
+`server.game.Game` holds the game's state and rules and is synchronous:
+every step of it runs between two awaits, so it can be tested without an
+event loop.  The actor's two waits - the game itself, then its linger after
+the end - are here, and drive the game through `Game.begin`, `Game.step`,
+`Game.tick`, `Game.wakeup` and `Game.close`.
 """
 
 from __future__ import annotations

@@ -223,7 +223,6 @@ def _hst(game: GameDesk, client: Client, message: Hst) -> None:
 def _sub(game: GameDesk, client: Client, message: Sub) -> None:
     power = _playing(game, client)
     asked, phase = message.turn, game.engine.state.phase
-    # (the turn compared by its fields: `Turn`'s dataclass __eq__ runs interpreted)
     if power is None or (asked is not None
                          and (asked.year != phase.year or asked.season != phase.season)):
         # Not started (or over), or a turn other than the current one: the

@@ -19,6 +19,7 @@ another press numbering (`server.press.packet_frames`).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from protocol.codec import Codec
 from protocol.frames import DiplomacyMessage, build_frame, parse_frames
@@ -27,89 +28,32 @@ from protocol.tokens import Representation
 from protocol.tree import from_tree, to_tree
 
 
+@dataclass(frozen=True, slots=True)
 class Packet:
-    """One or more whole DM frames, encoded under ``rep``; immutable.
+    """One or more whole DM frames, encoded under ``rep``.
 
     ``command`` names the (first) message for log lines; ``turn`` is the
     turn of a NOW (``'SPR 1901'``), which the turn statistics look for.
-
-    Written out rather than a frozen dataclass, whose ``__init__`` mypyc
-    leaves interpreted; the read-only properties keep it immutable.
     """
 
-    __slots__ = ("_command", "_frames", "_rep", "_turn")
-
-    def __init__(self, command: str, frames: bytes, rep: Representation,
-                 turn: str | None = None) -> None:
-        self._command = command
-        self._frames = frames
-        self._rep = rep
-        self._turn = turn
-
-    @property
-    def command(self) -> str:
-        return self._command
-
-    @property
-    def frames(self) -> bytes:
-        return self._frames
-
-    @property
-    def rep(self) -> Representation:
-        return self._rep
-
-    @property
-    def turn(self) -> str | None:
-        return self._turn
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Packet):
-            return NotImplemented
-        return (self._command, self._frames, self._rep, self._turn) == \
-            (other._command, other._frames, other._rep, other._turn)
-
-    def __hash__(self) -> int:
-        return hash((self._command, self._frames, self._turn))
-
-    def __repr__(self) -> str:
-        return (f"Packet(command={self._command!r}, frames={self._frames!r}, "
-                f"rep={self._rep!r}, turn={self._turn!r})")
+    command: str
+    frames: bytes
+    rep: Representation
+    turn: str | None = None
 
     def for_rep(self, rep: Representation) -> bytes:
         """The frames under ``rep`` (the same bytes unless the representation differs)."""
-        if rep is self._rep:
-            return self._frames
-        return reframe(self._frames, self._rep, rep)
+        if rep is self.rep:
+            return self.frames
+        return reframe(self.frames, self.rep, rep)
 
 
+@dataclass(frozen=True, slots=True)
 class Encoded:
-    """A message's packet and its text form (what the database stores); immutable
-    (written out as `Packet` is)."""
+    """A message's packet and its text form (what the database stores)."""
 
-    __slots__ = ("_packet", "_text")
-
-    def __init__(self, packet: Packet, text: str) -> None:
-        self._packet = packet
-        self._text = text
-
-    @property
-    def packet(self) -> Packet:
-        return self._packet
-
-    @property
-    def text(self) -> str:
-        return self._text
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Encoded):
-            return NotImplemented
-        return self._packet == other._packet and self._text == other._text
-
-    def __hash__(self) -> int:
-        return hash((self._packet, self._text))
-
-    def __repr__(self) -> str:
-        return f"Encoded(packet={self._packet!r}, text={self._text!r})"
+    packet: Packet
+    text: str
 
 
 def encode(codec: Codec, message: Message) -> Encoded:

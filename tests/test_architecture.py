@@ -41,9 +41,7 @@ LAYERS: dict[str, frozenset[str]] = {
     # map pictures: above maps/ and engine/, below server/ and daide/ (docs/render.md)
     "render": frozenset({"protocol", "maps", "orders", "engine"}),
     "bots": frozenset({"protocol", "maps", "orders", "adjudicator", "engine"}),
-    # its per-message path is compiled with them (native.COMPILED_MODULES)
-    "server": frozenset({"protocol", "maps", "orders", "adjudicator", "engine", "render", "web",
-                         "native"}),
+    "server": frozenset({"protocol", "maps", "orders", "adjudicator", "engine", "render", "web"}),
     "web": frozenset(),
     "tournament": frozenset({"protocol", "maps", "orders", "adjudicator", "engine", "render", "bots",
                              "server"}),

@@ -99,24 +99,14 @@ def test_only_listed_packages_may_activate(tree: tuple[Path, Path]) -> None:
         native.activate("maps", [str(src / "maps")])
 
 
-def test_of_a_package_compiled_in_part_only_the_listed_modules_count() -> None:
-    assert native.is_compiled("server/game.py") and native.is_compiled("adjudicator/convoys.py")
-    assert not native.is_compiled("server/store.py")            # not listed
-    assert not native.is_compiled("server/game_actor.py")       # async: stays interpreted
+def test_the_compiled_set_is_the_pure_cores() -> None:
+    assert native.is_compiled("adjudicator/convoys.py") and native.is_compiled("protocol/codec.py")
+    assert not native.is_compiled("server/game.py")             # the server stays interpreted
     assert not native.is_compiled("protocol/messages.py")       # NOT_COMPILED
-    assert not native.is_compiled("maps/loader.py")             # not a compiled package
+    assert not native.is_compiled("render/svg.py")              # not a compiled package
     digests = native.source_digests(ROOT)
-    assert "server/game.py" in digests and "server/store.py" not in digests
-
-
-def test_an_edited_module_of_a_package_compiled_in_part_disables_the_build(
-        tree: tuple[Path, Path]) -> None:
-    src, home = tree
-    (src / "server").mkdir()
-    (src / "server" / "store.py").write_text("S = 1\n", encoding="utf-8")
-    assert native.matching_build(src) == home                   # not a source of the build
-    (src / "server" / "game.py").write_text("G = 1\n", encoding="utf-8")
-    assert native.matching_build(src) is None
+    assert "protocol/codec.py" in digests
+    assert not any(name.startswith("server/") for name in digests)
 
 
 def test_another_interpreter_or_no_manifest_disables_the_build(tree: tuple[Path, Path]) -> None:
@@ -140,15 +130,10 @@ def test_the_environment_switch_forces_pure_python(
 def test_the_packages_report_which_modules_run() -> None:
     for package in native.COMPILED_PACKAGES:
         __import__(package)
-    for package, names in native.COMPILED_MODULES.items():
-        for name in names:
-            __import__(f"{package}.{name.removesuffix('.py')}")
     modules = [m for name, m in sys.modules.items()
                if name.count(".") == 1 and native.is_compiled(name.replace(".", "/") + ".py")]
     assert modules
     assert {m.__name__.split(".")[0] for m in modules} == set(native.COMPILED_PACKAGES)
-    # the rest of a package compiled in part (the server's async tasks) is interpreted
-    assert str(sys.modules["server.store"].__file__).endswith(".py")
     # all of them compiled, or none
     assert {not str(m.__file__).endswith(".py") for m in modules} == {A.COMPILED}
     if A.COMPILED:

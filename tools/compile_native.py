@@ -2,8 +2,7 @@
 
 mypyc (part of mypy, a dev dependency) turns the type-annotated modules of
 the packages in ``native.COMPILED_PACKAGES`` (the order model ``orders/``,
-the adjudicator, the protocol, the engine, and the listed modules of the
-server - ``native.COMPILED_MODULES``) into C extension modules, in one group, so that a
+the adjudicator, the protocol, the engine) into C extension modules, in one group, so that a
 compiled module uses a compiled class of another package directly; the
 movement phase runs several times faster than interpreted.  The build goes
 to ``<site-packages>/daide_native/`` with a manifest of the sources it was
