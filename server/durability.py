@@ -1,15 +1,15 @@
 """When announcements may go out: after the commit (default) or after an fsync.
 
-The store writes every accepted order (a line of its order journal,
-`server.journal`) and commits every processed phase before any client
-hears of it (docs/architecture.md "One turn", step 4).  By default
-(``ServerSettings(durability="os")``, see the end) that is all: the commit
-has reached the operating system, which keeps it whatever happens to the
-server process.  ``durability="disk"`` adds power-cut safety with a group
+The store writes every accepted order and every processed phase (a line
+of its journal, `server.journal`) and commits its other writes before any
+client hears of them (docs/architecture.md "One turn", step 4).  By default
+(``ServerSettings(durability="os")``, see the end) that is all: the line or
+the commit has reached the operating system, which keeps it whatever
+happens to the server process.  ``durability="disk"`` adds power-cut safety with a group
 commit, described first.  With SQLite's
-``synchronous = FULL`` each commit waits for its own fsync of the WAL - a
-few milliseconds on a real disk, during which the whole (single-threaded)
-server stands still: with a hundred games that is most of its time.
+``synchronous = FULL`` each commit waits for its own fsync of the WAL,
+during which the whole (single-threaded) server stands still: with a
+hundred games that is most of its time.
 
 Here the store commits with ``synchronous = NORMAL`` (a commit reaches the
 operating system, which already survives a killed process; SQLite still
@@ -34,7 +34,7 @@ SQLite's own fsync would: a clock that jumps when the run looks idle must
 not take a disk wait for idle time.
 
 `Durability.run` also folds the phases the store has gathered in its
-journal into SQLite (`server.store.Store.fold`) when the store says a fold
+journal into SQLite (`server.store.Store.fold`, `server.fold`) when the store says a fold
 is due, and at idle: between the game actors' turns rather than inside
 one, so no turn waits for a batch.
 
@@ -43,11 +43,11 @@ returns at once, so an announcement goes out as soon as its transaction is
 committed to the operating system.  A crash or kill of the server loses
 nothing (the OS has the data; `tests/test_crash.py` kills it in both
 modes); a power cut or an OS crash may lose the last moments.  It is the
-default because disks stall: on the VM this project is measured on, an
-fsync takes 0.1-1 ms but now and then 0.4-1 s, and with the barrier every
-announcement of every game waits through such a stall (``make load``:
-p99 turn latency ~0.5 s instead of ~25 ms at 100 games).  The flusher then
-only checkpoints the WAL.
+default because disks stall: now and then an fsync takes far longer than
+usual, and with the barrier every announcement of every game waits through
+such a stall (docs/performance.md, "The server under load": ``--durability
+disk``; docs/hardening.md, "Durability").  The flusher then only
+checkpoints the WAL.
 """
 
 from __future__ import annotations
@@ -61,11 +61,13 @@ from pathlib import Path
 
 import trio
 
-from server.store import FOLD_SECONDS, Store, StoreError
+from server.fold import FOLD_SECONDS
+from server.storage_errors import StoreError
+from server.store import Store
 
 #: WAL size from which the flusher checkpoints it into the database file.  Big:
 #: a checkpoint shares the WAL with the committing thread, which then waits on
-#: SQLite's locks now and then (measured with `load/`: up to ~0.1 s per checkpoint).
+#: SQLite's locks now and then (docs/performance.md, "The server under load").
 CHECKPOINT_BYTES = 64 * 2**20
 #: Without fsyncs (durability "os"), how long after a commit the flusher looks at
 #: the WAL's size (at most once per this many seconds, never while no commit comes).

@@ -2,21 +2,19 @@
 
 Every SUB (and NOT (SUB)) changes a power's order list, and every processed
 phase changes the game; each must be stored before any client hears of it
-(THX/YES, ORD...).  An SQLite commit costs a dozen system calls and
-~0.1-0.2 ms of CPU; appending one line to a file costs one ``write``.  So
-both go here first, to ``DB-orders`` beside the database file ``DB`` (a
-name of its own: SQLite owns ``DB-journal``, ``DB-wal`` and ``DB-shm``), and
-the store (`server.store`) folds the phases into SQLite in batches, several
-per transaction.
+(THX/YES, ORD...).  An SQLite commit costs a dozen system calls, appending
+one line to a file one ``write`` (docs/performance.md, "Work done once per
+phase").  So both go here first - this is the store's write-ahead log - to
+``DB-orders`` beside the database file ``DB`` (a name of its own: SQLite
+owns ``DB-journal``, ``DB-wal`` and ``DB-shm``), and the store
+(`server.store`) folds the phases into SQLite in batches, several per
+transaction (`server.fold`).
 
 A line is ``CRC JSON\n``: the JSON of one entry and, before it, the CRC-32
 of the JSON bytes in eight hex digits.  Texts are in the DAIDE text form
-the store keeps (docs/protocol.md §6.8).  The JSON is what Python's ``json``
-encoder writes, compact and in ASCII (anything else escaped); as texts built
-from tokens need no escaping, a line is put together from them as they are
-after a check of its bytes (one pass), byte for byte the same, and only a
-line with something to escape goes through the encoder (~36 instructions a
-character).  Two kinds of entry:
+the store keeps (docs/protocol.md §6.8).  The JSON is written by one
+``json`` encoder, compact and in ASCII (anything else escaped), so a line is
+ASCII and holds no newline but its last byte.  Two kinds of entry:
 
 * orders: ``[game, power, turn, [order, ...]]``.  The line for a (game,
   power) replaces every earlier one; an empty list clears the power's
@@ -49,7 +47,6 @@ restart and compacts a big one while the server runs.
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import threading
@@ -78,51 +75,24 @@ def journal_path(db_path: str) -> str:
     return db_path + SUFFIX
 
 
-#: One encoder for every line (`json.dumps` with options builds one per call).
+#: The one encoder of the journal's lines and of the store's JSON columns
+#: (`json.dumps` with options builds an encoder per call).
 _encode_json = json.JSONEncoder(separators=(",", ":")).encode
 
 
 def encode_json(value: object) -> str:
-    """Compact JSON (no spaces), as the journal and the store's JSON columns hold it."""
+    """Compact JSON in ASCII, as the journal and the store's JSON columns hold it."""
     return _encode_json(value)
-
-
-#: The bytes that stand for themselves inside a JSON string as the encoder writes
-#: it (``ensure_ascii``): printable ASCII but the quote and the backslash.  Any
-#: other byte - a quote, a backslash, a control character, DEL, a byte of a
-#: non-ASCII character - the encoder escapes.
-_PLAIN = bytes(c for c in range(0x20, 0x7F) if c not in b'"\\')
-
-
-#: Between two texts of a JSON list.
-_SEP = '","'
-
-
-def _quotes(strings: int) -> bytes:
-    """What `bytes.translate` leaves of JSON put together from ``strings`` texts
-    between quotes, without escaping them, when that is what the encoder writes:
-    besides `_PLAIN` bytes just the strings' own quotes (a text's quote,
-    backslash, control or non-ASCII character would show as one more byte)."""
-    return b'"' * (2 * strings)
-
-
-#: Texts known to stand for themselves in JSON (checked with `_PLAIN` once): an
-#: order's text is one object of the server's shared order table SUB after SUB,
-#: so a set lookup (the object keeps its hash) replaces the pass over its bytes.
-#: Emptied once it holds `_KNOWN_TEXTS`.
-_known: set[str] = set()
-_KNOWN_TEXTS = 20_000
 
 
 class PhaseEntry(NamedTuple):
     """A processed phase as its journal line holds it, after its tag (see the module
-    docstring), and the JSON of its orders and messages as the line holds it (the
-    store's columns: `encode_phase` encodes them once for the line and the fold)."""
+    docstring)."""
 
     game_id: int
     seq: int
     turn: str
-    orders: Mapping[str, Sequence[str]]     # lists or tuples (as the encoder takes them)
+    orders: Mapping[str, Sequence[str]]
     messages: Sequence[str]
     sco: str
     now: str
@@ -130,57 +100,30 @@ class PhaseEntry(NamedTuple):
     ending: Sequence[str]
     processed_at: float
     """Seconds since the epoch (`time.time`)."""
-    orders_json: str = ""
-    """``orders`` in compact JSON, as in the line ("": not encoded yet, e.g. read back)."""
-    messages_json: str = ""
-    """``messages`` likewise."""
 
 
-def encode_line(game_id: int, power: str, turn: str, orders: Sequence[str]) -> bytes:
-    """One order line (see the module docstring): the JSON of
-    ``[game, power, turn, [order, ...]]`` exactly as the encoder writes it."""
-    body = (f'[{game_id},"{power}","{turn}",["{_SEP.join(orders)}"]]' if orders
-            else f'[{game_id},"{power}","{turn}",[]]').encode()
-    if not (_known.issuperset(orders) and power in _known and turn in _known):
-        if body.translate(None, _PLAIN) != _quotes(2 + len(orders)):
-            body = _encode_json((game_id, power, turn, list(orders))).encode()  # to escape
-        else:
-            if len(_known) > _KNOWN_TEXTS:
-                _known.clear()
-            _known.update(orders)
-            _known.add(power)
-            _known.add(turn)
+def _line(entry: object) -> bytes:
+    """The journal line of ``entry``: its CRC and its JSON (ASCII, so the text's
+    bytes are its characters)."""
+    body = _encode_json(entry).encode("ascii")
     return b"%08x %s\n" % (zlib.crc32(body), body)
 
 
-def encode_phase(game_id: int, seq: int, turn: str, orders: Mapping[str, Sequence[str]],
+def encode_line(game_id: int, power: str, turn: str, orders: Sequence[str]) -> bytes:
+    """One order line: ``[game, power, turn, [order, ...]]`` (see the module docstring)."""
+    return _line((game_id, power, turn, tuple(orders)))
+
+
+def encode_phase(game_id: int, seq: int, turn: str, orders: dict[str, Sequence[str]],
                  messages: Sequence[str], sco: str, now: str, new_turn: str,
                  ending: Sequence[str], stamp: float) -> tuple[bytes, PhaseEntry]:
-    """One phase line (see the module docstring), and the phase's `PhaseEntry` with
-    the JSON of its orders and messages as the line holds them.
+    """One phase line (see the module docstring), and the phase's `PhaseEntry`.
 
-    The JSON is exactly what the encoder writes for ``["phase", game_id, ...]``:
-    put together from the texts as they are when none needs escaping (texts
-    built from tokens; `_quotes` checks the whole line at once), else
-    written by the encoder.
+    ``orders`` is a dict (the encoder takes no other mapping), its lists
+    and ``messages`` and ``ending`` lists or tuples.
     """
-    orders_json = "{" + ",".join([f'"{power}":["{_SEP.join(texts)}"]' if texts
-                                  else f'"{power}":[]' for power, texts in orders.items()]) + "}"
-    messages_json = f'["{_SEP.join(messages)}"]' if messages else "[]"
-    ending_json = f'["{_SEP.join(ending)}"]' if ending else "[]"
-    # The encoder writes a finite float as its repr.
-    stamp_json = (float.__repr__(stamp) if type(stamp) is float and stamp - stamp == 0
-                  else _encode_json(stamp))
-    body = (f'["phase",{game_id},{seq},"{turn}",{orders_json},{messages_json},"{sco}","{now}",'
-            f'"{new_turn}",{ending_json},{stamp_json}]').encode()
-    strings = 5 + len(orders) + sum(map(len, orders.values())) + len(messages) + len(ending)
-    if body.translate(None, _PLAIN) != _quotes(strings):      # a text to escape
-        orders_json, messages_json = _encode_json(orders), _encode_json(messages)
-        body = (f'["phase",{game_id},{seq},{_encode_json(turn)},{orders_json},{messages_json},'
-                f'{_encode_json((sco, now, new_turn, ending, stamp))[1:-1]}]').encode()
-    return (b"%08x %s\n" % (zlib.crc32(body), body),
-            PhaseEntry(game_id, seq, turn, orders, messages, sco, now, new_turn, ending, stamp,
-                       orders_json, messages_json))
+    entry = PhaseEntry(game_id, seq, turn, orders, messages, sco, now, new_turn, ending, stamp)
+    return _line(("phase", *entry)), entry
 
 
 def _texts(value: object) -> bool:
@@ -269,18 +212,6 @@ def read_journal(path: str, *, warn: bool = True) -> Replay:
     return replay
 
 
-def failure_reason(exc: OSError, path: str) -> str:
-    """A storage-failure reason for the store (`server.store.Store.fail`), like SQLite's."""
-    kind = {
-        errno.ENOSPC: "disk full",
-        errno.EDQUOT: "disk full",
-        errno.EROFS: "database is read-only",
-        errno.EACCES: "no permission to write the database",
-        errno.EPERM: "no permission to write the database",
-    }.get(exc.errno or 0, "disk I/O error")
-    return f"{kind} ({path}: {exc.strerror or exc})"
-
-
 class Journal:
     """One database's open journal (or an in-memory one: ``path`` None).
 
@@ -320,11 +251,11 @@ class Journal:
         return self.size > self._compact_at
 
     def append_phase(self, game_id: int, seq: int, turn: str,
-                     orders: Mapping[str, Sequence[str]], messages: Sequence[str], sco: str,
+                     orders: dict[str, Sequence[str]], messages: Sequence[str], sco: str,
                      now: str, new_turn: str, ending: Sequence[str],
                      processed_at: float) -> PhaseEntry:
         """Append one phase (`encode_phase`); OSError if the file cannot take it.
-        Returns the phase's entry, with the JSON of its orders and messages."""
+        Returns the phase's entry."""
         line, entry = encode_phase(game_id, seq, turn, orders, messages, sco, now, new_turn,
                                    ending, processed_at)
         self._write(line)

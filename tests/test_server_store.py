@@ -150,3 +150,30 @@ def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
     store.close()
     with pytest.raises(StoreError, match="schema 99"):
         Store.open(tmp_path / "g.db")
+
+
+def test_a_reader_sees_each_phase_once_whether_the_writer_folded_it_or_not(
+        tmp_path: Path) -> None:
+    # A reader in another process (daide export) holds the journal as it read it;
+    # the writer folds those phases afterwards: the merge takes each from SQLite
+    # then, and the later ones from the reader's journal.
+    path = tmp_path / "g.db"
+    writer = Store.open(path)
+    game = started(writer)
+    writer.save_orders(game, "AUS", "SPR 1901", ["( AUS AMY BUD ) HLD"])
+    for turn, new in (("SPR 1901", "FAL 1901"), ("FAL 1901", "WIN 1901")):
+        writer.record_phase(game, turn, {}, [f"NOW ( {new} )"], SCO, f"NOW ( {new} )", new)
+    writer.save_orders(game, "ENG", "WIN 1901", ["( ENG FLT LON ) BLD"])
+    reader = Store.open_readonly(path)
+    before = reader.phases(game)
+    writer.fold()
+    assert table_phases(path)[0] == (-1, "WIN 1901")
+    for view in (reader, writer):
+        assert view.phases(game) == before
+        assert [(p.seq, p.turn) for p in before] == [(0, "SPR 1901"), (1, "SPR 1901"),
+                                                       (2, "FAL 1901")]
+        rec = view.game(game)
+        assert (rec.turn, rec.now) == ("WIN 1901", "NOW ( WIN 1901 )")
+        assert (rec.pending, rec.pending_turn) == ({"ENG": ("( ENG FLT LON ) BLD",)}, "WIN 1901")
+    reader.close()
+    writer.close()
