@@ -17,6 +17,9 @@ from kept parts is byte for byte the message encoded whole
 (tests/test_protocol_codec.py holds it to that).  The messages kept this way
 carry no text tokens: a `protocol.tree.Text` equals the mnemonic of the same
 letters as a value, so a part holding one could be mistaken for another.
+A THX - the answer to every order, the same words whenever the same order
+comes again - is kept whole, by its value, and so is each order's text (what
+the store keeps of an accepted order).
 
 A codec belongs to one representation; the server keeps one per
 representation for all its games (`server.wire.Codecs`).
@@ -26,8 +29,10 @@ from __future__ import annotations
 
 from typing import Final
 
+from orders import Order
 from protocol.frames import dm_frame_of_body
 from protocol.messages import Message
+from protocol.orders import order_node
 from protocol.text import render_text
 from protocol.tokens import Representation
 from protocol.tree import Node, dm_body, from_tree
@@ -36,7 +41,8 @@ from protocol.tree import Node, dm_body, from_tree
 #: sends every phase, none of them with text tokens (see the module doc).
 PART_KEPT: Final = frozenset({"THX", "ORD", "NOW", "SCO", "MIS"})
 #: Parts kept at most; then they are forgotten and met again (a few per order,
-#: unit, turn and owner of the games under one representation).
+#: unit, turn and owner of the games under one representation).  The THXs and
+#: the orders' texts are kept up to as many each.
 KEPT_PARTS: Final = 1 << 15
 
 
@@ -75,19 +81,42 @@ class Codec:
     def __init__(self, rep: Representation) -> None:
         self.rep = rep
         self._parts: dict[Node, tuple[bytes, str]] = {}
+        self._thx: dict[Message, Encoding] = {}
+        self._order_texts: dict[Order, str] = {}
 
     def encode(self, message: Message) -> Encoding:
         """The frame and text of ``message``; EncodeError if it cannot be sent."""
-        if message.COMMAND not in PART_KEPT:
+        command = message.COMMAND
+        if command not in PART_KEPT:
             tokens = message.to_tokens(self.rep)
             return Encoding(dm_frame_of_body(dm_body(tokens)), render_text(tokens, self.rep))
-        body, text = self._joined(message.to_tree())
-        return Encoding(dm_frame_of_body(body), text)
+        if command == "THX":
+            known = self._thx.get(message)
+            if known is None:
+                known = self._whole(message)
+                if len(self._thx) >= KEPT_PARTS:
+                    self._thx.clear()
+                self._thx[message] = known
+            return known
+        return self._whole(message)
+
+    def order_text(self, order: Order) -> str:
+        """An order's text as the store keeps it: its node's (``( ENG FLT NTH ) HLD``)."""
+        text = self._order_texts.get(order)
+        if text is None:
+            text = self.text(order_node(order))
+            if len(self._order_texts) >= KEPT_PARTS:
+                self._order_texts.clear()
+            self._order_texts[order] = text
+        return text
 
     def text(self, parts: tuple[Node, ...]) -> str:
-        """The text of a tree of no text tokens, e.g. an order's node as the store
-        keeps it (``( ENG FLT NTH ) HLD``)."""
+        """The text of a tree of no text tokens."""
         return self._joined(parts)[1]
+
+    def _whole(self, message: Message) -> Encoding:
+        body, text = self._joined(message.to_tree())
+        return Encoding(dm_frame_of_body(body), text)
 
     def _joined(self, parts: tuple[Node, ...]) -> tuple[bytes, str]:
         bodies: list[bytes] = []

@@ -88,8 +88,12 @@ class GameHandle:
     passcodes: dict[str, int] = field(default_factory=dict)
 
     async def send(self, event: Event) -> None:
-        """Put ``event`` on the inbox, waiting for room (backpressure)."""
-        await self.inbox.send(event)
+        """Put ``event`` on the inbox, waiting for room only when it is full
+        (backpressure); the sender goes on without a turn of the scheduler."""
+        try:
+            self.inbox.send_nowait(event)
+        except trio.WouldBlock:
+            await self.inbox.send(event)
 
     @property
     def open_seats(self) -> int:

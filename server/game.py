@@ -76,7 +76,6 @@ from protocol.messages import (
     Tme,
     Yes,
 )
-from protocol.orders import order_node
 from protocol.parse import Sender, parse_message
 from protocol.press import ReceivedPress
 from protocol.text import parse_text, render_text, tree_from_text
@@ -772,7 +771,7 @@ class Game:
 
     def order_text(self, order: Order) -> str:
         """An order as the database stores it: the text of its node (``( ENG FLT NTH ) HLD``)."""
-        return self.codec.text(order_node(order))
+        return self.codec.order_text(order)
 
     def _sco_of(self, engine: Engine) -> tuple[Sco, Encoded]:
         """The SCO of ``engine``'s position, encoded.  It changes only at a

@@ -89,7 +89,7 @@ def test_thx_ord_and_an_orders_text_are_those_of_the_message(numbering: str) -> 
     codec = Codec(rep)
     for _ in range(2):                                   # made, then found
         for order, text in zip(orders_of(rep), ORDER_TEXTS, strict=True):
-            assert codec.text(order_node(order)) == text
+            assert codec.text(order_node(order)) == text == codec.order_text(order)
             for note in ("MBV", "FAR", "NSU", "NYU"):
                 assert codec.encode(Thx(order, note)) == whole(Thx(order, note), rep)
             for result in RESULTS:
