@@ -12,9 +12,10 @@ transaction (`server.fold`).
 
 A line is ``CRC JSON\n``: the JSON of one entry and, before it, the CRC-32
 of the JSON bytes in eight hex digits.  Texts are in the DAIDE text form
-the store keeps (docs/protocol.md §6.8).  The JSON is written by one
-``json`` encoder, compact and in ASCII (anything else escaped), so a line is
-ASCII and holds no newline but its last byte.  Two kinds of entry:
+the store keeps (docs/protocol.md §6.8).  The JSON is written by orjson,
+compact, in UTF-8 (a journal written before in ASCII, with ``\\u`` escapes
+for what was not ASCII, reads the same), so a line holds no newline but its last byte.
+Two kinds of entry:
 
 * orders: ``[game, power, turn, [order, ...]]``.  The line for a (game,
   power) replaces every earlier one; an empty list clears the power's
@@ -47,7 +48,6 @@ restart and compacts a big one while the server runs.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import zlib
@@ -55,6 +55,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+import orjson
 import structlog
 
 log = structlog.get_logger("server.journal")
@@ -75,14 +76,9 @@ def journal_path(db_path: str) -> str:
     return db_path + SUFFIX
 
 
-#: The one encoder of the journal's lines and of the store's JSON columns
-#: (`json.dumps` with options builds an encoder per call).
-_encode_json = json.JSONEncoder(separators=(",", ":")).encode
-
-
 def encode_json(value: object) -> str:
-    """Compact JSON in ASCII, as the journal and the store's JSON columns hold it."""
-    return _encode_json(value)
+    """Compact JSON, as the journal and the store's JSON columns hold it."""
+    return orjson.dumps(value).decode()
 
 
 class PhaseEntry(NamedTuple):
@@ -103,9 +99,8 @@ class PhaseEntry(NamedTuple):
 
 
 def _line(entry: object) -> bytes:
-    """The journal line of ``entry``: its CRC and its JSON (ASCII, so the text's
-    bytes are its characters)."""
-    body = _encode_json(entry).encode("ascii")
+    """The journal line of ``entry``: its CRC and its JSON."""
+    body = orjson.dumps(entry)
     return b"%08x %s\n" % (zlib.crc32(body), body)
 
 
@@ -138,7 +133,7 @@ def _decode_line(line: bytes) -> tuple[int, str, str, tuple[str, ...]] | PhaseEn
     try:
         if int(line[:8], 16) != zlib.crc32(body):
             return None
-        entry = json.loads(body)
+        entry = orjson.loads(body)
     except ValueError:
         return None
     if not isinstance(entry, list):
