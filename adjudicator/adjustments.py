@@ -35,8 +35,6 @@ _CIVIL_DISORDER: Final = Default(
     "removal not ordered: chosen by the civil-disorder rule (DATC 4.D.8)"
 )
 
-_tables: Final[dict[int, tuple[Map, dict[str, tuple[list[int], list[int]]]]]] = {}
-
 
 def _bfs(neighbours: Sequence[frozenset[int]] | list[set[int]], starts: Sequence[int]) -> list[int]:
     dist = [_FAR_AWAY] * len(neighbours)
@@ -64,10 +62,12 @@ def _mixed_graph(m: Map) -> list[set[int]]:
 
 
 def _home_distances(m: Map) -> dict[str, tuple[list[int], list[int]]]:
-    """power -> (army distance by province, fleet distance by location), rule 'd'."""
-    cached = _tables.get(id(m))
-    if cached is not None and cached[0] is m:
-        return cached[1]
+    """power -> (army distance by province, fleet distance by location), rule 'd'
+    (worked out once per map, kept with it)."""
+    return m.derived("adjudicator.home-distances", _distances_from_homes)
+
+
+def _distances_from_homes(m: Map) -> dict[str, tuple[list[int], list[int]]]:
     mixed = _mixed_graph(m)
     table: dict[str, tuple[list[int], list[int]]] = {}
     for power, homes in m.home_centres.items():
@@ -75,7 +75,6 @@ def _home_distances(m: Map) -> dict[str, tuple[list[int], list[int]]]:
         fleet_starts = [loc for h in homes for loc in m.fleet_locs[h]]
         fleet = _bfs(m.fleet_adj, fleet_starts)
         table[power] = (army, fleet)
-    _tables[id(m)] = (m, table)
     return table
 
 

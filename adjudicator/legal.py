@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Final
 
 from adjudicator.convoys import route_seas
-from adjudicator.derived import derived
 from adjudicator.tables import tables
 from adjudicator.values import ADJUSTMENT, MOVEMENT, RETREAT, GameState
 from maps import Map, ProvinceKind
@@ -78,7 +77,7 @@ def _tables(m: Map) -> _Tables:
 def _fleet_seas(m: Map, state: GameState) -> frozenset[int]:
     """Seas holding a fleet (computed once per state)."""
     key = ("legal-fleet-seas", m)
-    memo = derived(state).memo
+    memo = state.facts.memo
     got = memo.get(key)
     if got is None:
         ids = m.ids
@@ -124,7 +123,7 @@ def _convoy_routes(m: Map, seas: frozenset[int], src: int) -> dict[int, tuple[in
 def _army_routes(m: Map, state: GameState, src: int) -> dict[int, tuple[int, ...]]:
     """:func:`_convoy_routes` through every fleet at sea, cached per army."""
     key = ("legal-routes", m, src)
-    memo = derived(state).memo
+    memo = state.facts.memo
     got = memo.get(key)
     if got is None:
         got = _convoy_routes(m, _fleet_seas(m, state), src)
@@ -136,7 +135,7 @@ def _convoyable_to(m: Map, state: GameState, exclude: int) -> dict[int, list[int
     """Destination -> provinces of the armies that a convoy could carry there
     without the fleet at ``exclude`` (-1: every fleet).  Computed once per state."""
     key = ("legal-convoyable", m, exclude)
-    memo = derived(state).memo
+    memo = state.facts.memo
     got = memo.get(key)
     if got is not None:
         return got  # type: ignore[return-value]
@@ -228,7 +227,7 @@ def _convoys_by(
         coast.update(q for q in reach[s] if q not in m.seas)
     out: list[Order] = []
     provinces = m.provinces
-    memo = derived(state).memo
+    memo = state.facts.memo
     for p in sorted(coast):
         army = state.unit_at(provinces[p].mnemonic)
         if army is None or army.kind != AMY:

@@ -1,9 +1,11 @@
 """Per-map lookup tables for the hot paths (order checks, movement resolution).
 
 A :class:`maps.Map` is immutable, so everything the adjudicator derives from
-the geography alone is computed once per map and shared by every phase:
-plain-dict copies of the id tables (a ``dict`` lookup is cheaper than one
-through the map's read-only proxies), the shared :class:`Location` of every
+the geography alone is computed once per map, kept with the map
+(``Map.derived``) and shared by every phase: plain-dict copies of the id
+tables (a ``dict`` lookup is cheaper than one through the map's read-only
+proxies; ``ids``, province mnemonic -> id, is how the adjudicator finds
+the province id of any :class:`Location`), the shared :class:`Location` of every
 place, the sorted retreat candidates of every unit position, the supply
 centres, and an intern table of :class:`Unit` values (a unit that moves
 reuses the one value for its power, kind and new location instead of
@@ -12,10 +14,8 @@ building a new one each phase).
 
 from __future__ import annotations
 
-from typing import Final
-
 from maps import Map, ProvinceKind
-from orders import AMY, FLT, Location, Unit, map_location
+from orders import AMY, FLT, Location, Unit
 
 
 class MapTables:
@@ -33,9 +33,9 @@ class MapTables:
         self.loc_ids: dict[tuple[int, str | None], int] = dict(m.loc_ids)
         #: location id -> province id
         self.loc_province: tuple[int, ...] = m.loc_province
-        #: location id -> the shared Location value (it knows its province id)
+        #: location id -> the shared Location value
         self.locations: tuple[Location, ...] = tuple(
-            map_location(self.names[m.loc_province[i]], m.loc_coast[i], m.loc_province[i], m)
+            Location(self.names[m.loc_province[i]], m.loc_coast[i])
             for i in range(len(m.loc_province))
         )
         #: province id -> provinces an army there can move to
@@ -149,16 +149,9 @@ class MapTables:
         return self.fleet_reach[self.loc_ids[(province, coast)]]
 
 
-_TABLES: Final[dict[Map, MapTables]] = {}
-
-
 def tables(m: Map) -> MapTables:
-    """The tables of ``m`` (built on first use; maps compare by identity)."""
-    t = _TABLES.get(m)
-    if t is None:
-        t = MapTables(m)
-        _TABLES[m] = t
-    return t
+    """The tables of ``m`` (built on first use, kept with the map)."""
+    return m.derived("adjudicator.tables", MapTables)
 
 
 __all__ = ["MapTables", "tables"]

@@ -14,15 +14,13 @@ coast (DATC 4.B.2 a), an irrelevant coast is dropped (4.B.6 b).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
-from typing import Final, final
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Final, TypeVar, final
 
 from adjudicator.convoys import necessary_seas
-from adjudicator.derived import derived
 from adjudicator.rulebook import DEFAULT, Rulebook
 from adjudicator.tables import MapTables, tables
-from adjudicator.values import ADJUSTMENT, MOVEMENT, RETREAT, GameState
+from adjudicator.values import MOVEMENT, Dislodged, GameState
 from maps import Map, ProvinceKind
 from orders import (
     AMY,
@@ -41,7 +39,9 @@ from orders import (
     SupportMove,
     Unit,
     Waive,
+    find_kind,
 )
+from orders.kinds import KINDS, kind_for
 
 MBV: Final = "MBV"
 FAR: Final = "FAR"
@@ -61,21 +61,6 @@ CST: Final = "CST"
 NMB: Final = "NMB"
 NMR: Final = "NMR"
 NRS: Final = "NRS"
-
-_PHASE_OF: Final[dict[type, str]] = {
-    Hold: MOVEMENT,
-    Move: MOVEMENT,
-    SupportHold: MOVEMENT,
-    SupportMove: MOVEMENT,
-    Convoy: MOVEMENT,
-    ConvoyMove: MOVEMENT,
-    Retreat: RETREAT,
-    Disband: RETREAT,
-    Build: ADJUSTMENT,
-    Remove: ADJUSTMENT,
-    Waive: ADJUSTMENT,
-}
-
 
 def validate(
     m: Map,
@@ -176,8 +161,8 @@ class MovementChecks:
     :func:`adjudicator.advance` then gets exactly those order objects in
     that order (the benchmark's THX step, then the adjudication) it takes
     the records as they are - no second check, no lookup per order.
-    Otherwise it finds each order's record by identity (``done``, built on
-    first need) or checks it then.
+    Otherwise it finds each order's record by the order's value (``done``,
+    built on first need: an equal order checks alike) or checks it then.
     """
 
     def __init__(self, m: Map, state: GameState, rules: Rulebook) -> None:
@@ -191,9 +176,7 @@ class MovementChecks:
         at = [-1] * t.n
         P = [-1] * n
         for i, u in enumerate(units):
-            loc = u.location
-            # a location of the map's own knows its id (no name lookup)
-            p = loc.pid if loc.id_map is m else ids.get(loc.province, -1)
+            p = ids.get(u.location.province, -1)
             P[i] = p
             if p >= 0:
                 at[p] = i
@@ -202,7 +185,7 @@ class MovementChecks:
         self.at = at
         self.P = P
         self.log: list[Checked] = []
-        self.done: dict[int, Checked] | None = None
+        self.done: dict[Order, Checked] | None = None
         self.groups: _FleetGroups | None = None
         #: (army province, destination) -> the seas on a simple route (v3.0 rules)
         self.routes: dict[tuple[int, int], set[int]] = {}
@@ -215,20 +198,20 @@ class MovementChecks:
             log.append(c)
         done = self.done
         if done is not None:
-            done[id(order)] = c
+            done[order] = c
         return c
 
     def lookup(self, power: str, order: Order) -> Checked:
-        """The record of ``order`` for ``power``: an earlier check of this
-        very object, or a new one."""
+        """The record of ``order`` for ``power``: an earlier check of an equal
+        order for the same power, or a new one."""
         done = self.done
         if done is None:
             done = {}
             for c in self.log:
-                done[id(c.order)] = c
+                done[c.order] = c
             self.done = done
-        got = done.get(id(order))
-        if got is not None and got.order is order and got.power == power:
+        got = done.get(order)
+        if got is not None and got.power == power:
             return got
         return self.check(power, order)
 
@@ -302,7 +285,7 @@ class MovementChecks:
 def movement_checks(m: Map, state: GameState, rules: Rulebook) -> MovementChecks | None:
     """The :class:`MovementChecks` of ``state`` for ``m`` and ``rules`` (None
     outside movement phases)."""
-    facts = derived(state)
+    facts = state.facts
     got = facts.checks
     if isinstance(got, MovementChecks) and got.m is m and got.rules is rules:
         return got
@@ -325,38 +308,27 @@ def check_order(
     """``(note, canonical order)``; see :func:`validate`.
 
     Movement-phase results are cached on the state (:class:`MovementChecks`).
+    What every kind shares is checked here, from the table of order kinds
+    (``orders.kinds``): the phase (NRS), the power (NYU), that every
+    province named exists (NSP); then the kind's own check.
     """
-    kind = _PHASE_OF.get(type(order))
-    if kind is None or kind != state.phase.kind:
+    kind = find_kind(order)
+    if kind is None or kind.phase != state.phase.kind:
         return NRS, order
-    if kind == MOVEMENT:
+    if kind.phase == MOVEMENT:
         checks = movement_checks(m, state, rules)
         assert checks is not None
         c = checks.lookup(power, order)
         return c.note, c.canon
-    if isinstance(order, Waive):
-        if order.power != power:
-            return NYU, order
-        if _builds_left(state, power, accepted) <= 0:
-            return NMB, order
-        return MBV, order
-    unit = order.unit
-    if unit.power != power:
+    if kind.power(order) != power:
         return NYU, order
     ids = m.ids
-    for prov in _provinces_named(order):
+    for prov in kind.provinces(order):
         if prov not in ids:
             return NSP, order
-    if kind == RETREAT:
-        d = state.dislodged_at(unit.location.province)
-        if d is not None and d.unit != unit and _same_but_coast(d.unit, unit):
-            order = replace(order, unit=d.unit)
-        return _check_retreat(m, state, order)
-    if isinstance(order, Remove):
-        actual = state.unit_at(unit.location.province)
-        if actual is not None and actual != unit and _same_but_coast(actual, unit):
-            order = Remove(actual)
-    return _check_adjustment(m, state, power, order, accepted)
+    check = _CHECKS[kind.code]
+    assert check is not None
+    return check(m, state, power, order, accepted)
 
 
 def _same_but_coast(actual: Unit, named: Unit) -> bool:
@@ -366,23 +338,6 @@ def _same_but_coast(actual: Unit, named: Unit) -> bool:
         and actual.kind == named.kind
         and actual.location.province == named.location.province
     )
-
-
-def _provinces_named(order: Order) -> Iterable[str]:
-    if isinstance(order, Waive):
-        return ()
-    first = order.unit.location.province
-    if isinstance(order, (Move, Retreat)):
-        return (first, order.dest.province)
-    if isinstance(order, SupportHold):
-        return (first, order.supported.location.province)
-    if isinstance(order, SupportMove):
-        return (first, order.supported.location.province, order.dest)
-    if isinstance(order, Convoy):
-        return (first, order.army.location.province, order.dest)
-    if isinstance(order, ConvoyMove):
-        return (first, order.dest, *order.via)
-    return (first,)
 
 
 # -- movement phase ----------------------------------------------------------------
@@ -412,88 +367,34 @@ def _same_unit(a: Unit, b: Unit) -> bool:
 def _check_movement(c: MovementChecks, power: str, order: Order) -> Checked:
     """Movement-phase orders: the hot path of every turn.
 
-    Per order type: NSP (every province named exists), NSU (the unit, with
-    a wrong coast ignored: DATC 4.B.5 b), then the order's own checks; each
-    province id is looked up once.
+    What every kind shares is checked here, from the table of order kinds:
+    the phase (NRS), the unit's owner (NYU), that every province named
+    exists (NSP), the unit (NSU, a wrong coast ignored: DATC 4.B.5 b); then
+    the kind's own check (:data:`_MOVEMENT_CHECKS`), given the ordered unit
+    as on the board and the ids of the provinces named, each looked up once.
     """
-    if isinstance(order, (Retreat, Disband, Build, Remove, Waive)):
+    kind = find_kind(order)
+    check = None if kind is None else _MOVEMENT_CHECKS[kind.code]
+    if kind is None or check is None:
         return Checked(order, power, NRS, order)  # not a movement-phase order
-    unit = order.unit
+    unit: Unit = order.unit  # type: ignore[union-attr]  # a movement-phase order: a unit's
     if unit.power != power:
         return Checked(order, power, NYU, order)
     ids = c.t.ids
-    m = c.m
-    here = unit.location
-    src = here.pid if here.id_map is m else ids.get(here.province, -1)
-    if type(order) is Move:
-        there = order.dest
-        dst = there.pid if there.id_map is m else ids.get(there.province, -1)
-        if src < 0 or dst < 0:
+    pids: list[int] = []
+    for name in kind.provinces(order):
+        p = ids.get(name, -1)
+        if p < 0:
             return Checked(order, power, NSP, order)
-        i = _board_index(c, unit, src)
-        if i < 0:
-            return Checked(order, power, NSU, order)
-        on_board = c.units[i]
-        move = order if _same_unit(on_board, unit) else replace(order, unit=on_board)
-        return _check_move(c, power, order, move, i, src, dst)
-    if type(order) is Hold:
-        if src < 0:
-            return Checked(order, power, NSP, order)
-        i = _board_index(c, unit, src)
-        if i < 0:
-            return Checked(order, power, NSU, order)
-        on_board = c.units[i]
-        hold = order if _same_unit(on_board, unit) else replace(order, unit=on_board)
-        return Checked(order, power, MBV, hold, i, HOLD)
-    if type(order) is SupportHold:
-        other = order.supported.location
-        tp = other.pid if other.id_map is m else ids.get(other.province, -1)
-        if src < 0 or tp < 0:
-            return Checked(order, power, NSP, order)
-        i = _board_index(c, unit, src)
-        if i < 0:
-            return Checked(order, power, NSU, order)
-        on_board = c.units[i]
-        sup_hold = order if _same_unit(on_board, unit) else replace(order, unit=on_board)
-        return _check_support_hold(c, power, order, sup_hold, i, src, tp)
-    if type(order) is SupportMove:
-        other = order.supported.location
-        tsrc = other.pid if other.id_map is m else ids.get(other.province, -1)
-        dst = ids.get(order.dest, -1)
-        if src < 0 or tsrc < 0 or dst < 0:
-            return Checked(order, power, NSP, order)
-        i = _board_index(c, unit, src)
-        if i < 0:
-            return Checked(order, power, NSU, order)
-        on_board = c.units[i]
-        sup_move = order if _same_unit(on_board, unit) else replace(order, unit=on_board)
-        return _check_support_move(c, power, order, sup_move, i, src, tsrc, dst)
-    if type(order) is Convoy:
-        other = order.army.location
-        asrc = other.pid if other.id_map is m else ids.get(other.province, -1)
-        dst = ids.get(order.dest, -1)
-        if src < 0 or asrc < 0 or dst < 0:
-            return Checked(order, power, NSP, order)
-        i = _board_index(c, unit, src)
-        if i < 0:
-            return Checked(order, power, NSU, order)
-        on_board = c.units[i]
-        convoy = order if _same_unit(on_board, unit) else replace(order, unit=on_board)
-        return _check_convoy(c, power, order, convoy, i, src, asrc, dst)
-    if type(order) is ConvoyMove:
-        dst = ids.get(order.dest, -1)
-        if src < 0 or dst < 0:
-            return Checked(order, power, NSP, order)
-        for name in order.via:
-            if name not in ids:
-                return Checked(order, power, NSP, order)
-        i = _board_index(c, unit, src)
-        if i < 0:
-            return Checked(order, power, NSU, order)
-        on_board = c.units[i]
-        convoyed = order if _same_unit(on_board, unit) else replace(order, unit=on_board)
-        return _check_convoy_move(c, power, order, convoyed, i, src, dst)
-    return Checked(order, power, NRS, order)
+        pids.append(p)
+    i = _board_index(c, unit, pids[0])
+    if i < 0:
+        return Checked(order, power, NSU, order)
+    on_board = c.units[i]
+    if _same_unit(on_board, unit):
+        return check(c, power, order, order, i, pids)
+    canon = kind.make((on_board, *kind.values(order)[1:]))  # as on the board
+    return check(c, power, order, canon, i, pids)
 
 
 def _board_index(c: MovementChecks, unit: Unit, p: int) -> int:
@@ -521,9 +422,17 @@ def _reaches(c: MovementChecks, i: int, q: int) -> bool:
     return t.fleet_can[loc * t.n + q]
 
 
-def _check_move(
-    c: MovementChecks, power: str, given: Order, order: Move, i: int, src: int, dst: int
+def _check_hold(
+    c: MovementChecks, power: str, given: Order, order: Hold, i: int, pids: list[int]
 ) -> Checked:
+    return Checked(given, power, MBV, order, i, HOLD)
+
+
+def _check_move(
+    c: MovementChecks, power: str, given: Order, order: Move, i: int, pids: list[int]
+) -> Checked:
+    src = pids[0]
+    dst = pids[1]
     if dst == src:
         return Checked(given, power, FAR, order)
     t = c.t
@@ -560,8 +469,10 @@ def _check_move(
 
 
 def _check_support_hold(
-    c: MovementChecks, power: str, given: Order, order: SupportHold, i: int, src: int, tp: int
+    c: MovementChecks, power: str, given: Order, order: SupportHold, i: int, pids: list[int]
 ) -> Checked:
+    src = pids[0]
+    tp = pids[1]
     j = c.at[tp]
     if j < 0 or not _same_unit(c.units[j], order.supported):
         return Checked(given, power, NSU, order)
@@ -571,15 +482,11 @@ def _check_support_hold(
 
 
 def _check_support_move(
-    c: MovementChecks,
-    power: str,
-    given: Order,
-    order: SupportMove,
-    i: int,
-    src: int,
-    tsrc: int,
-    dst: int,
+    c: MovementChecks, power: str, given: Order, order: SupportMove, i: int, pids: list[int]
 ) -> Checked:
+    src = pids[0]
+    tsrc = pids[1]
+    dst = pids[2]
     j = c.at[tsrc]
     if j < 0 or not _same_unit(c.units[j], order.supported):
         return Checked(given, power, NSU, order)
@@ -595,15 +502,11 @@ def _check_support_move(
 
 
 def _check_convoy(
-    c: MovementChecks,
-    power: str,
-    given: Order,
-    order: Convoy,
-    i: int,
-    src: int,
-    asrc: int,
-    dst: int,
+    c: MovementChecks, power: str, given: Order, order: Convoy, i: int, pids: list[int]
 ) -> Checked:
+    src = pids[0]
+    asrc = pids[1]
+    dst = pids[2]
     if order.unit.kind != FLT:
         return Checked(given, power, NSF, order)
     if not c.t.sea[src]:
@@ -620,19 +523,20 @@ def _check_convoy(
 
 
 def _check_convoy_move(
-    c: MovementChecks, power: str, given: Order, order: ConvoyMove, i: int, src: int, dst: int
+    c: MovementChecks, power: str, given: Order, order: ConvoyMove, i: int, pids: list[int]
 ) -> Checked:
+    src = pids[0]
+    dst = pids[1]
     if order.unit.kind != AMY:
         return Checked(given, power, NSA, order)
     if dst == src:
         return Checked(given, power, FAR, order)
-    via = order.via
+    via = pids[2:]  # the seas named, as ids
     t = c.t
-    ids = t.ids
     at = c.at
     units = c.units
-    for name in via:
-        j = at[ids[name]]
+    for s in via:
+        j = at[s]
         if j < 0 or units[j].kind != FLT:
             return Checked(given, power, NSF, order)
     if not via:
@@ -641,8 +545,7 @@ def _check_convoy_move(
     n = t.n
     fleet_can = t.fleet_can
     sea = t.sea
-    for name in via:
-        s = ids[name]
+    for s in via:
         if not sea[s] or not fleet_can[s * n + prev]:
             return Checked(given, power, FAR, order)
         prev = s
@@ -695,7 +598,7 @@ def _touches(t: MapTables, group: list[int], p: int, g: int) -> bool:
 def _fleet_groups(m: Map, state: GameState) -> _FleetGroups:
     """The :class:`_FleetGroups` of ``state`` (computed once per state)."""
     t = tables(m)
-    memo = derived(state).memo
+    memo = state.facts.memo
     got = memo.get(t.fleet_groups_key)
     if isinstance(got, _FleetGroups):
         return got
@@ -796,17 +699,36 @@ def _convoy_through(c: MovementChecks, src: int, dst: int, sea: int) -> bool:
 # -- retreat phase -----------------------------------------------------------------
 
 
-def _check_retreat(m: Map, state: GameState, order: Order) -> tuple[str, Order]:
-    unit = order.unit  # type: ignore[union-attr]
+def _dislodged(state: GameState, unit: Unit) -> Dislodged | str:
+    """The dislodged unit ``unit`` names (a wrong coast ignored: DATC 4.B.5 b),
+    or the note: NRN (it stands on the board, not dislodged), NSU."""
     prov = unit.location.province
     d = state.dislodged_at(prov)
-    if d is None or d.unit != unit:
-        if state.unit_at(prov) == unit:
-            return NRN, order
-        return NSU, order
-    if isinstance(order, Disband):
-        return MBV, order
-    assert isinstance(order, Retreat)
+    if d is not None and (d.unit == unit or _same_but_coast(d.unit, unit)):
+        return d
+    if state.unit_at(prov) == unit:
+        return NRN
+    return NSU
+
+
+def _check_disband(
+    m: Map, state: GameState, power: str, order: Disband, accepted: Sequence[Order]
+) -> tuple[str, Order]:
+    d = _dislodged(state, order.unit)
+    if isinstance(d, str):
+        return d, order
+    return MBV, order if d.unit == order.unit else Disband(d.unit)
+
+
+def _check_retreat(
+    m: Map, state: GameState, power: str, order: Retreat, accepted: Sequence[Order]
+) -> tuple[str, Order]:
+    d = _dislodged(state, order.unit)
+    if isinstance(d, str):
+        return d, order
+    unit = d.unit
+    if unit != order.unit:
+        order = Retreat(unit, order.dest)
     dest = order.dest
     if dest in d.retreats:
         return MBV, order
@@ -834,21 +756,37 @@ def _builds_left(state: GameState, power: str, accepted: Sequence[Order]) -> int
     return state.adjustment(power) - used
 
 
-def _check_adjustment(
-    m: Map, state: GameState, power: str, order: Order, accepted: Sequence[Order]
+def _check_waive(
+    m: Map, state: GameState, power: str, order: Waive, accepted: Sequence[Order]
 ) -> tuple[str, Order]:
-    unit = order.unit  # type: ignore[union-attr]
+    if _builds_left(state, power, accepted) <= 0:
+        return NMB, order
+    return MBV, order
+
+
+def _check_remove(
+    m: Map, state: GameState, power: str, order: Remove, accepted: Sequence[Order]
+) -> tuple[str, Order]:
+    unit = order.unit
+    actual = state.unit_at(unit.location.province)
+    if actual is None or (actual != unit and not _same_but_coast(actual, unit)):
+        return NSU, order
+    if actual != unit:  # named with a wrong coast (DATC 4.B.5 b)
+        unit = actual
+        order = Remove(actual)
+    if any(isinstance(o, Remove) and o.unit == unit for o in accepted):
+        return MBV, order  # the same removal again: nothing new (DATC 6.J.2)
+    removed = sum(1 for o in accepted if isinstance(o, Remove))
+    if -state.adjustment(power) - removed <= 0:
+        return NMR, order
+    return MBV, order
+
+
+def _check_build(
+    m: Map, state: GameState, power: str, order: Build, accepted: Sequence[Order]
+) -> tuple[str, Order]:
+    unit = order.unit
     loc = unit.location
-    if isinstance(order, Remove):
-        if state.unit_at(loc.province) != unit:
-            return NSU, order
-        if any(isinstance(o, Remove) and o.unit == unit for o in accepted):
-            return MBV, order  # the same removal again: nothing new (DATC 6.J.2)
-        removed = sum(1 for o in accepted if isinstance(o, Remove))
-        if -state.adjustment(power) - removed <= 0:
-            return NMR, order
-        return MBV, order
-    assert isinstance(order, Build)
     prov = m.province(loc.province)
     if not prov.supply_centre:
         return NSC, order
@@ -877,6 +815,45 @@ def _check_adjustment(
     if loc.coast is not None:
         return MBV, Build(Unit(unit.power, FLT, Location(loc.province)))
     return MBV, order
+
+
+# -- the checks of each kind -------------------------------------------------------
+
+#: A movement-phase check: (checks, power, order as given, order with the unit
+#: as on the board, the unit's board index, ids of the provinces named).
+MovementCheck = Callable[[MovementChecks, str, Order, Any, int, list[int]], Checked]
+#: A retreat- or adjustment-phase check: (map, state, power, order, accepted)
+#: -> (note, canonical order).
+PhaseCheck = Callable[[Map, GameState, str, Any, Sequence[Order]], tuple[str, Order]]
+
+F = TypeVar("F")
+
+
+def _by_kind(checks: Mapping[type, F]) -> list[F | None]:
+    """``checks`` (order class -> check) as a list indexed by ``Kind.code``."""
+    table: list[F | None] = [None] * len(KINDS)
+    for cls, check in checks.items():
+        table[kind_for(cls).code] = check
+    return table
+
+
+#: the own check of each movement-phase kind, by ``Kind.code`` (None: another phase's)
+_MOVEMENT_CHECKS: Final[list[MovementCheck | None]] = _by_kind({
+    Hold: _check_hold,
+    Move: _check_move,
+    SupportHold: _check_support_hold,
+    SupportMove: _check_support_move,
+    Convoy: _check_convoy,
+    ConvoyMove: _check_convoy_move,
+})
+#: the own check of each retreat- and adjustment-phase kind, by ``Kind.code``
+_CHECKS: Final[list[PhaseCheck | None]] = _by_kind({
+    Retreat: _check_retreat,
+    Disband: _check_disband,
+    Build: _check_build,
+    Remove: _check_remove,
+    Waive: _check_waive,
+})
 
 
 __all__ = [

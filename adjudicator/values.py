@@ -2,8 +2,9 @@
 
 The orders, units and locations it judges are the one order model of
 :mod:`orders` (``orders.values``); this module adds what only the rules
-need: :class:`Phase`, :class:`GameState`, :class:`Dislodged`, the phase
-kinds and which orders belong to which kind.  All are frozen dataclasses;
+need: :class:`Phase`, :class:`GameState`, :class:`Dislodged`, and the
+phase kinds with the orders of each (both from the table of order kinds,
+:mod:`orders.kinds`).  All are frozen dataclasses;
 :class:`Phase` and :class:`GameState` (which check or derive a field) write
 their ``__init__`` out, for the reason :mod:`orders.values` gives (a direct
 slot store when compiled with mypyc, ``native/``).  Seasons are the DAIDE
@@ -17,27 +18,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Final
 
-from adjudicator.derived import derived
+from adjudicator.derived import Derived
 from maps import Map
-from orders.values import (
-    Build,
-    Convoy,
-    ConvoyMove,
-    Disband,
-    Hold,
-    Location,
-    Move,
-    Remove,
-    Retreat,
-    SupportHold,
-    SupportMove,
-    Unit,
-    Waive,
-)
-
-MOVEMENT: Final = "movement"
-RETREAT: Final = "retreat"
-ADJUSTMENT: Final = "adjustment"
+from orders.kinds import ADJUSTMENT, MOVEMENT, RETREAT, kinds_of_phase
+from orders.values import Location, Unit
 
 #: Season mnemonic -> phase kind (docs/protocol.md §6.6).
 SEASON_KIND: Final[Mapping[str, str]] = MappingProxyType(
@@ -86,9 +70,10 @@ class Phase:
         return f"{self.season} {self.year}"
 
 
-MOVEMENT_ORDERS = (Hold, Move, SupportHold, SupportMove, Convoy, ConvoyMove)
-RETREAT_ORDERS = (Retreat, Disband)
-ADJUSTMENT_ORDERS = (Build, Remove, Waive)
+#: the order classes of each phase kind (the table of order kinds, ``orders.kinds``)
+MOVEMENT_ORDERS: Final = tuple(k.cls for k in kinds_of_phase(MOVEMENT))
+RETREAT_ORDERS: Final = tuple(k.cls for k in kinds_of_phase(RETREAT))
+ADJUSTMENT_ORDERS: Final = tuple(k.cls for k in kinds_of_phase(ADJUSTMENT))
 
 
 # -- state -------------------------------------------------------------------
@@ -120,12 +105,17 @@ class GameState:
     retreat phase) the units that must retreat, each with its options.
     Units are kept in a canonical order (by province mnemonic) so that equal
     states compare and render equally.
+
+    ``_facts`` is not part of the value: what the rules have worked out about
+    this state so far (:mod:`adjudicator.derived`; :attr:`facts`).
     """
 
     phase: Phase
     units: tuple[Unit, ...]
     ownership: Mapping[str, str] = field(default_factory=dict, hash=False)
     dislodged: tuple[Dislodged, ...] = ()
+    _facts: Derived | None = field(default=None, init=False, repr=False, compare=False,
+                                   hash=False)
 
     def __init__(
         self,
@@ -141,13 +131,24 @@ class GameState:
         object.__setattr__(self, "units", units)
         object.__setattr__(self, "ownership", ownership)
         object.__setattr__(self, "dislodged", dislodged)
+        object.__setattr__(self, "_facts", None)
+
+    @property
+    def facts(self) -> Derived:
+        """What has been derived from this state so far (made on first use, kept
+        with the state: :mod:`adjudicator.derived`)."""
+        facts = self._facts
+        if facts is None:
+            facts = Derived()
+            object.__setattr__(self, "_facts", facts)
+        return facts
 
     @property
     def by_province(self) -> dict[str, Unit]:
         """Province -> the (not dislodged) unit there; derived from ``units``
-        (once per state, kept by :mod:`adjudicator.derived`; built on first use:
+        (once per state, kept in its :attr:`facts`; built on first use:
         the adjudication itself never asks)."""
-        facts = derived(self)
+        facts = self.facts
         index = facts.by_province
         if index is None:
             index = {u.location.province: u for u in self.units}
@@ -180,9 +181,9 @@ class GameState:
 
     def adjustment(self, power: str) -> int:
         """Centres minus units: builds owed (> 0) or removals owed (< 0)."""
-        # Counted for every power at once, once per state (kept by `adjudicator.derived`):
+        # Counted for every power at once, once per state (kept in its facts):
         # an adjustment phase asks for every power, and again for every order checked.
-        facts = derived(self)
+        facts = self.facts
         counts = facts.adjustments
         if counts is None:
             counts = {}
@@ -232,7 +233,7 @@ def initial_state(m: Map) -> GameState:
     from adjudicator.tables import tables  # noqa: PLC0415 - tables imports this module
 
     t = tables(m)
-    # The map's shared locations (they know their province ids).
+    # The map's shared locations.
     units = tuple(
         Unit(u.power, u.kind, t.locations[t.loc_ids[(t.ids[u.province], u.coast)]])
         for u in sorted(m.start_units, key=lambda u: u.province)

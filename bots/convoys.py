@@ -13,7 +13,8 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from bots.board import BoardUnit, BoardView
 from bots.geography import ARMY
-from orders import Convoy, ConvoyMove, Order, Waive
+from bots.orders import agrees, own_orders
+from orders import Convoy, ConvoyMove, Order
 
 MAX_CONVOY_FLEETS = 4
 """Longest chain of fleets searched (keeps the search small)."""
@@ -52,7 +53,8 @@ def convoy_routes(view: BoardView, army: BoardUnit, fleets: Mapping[str, BoardUn
 
 
 def unmatched_convoys(orders: Sequence[Order]) -> list[Order]:
-    """The convoy orders of one power's set that its own orders contradict.
+    """The convoy orders of one power's set that its own orders contradict
+    (`bots.orders.agrees`).
 
     A ``CVY`` of an own army matches when that army's order is ``CTO`` to the
     same province with the fleet's province in its VIA list; a ``CTO`` matches
@@ -60,23 +62,6 @@ def unmatched_convoys(orders: Sequence[Order]) -> list[Order]:
     Convoys of other powers' armies, and VIA provinces the set has no order
     for, are not judged.
     """
-    own = {order.unit: order for order in orders if not isinstance(order, Waive)}
-    by_province = {unit.province: order for unit, order in own.items()}
-    out: list[Order] = []
-    for order in orders:
-        if isinstance(order, Convoy):
-            army = own.get(order.army)
-            if army is None:
-                continue
-            if not (isinstance(army, ConvoyMove) and army.dest == order.dest
-                    and order.unit.province in army.via):
-                out.append(order)
-        elif isinstance(order, ConvoyMove):
-            for sea in order.via:
-                fleet = by_province.get(sea)
-                if fleet is not None and not (isinstance(fleet, Convoy)
-                                              and fleet.army == order.unit
-                                              and fleet.dest == order.dest):
-                    out.append(order)
-                    break
-    return out
+    own = own_orders(orders)
+    return [order for order in orders
+            if isinstance(order, (Convoy, ConvoyMove)) and not agrees(order, own)]

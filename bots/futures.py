@@ -24,29 +24,23 @@ from bots.orders import location_of, unit_of
 from maps import Map, build_map
 from maps.build import AdjacencyList
 
-_MAPS: dict[int, tuple[Geography, Map]] = {}
-"""id(geography) -> (geography, its map); the geography is kept so the id stays valid."""
-_MAX_MAPS = 16
-
 
 def map_of(geo: Geography) -> Map:
-    """The adjudicator's map of a bot's geography (built once per geography)."""
-    hit = _MAPS.get(id(geo))
-    if hit is not None and hit[0] is geo:
-        return hit[1]
+    """The adjudicator's map of a bot's geography (built once per geography, kept
+    with it)."""
+    return geo.derived("bots.futures.map", _build_map)
+
+
+def _build_map(geo: Geography) -> Map:
     adjacencies = []
     for province, (army, fleets) in _adjacencies(geo):
         lists: list[AdjacencyList] = [("FLT", node[1], dests) for node, dests in fleets.items()]
         if army is not None:
             lists.insert(0, ("AMY", None, [(d, None) for d in army]))
         adjacencies.append((province, lists))
-    game_map = build_map(geo.powers, _home_groups(geo),
-                         [p for p in geo.provinces if p not in geo.centres], adjacencies,
-                         name=geo.name)
-    if len(_MAPS) >= _MAX_MAPS:
-        _MAPS.pop(next(iter(_MAPS)))
-    _MAPS[id(geo)] = (geo, game_map)
-    return game_map
+    return build_map(geo.powers, _home_groups(geo),
+                     [p for p in geo.provinces if p not in geo.centres], adjacencies,
+                     name=geo.name)
 
 
 def _dest(node: Node) -> Any:

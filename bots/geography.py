@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 from maps.model import Map
 
@@ -46,6 +46,7 @@ class Geography:
     _fleet_nodes: Mapping[str, tuple[Node, ...]] = field(default_factory=dict, repr=False)
     _army_dist: dict[str, Mapping[str, int]] = field(default_factory=dict, repr=False)
     _fleet_dist: dict[Node, Mapping[Node, int]] = field(default_factory=dict, repr=False)
+    _derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def build(
@@ -74,6 +75,15 @@ class Geography:
             fleet_adj=fleet,
             _fleet_nodes={p: tuple(n) for p, n in by_province.items()},
         )
+
+    def derived(self, name: str, make: Callable[[Geography], T]) -> T:
+        """``make(self)``, computed on first use and kept with the geography
+        under ``name`` (e.g. the adjudicator's map of it, `bots.futures.map_of`)."""
+        got = self._derived.get(name)
+        if got is None:
+            got = make(self)
+            self._derived[name] = got
+        return cast(T, got)
 
     # -- places -------------------------------------------------------------
 

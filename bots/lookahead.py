@@ -46,14 +46,13 @@ from bots.budget import Allowance, Budget
 from bots.dumbbot import DumbBot, _Movement
 from bots.futures import map_of, state_of
 from bots.geography import Geography
+from bots.orders import agrees
 from bots.values import Valuation, valuation
 from maps import Map
 from orders import (
     AMY,
     FLT,
     Build,
-    Convoy,
-    ConvoyMove,
     Disband,
     Hold,
     Location,
@@ -66,6 +65,7 @@ from orders import (
     Unit,
     UnitOrder,
     Waive,
+    kind_of,
 )
 
 DEFAULT_ITERATIONS = 2000
@@ -501,40 +501,17 @@ class _Search:
 
 def _target(order: Order) -> str | None:
     """The province a unit's order takes it to (None: it stays)."""
-    if isinstance(order, Move):
-        return order.dest.province
-    if isinstance(order, ConvoyMove):
-        return order.dest
-    return None
+    return kind_of(order).goes_to(order)
 
 
 def _consistent(plan: Plan) -> Plan:
-    """Turn own supports and convoys that do not match their unit's order into holds."""
+    """Turn own supports and convoys that do not match their unit's order into
+    holds (`bots.orders.agrees`), until all that are left match."""
     changed = True
     while changed:
         changed = False
         for province, order in list(plan.items()):
-            ok = True
-            if isinstance(order, SupportHold):
-                other = plan.get(order.supported.location.province)
-                ok = other is None or _target(other) is None
-            elif isinstance(order, SupportMove):
-                other = plan.get(order.supported.location.province)
-                ok = other is None or _target(other) == order.dest
-            elif isinstance(order, Convoy):
-                other = plan.get(order.army.location.province)
-                ok = other is None or (isinstance(other, ConvoyMove)
-                                       and other.dest == order.dest
-                                       and province in other.via)
-            elif isinstance(order, ConvoyMove):
-                for sea in order.via:
-                    fleet = plan.get(sea)
-                    if fleet is not None and not (isinstance(fleet, Convoy)
-                                                  and fleet.army == order.unit
-                                                  and fleet.dest == order.dest):
-                        ok = False
-                        break
-            if not ok:
+            if not agrees(order, plan):
                 plan[province] = Hold(order.unit)
                 changed = True
     return plan

@@ -22,9 +22,12 @@ map holds no wire data (no tokens, no MDF message: ``engine.variants``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any, TypeVar, cast
+
+T = TypeVar("T")
 
 
 class ProvinceKind(StrEnum):
@@ -113,6 +116,22 @@ class Map:
     start_ownership: Mapping[str, str]
     #: full names of the powers (mnemonic -> name), for display
     power_names: Mapping[str, str]
+    #: what other layers derive from the map alone, kept with it (:meth:`derived`)
+    _derived: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def derived(self, name: str, make: Callable[[Map], T]) -> T:
+        """``make(self)``, computed on first use and kept with the map under
+        ``name`` (which names the owner and the fact: ``'adjudicator.tables'``).
+
+        A map is never changed, so whatever is derived from it alone - the
+        adjudicator's lookup tables, a picture's layout - is worked out once
+        and lives as long as the map does.
+        """
+        got = self._derived.get(name)
+        if got is None:
+            got = make(self)
+            self._derived[name] = got
+        return cast(T, got)
 
     # -- lookups -----------------------------------------------------------
 

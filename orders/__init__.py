@@ -4,7 +4,9 @@ Every layer uses these values - the protocol reads and renders them, the
 adjudicator judges them, the engine, server and bots pass them along - and
 this package imports nothing of ours but the loader of the compiled build
 (:mod:`native`: it is compiled with mypyc together with the adjudicator,
-whose hot loops use these classes).  See :mod:`orders.values`.
+whose hot loops use these classes).  See :mod:`orders.values`, and
+:mod:`orders.kinds` for the table of order kinds (each order's word,
+parts, phase and the units and provinces it names).
 """
 
 from native import activate as _activate
@@ -14,6 +16,7 @@ COMPILED: bool = _activate(__name__, __path__)
 
 # The module below is imported after that choice.
 
+from orders.kinds import Kind, find_kind, kind_of  # noqa: E402
 from orders.values import (  # noqa: E402
     AMY,
     FLT,
@@ -32,7 +35,6 @@ from orders.values import (  # noqa: E402
     Unit,
     UnitOrder,
     Waive,
-    map_location,
     order_power,
 )
 
@@ -45,6 +47,7 @@ __all__ = [
     "ConvoyMove",
     "Disband",
     "Hold",
+    "Kind",
     "Location",
     "Move",
     "Order",
@@ -55,6 +58,7 @@ __all__ = [
     "Unit",
     "UnitOrder",
     "Waive",
-    "map_location",
+    "find_kind",
+    "kind_of",
     "order_power",
 ]

@@ -29,6 +29,11 @@ DAIDE                                  value
 ``power WVE``                          :class:`Waive`
 =====================================  ==============================
 
+What each order class is - its DAIDE word, its parts in DAIDE's order, its
+phase, the units and provinces it names - is declared once, in the table of
+order kinds (:mod:`orders.kinds`), which the protocol's readers and
+writers, the adjudicator's checks and the bots go by.
+
 The ones made for every order of every phase - :class:`Location`,
 :class:`Unit`, the movement orders - write their ``__init__`` out, setting
 the fields with ``object.__setattr__``: compiled with mypyc (this package
@@ -41,37 +46,22 @@ a phase, more than the adjudication itself.  The others use the generated
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final, TypeAlias
 
 AMY: Final = "AMY"
 FLT: Final = "FLT"
 
-#: ``object`` under a module-level name: the compiled dataclass resolves its
-#: field annotations in this module's namespace, where builtins are missing
-Anything: TypeAlias = object
-
-
 @dataclass(frozen=True, slots=True)
 class Location:
-    """A province, plus the coast for a fleet in a bicoastal province.
-
-    ``pid`` is not part of the value: the province id on the map ``id_map``
-    for the shared locations the adjudicator makes per map
-    (:func:`map_location`, its fast path), so that the units and orders it produced need no
-    name lookup; -1 (and None) for any other location.
-    """
+    """A province, plus the coast for a fleet in a bicoastal province."""
 
     province: str
     coast: str | None = None
-    pid: int = field(default=-1, init=False, repr=False, compare=False, hash=False)
-    id_map: Anything = field(default=None, init=False, repr=False, compare=False, hash=False)
 
     def __init__(self, province: str, coast: str | None = None) -> None:
         object.__setattr__(self, "province", province)
         object.__setattr__(self, "coast", coast)
-        object.__setattr__(self, "pid", -1)
-        object.__setattr__(self, "id_map", None)
 
     # Written out for the same reason as __init__: the generated ones stay
     # interpreted, and every set or dict of units (MIS, the THX checks, the
@@ -142,11 +132,6 @@ class Hold:
     def __init__(self, unit: Unit) -> None:
         object.__setattr__(self, "unit", unit)
 
-    @property
-    def token(self) -> str:
-        """The DAIDE order token (``'HLD'``)."""
-        return "HLD"
-
 
 @dataclass(frozen=True, slots=True)
 class Move:
@@ -159,11 +144,6 @@ class Move:
         object.__setattr__(self, "unit", unit)
         object.__setattr__(self, "dest", dest)
 
-    @property
-    def token(self) -> str:
-        """The DAIDE order token (``'MTO'``)."""
-        return "MTO"
-
 
 @dataclass(frozen=True, slots=True)
 class SupportHold:
@@ -175,11 +155,6 @@ class SupportHold:
     def __init__(self, unit: Unit, supported: Unit) -> None:
         object.__setattr__(self, "unit", unit)
         object.__setattr__(self, "supported", supported)
-
-    @property
-    def token(self) -> str:
-        """The DAIDE order token (``'SUP'``)."""
-        return "SUP"
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,11 +170,6 @@ class SupportMove:
         object.__setattr__(self, "supported", supported)
         object.__setattr__(self, "dest", dest)
 
-    @property
-    def token(self) -> str:
-        """The DAIDE order token (``'SUP'``)."""
-        return "SUP"
-
 
 @dataclass(frozen=True, slots=True)
 class Convoy:
@@ -213,11 +183,6 @@ class Convoy:
         object.__setattr__(self, "unit", unit)
         object.__setattr__(self, "army", army)
         object.__setattr__(self, "dest", dest)
-
-    @property
-    def token(self) -> str:
-        """The DAIDE order token (``'CVY'``)."""
-        return "CVY"
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,11 +203,6 @@ class ConvoyMove:
         object.__setattr__(self, "dest", dest)
         object.__setattr__(self, "via", via)
 
-    @property
-    def token(self) -> str:
-        """The DAIDE order token (``'CTO'``)."""
-        return "CTO"
-
 
 @dataclass(frozen=True, slots=True)
 class Retreat:
@@ -251,22 +211,12 @@ class Retreat:
     unit: Unit
     dest: Location
 
-    @property
-    def token(self) -> str:
-        """The DAIDE order token (``'RTO'``)."""
-        return "RTO"
-
 
 @dataclass(frozen=True, slots=True)
 class Disband:
     """``(unit) DSB`` (retreat phase)."""
 
     unit: Unit
-
-    @property
-    def token(self) -> str:
-        """The DAIDE order token (``'DSB'``)."""
-        return "DSB"
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,11 +225,6 @@ class Build:
 
     unit: Unit
 
-    @property
-    def token(self) -> str:
-        """The DAIDE order token (``'BLD'``)."""
-        return "BLD"
-
 
 @dataclass(frozen=True, slots=True)
 class Remove:
@@ -287,22 +232,12 @@ class Remove:
 
     unit: Unit
 
-    @property
-    def token(self) -> str:
-        """The DAIDE order token (``'REM'``)."""
-        return "REM"
-
 
 @dataclass(frozen=True, slots=True)
 class Waive:
     """``power WVE``: give up one build."""
 
     power: str
-
-    @property
-    def token(self) -> str:
-        """The DAIDE order token (``'WVE'``)."""
-        return "WVE"
 
 
 UnitOrder: TypeAlias = (
@@ -325,15 +260,6 @@ def order_power(order: Order) -> str:
     return order.power if isinstance(order, Waive) else order.unit.power
 
 
-def map_location(province: str, coast: str | None, pid: int, id_map: object) -> Location:
-    """A :class:`Location` that knows its province id ``pid`` on the map
-    ``id_map`` (equal to ``Location(province, coast)``)."""
-    loc = Location(province, coast)
-    object.__setattr__(loc, "pid", pid)
-    object.__setattr__(loc, "id_map", id_map)
-    return loc
-
-
 __all__ = [
     "AMY",
     "FLT",
@@ -352,6 +278,5 @@ __all__ = [
     "Unit",
     "UnitOrder",
     "Waive",
-    "map_location",
     "order_power",
 ]

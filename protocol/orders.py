@@ -5,7 +5,9 @@ and orders are the one order model of :mod:`orders` (``Location``,
 ``Unit``, ``Hold``... ``Waive``), which knows nothing of the wire: the
 ``parse_*`` functions read them from tree nodes (reporting grammar errors
 through :class:`protocol.grammar.Parser`) and :func:`location_node`,
-:func:`unit_node` and :func:`order_node` write them back.  What is not an
+:func:`unit_node` and :func:`order_node` write them back.  An order is
+read and written by the parts of its kind, as the table of order kinds
+(:mod:`orders.kinds`) lists them: the word, then each part by its shape.  What is not an
 order - a :class:`Turn`, a :class:`UnitPosition` of NOW / MIS, an ORD's
 :class:`DaideOrderResult` - is a frozen value of this module that renders
 itself (``to_node``).
@@ -17,26 +19,11 @@ the THX note's job, docs/protocol.md §9.3).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, cast
 
-from orders import (
-    Build,
-    Convoy,
-    ConvoyMove,
-    Disband,
-    Hold,
-    Location,
-    Move,
-    Order,
-    Remove,
-    Retreat,
-    SupportHold,
-    SupportMove,
-    Unit,
-    Waive,
-)
+from orders import Location, Order, Unit, kind_of
+from orders.kinds import BY_WORD, KINDS, LOCATION, PROVINCE, PROVINCES, UNIT, Kind, Part
 from protocol.grammar import Loc, Parser
 from protocol.tokens import (
     CAT_COAST,
@@ -130,73 +117,31 @@ def unit_node(unit: Unit) -> tuple[Node, ...]:
     return (unit.power, unit.kind, where)
 
 
-def _hold(o: Hold) -> tuple[Node, ...]:
-    return (unit_node(o.unit), "HLD")
-
-
-def _move(o: Move) -> tuple[Node, ...]:
-    return (unit_node(o.unit), "MTO", location_node(o.dest))
-
-
-def _support_hold(o: SupportHold) -> tuple[Node, ...]:
-    return (unit_node(o.unit), "SUP", unit_node(o.supported))
-
-
-def _support_move(o: SupportMove) -> tuple[Node, ...]:
-    return (unit_node(o.unit), "SUP", unit_node(o.supported), "MTO", o.dest)
-
-
-def _convoy(o: Convoy) -> tuple[Node, ...]:
-    return (unit_node(o.unit), "CVY", unit_node(o.army), "CTO", o.dest)
-
-
-def _convoy_move(o: ConvoyMove) -> tuple[Node, ...]:
-    return (unit_node(o.unit), "CTO", o.dest, "VIA", tuple(o.via))
-
-
-def _retreat(o: Retreat) -> tuple[Node, ...]:
-    return (unit_node(o.unit), "RTO", location_node(o.dest))
-
-
-def _disband(o: Disband) -> tuple[Node, ...]:
-    return (unit_node(o.unit), "DSB")
-
-
-def _build(o: Build) -> tuple[Node, ...]:
-    return (unit_node(o.unit), "BLD")
-
-
-def _remove(o: Remove) -> tuple[Node, ...]:
-    return (unit_node(o.unit), "REM")
-
-
-def _waive(o: Waive) -> tuple[Node, ...]:
-    return (o.power, "WVE")  # no brackets around the power
-
-
-# order class -> its writer (a lookup by type, not a chain of isinstance tests)
-_WRITERS: dict[type, Callable[[Any], tuple[Node, ...]]] = {
-    Hold: _hold,
-    Move: _move,
-    SupportHold: _support_hold,
-    SupportMove: _support_move,
-    Convoy: _convoy,
-    ConvoyMove: _convoy_move,
-    Retreat: _retreat,
-    Disband: _disband,
-    Build: _build,
-    Remove: _remove,
-    Waive: _waive,
-}
+def _part_node(shape: int, value: Any) -> Node:
+    """One part of an order (``orders.kinds``: its shape says how it is written)."""
+    if shape == UNIT:
+        return unit_node(value)
+    if shape == LOCATION:
+        return location_node(value)
+    if shape == PROVINCES:
+        return tuple(value)
+    return cast(str, value)  # POWER, PROVINCE: a mnemonic
 
 
 def order_node(order: Order) -> tuple[Node, ...]:
     """The contents of ``( order )`` (docs/protocol.md §9.1), e.g.
-    ``(('ENG', 'FLT', 'NTH'), 'MTO', 'PIC')``."""
-    writer = _WRITERS.get(type(order))
-    if writer is None:
-        raise TypeError(f"not an order: {order!r}")
-    return writer(order)
+    ``(('ENG', 'FLT', 'NTH'), 'MTO', 'PIC')``: the parts of its kind
+    (``orders.kinds``), each followed by its keyword."""
+    kind = kind_of(order)
+    parts = kind.parts
+    values = kind.values(order)
+    out: list[Node] = []
+    for k in range(len(parts)):
+        part = parts[k]
+        out.append(_part_node(part.shape, values[k]))
+        if part.then is not None:
+            out.append(part.then)
+    return tuple(out)
 
 
 # --- writing straight to the text form --------------------------------------------
@@ -222,43 +167,47 @@ def _location_text(loc: Location) -> str:
     return loc.province if loc.coast is None else f"( {loc.province} {loc.coast} )"
 
 
+def _part_text(shape: int, value: Any) -> str:
+    if shape == UNIT:
+        return unit_text(value)
+    if shape == LOCATION:
+        return _location_text(value)
+    if shape == PROVINCES:
+        return " ".join(("(", *value, ")"))
+    return cast(str, value)  # POWER, PROVINCE: a mnemonic
+
+
 def order_text(order: Order) -> str:
     """``( order )`` in the text form: ``tree_to_text((order_node(order),), rep)``."""
-    if isinstance(order, Move):
-        return f"( {unit_text(order.unit)} MTO {_location_text(order.dest)} )"
-    if isinstance(order, Hold):
-        return f"( {unit_text(order.unit)} HLD )"
-    if isinstance(order, SupportMove):
-        return f"( {unit_text(order.unit)} SUP {unit_text(order.supported)} MTO {order.dest} )"
-    if isinstance(order, SupportHold):
-        return f"( {unit_text(order.unit)} SUP {unit_text(order.supported)} )"
-    if isinstance(order, Convoy):
-        return f"( {unit_text(order.unit)} CVY {unit_text(order.army)} CTO {order.dest} )"
-    if isinstance(order, ConvoyMove):
-        via = " ".join(("(", *order.via, ")"))
-        return f"( {unit_text(order.unit)} CTO {order.dest} VIA {via} )"
-    if isinstance(order, Retreat):
-        return f"( {unit_text(order.unit)} RTO {_location_text(order.dest)} )"
-    if isinstance(order, Disband):
-        return f"( {unit_text(order.unit)} DSB )"
-    if isinstance(order, Build):
-        return f"( {unit_text(order.unit)} BLD )"
-    if isinstance(order, Remove):
-        return f"( {unit_text(order.unit)} REM )"
-    if isinstance(order, Waive):
-        return f"( {order.power} WVE )"
-    raise TypeError(f"not an order: {order!r}")
+    kind = kind_of(order)
+    parts = kind.parts
+    values = kind.values(order)
+    words = ["("]
+    for k in range(len(parts)):
+        part = parts[k]
+        words.append(_part_text(part.shape, values[k]))
+        if part.then is not None:
+            words.append(part.then)
+    words.append(")")
+    return " ".join(words)
 
 
 # --- parsing ------------------------------------------------------------------
 
-_UNIT_ORDERS = frozenset(("HLD", "MTO", "SUP", "CVY", "CTO", "RTO", "DSB", "BLD", "REM"))
-_SIMPLE: dict[str, Callable[[Unit], Order]] = {
-    "HLD": Hold,
-    "DSB": Disband,
-    "BLD": Build,
-    "REM": Remove,
-}
+#: the order words after a unit, and after a power (WVE)
+_UNIT_WORDS: Final = frozenset(k.word for k in KINDS if k.subject_is_unit)
+_POWER_WORDS: Final = frozenset(k.word for k in KINDS if not k.subject_is_unit)
+
+
+def _kind_of_word(word: str, size: int) -> Kind:
+    """The kind an order with this word and number of elements is read as: the
+    one of that size, else the longest (whose reader then says what is wrong).
+    ``SUP`` of 3 elements is a support to hold, of any other a support to move."""
+    kinds = BY_WORD[word]
+    for kind in kinds:
+        if kind.size == size:
+            return kind
+    return kinds[-1]
 
 
 def parse_turn(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Turn:
@@ -351,48 +300,47 @@ def parse_unit_position(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> U
 
 
 def parse_order(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Order:
-    """Element ``i`` must be ``( order )`` (docs/protocol.md §9.1)."""
+    """Element ``i`` must be ``( order )`` (docs/protocol.md §9.1): the subject,
+    the order's word, then the parts of its kind (``orders.kinds``) in order."""
     if i < len(seq):
         found = plain_order(seq[i], p.cats)
         if found is not None:
             return found
     g = p.group(seq, i, loc, "order")
     here = loc + (i,)
+    subject: object
     if g and type(g[0]) is not tuple:  # power WVE
-        power = p.power(g, 0, here)
-        p.keyword(g, 1, here, "WVE")
-        p.end(g, 2, here)
-        return Waive(power)
-    unit = parse_unit(p, g, 0, here)
-    kind = p.one_of(g, 1, here, _UNIT_ORDERS)
-    order: Order
-    simple = _SIMPLE.get(kind)
-    if simple is not None:
-        order = simple(unit)
-        end = 2
-    elif kind == "MTO":
-        order, end = Move(unit, parse_location(p, g, 2, here)), 3
-    elif kind == "RTO":
-        order, end = Retreat(unit, parse_location(p, g, 2, here)), 3
-    elif kind == "SUP":
-        supported = parse_unit(p, g, 2, here)
-        if len(g) == 3:
-            order, end = SupportHold(unit, supported), 3
-        else:
-            p.keyword(g, 3, here, "MTO")
-            order, end = SupportMove(unit, supported, p.province(g, 4, here)), 5
-    elif kind == "CVY":
-        army = parse_unit(p, g, 2, here)
-        p.keyword(g, 3, here, "CTO")
-        order, end = Convoy(unit, army, p.province(g, 4, here)), 5
-    else:  # CTO
-        dest = p.province(g, 2, here)
-        p.keyword(g, 3, here, "VIA")
-        seas = p.group(g, 4, here, "VIA provinces")
-        via = p.many(seas, 0, here + (4,), p.province)
-        order, end = ConvoyMove(unit, dest, via), 5
-    p.end(g, end, here)
-    return order
+        subject = p.power(g, 0, here)
+        word = p.one_of(g, 1, here, _POWER_WORDS)
+    else:
+        subject = parse_unit(p, g, 0, here)
+        word = p.one_of(g, 1, here, _UNIT_WORDS)
+    kind = _kind_of_word(word, len(g))
+    values: list[object] = [subject]
+    parts = kind.parts
+    k = 2
+    for n in range(1, len(parts)):
+        part = parts[n]
+        values.append(_parse_part(p, g, k, here, part))
+        k += 1
+        if part.then is not None:
+            p.keyword(g, k, here, part.then)
+            k += 1
+    p.end(g, k, here)
+    return kind.make(values)
+
+
+def _parse_part(p: Parser, g: tuple[Node, ...], k: int, here: Loc, part: Part) -> object:
+    shape = part.shape
+    if shape == UNIT:
+        return parse_unit(p, g, k, here)
+    if shape == LOCATION:
+        return parse_location(p, g, k, here)
+    if shape == PROVINCE:
+        return p.province(g, k, here)
+    assert shape == PROVINCES
+    group = p.group(g, k, here, f"{part.name.upper()} provinces")
+    return p.many(group, 0, here + (k,), p.province)
 
 
 # --- the common shapes without the grammar machinery ---------------------------
@@ -455,41 +403,51 @@ def _plain_province(node: Node, cats: dict[str, int]) -> str | None:
     return node if type(node) is str and cats.get(node) in _PROVINCE else None
 
 
+#: (word, number of elements) -> the kind of an order of a unit the plain
+#: reader takes (all but CTO ... VIA: its list of seas, and WVE: a power)
+_PLAIN_KINDS: Final[dict[tuple[str, int], Kind]] = {
+    (k.word, k.size): k for k in KINDS
+    if k.subject_is_unit and all(part.shape != PROVINCES for part in k.parts)
+}
+
+
+def _plain_part(shape: int, node: Node, cats: dict[str, int]) -> object | None:
+    if shape == UNIT:
+        return plain_unit(node, cats)
+    if shape == LOCATION:
+        return _plain_location(node, cats)
+    return _plain_province(node, cats)  # PROVINCE
+
+
 def plain_order(node: Node, cats: dict[str, int]) -> Order | None:
     """``( order )`` of a unit (all but CTO ... VIA and WVE) as
     :func:`parse_order` reads it, or None."""
     if type(node) is not tuple or not 2 <= len(node) <= 5:
         return None
     unit = plain_unit(node[0], cats)
-    kind = node[1]
-    if unit is None or type(kind) is not str:
+    word = node[1]
+    if unit is None or type(word) is not str:
         return None
-    size = len(node)
-    simple = _SIMPLE.get(kind)
-    if simple is not None:
-        return simple(unit) if size == 2 else None
-    if kind == "MTO" or kind == "RTO":
-        dest = _plain_location(node[2], cats) if size == 3 else None
-        if dest is None:
+    kind = _PLAIN_KINDS.get((word, len(node)))
+    if kind is None:
+        return None
+    values: list[object] = [unit]
+    parts = kind.parts
+    k = 2
+    for n in range(1, len(parts)):
+        part = parts[n]
+        value = _plain_part(part.shape, node[k], cats)
+        if value is None:
             return None
-        return Move(unit, dest) if kind == "MTO" else Retreat(unit, dest)
-    if kind == "SUP":
-        supported = plain_unit(node[2], cats) if size in (3, 5) else None
-        if supported is None:
-            return None
-        if size == 3:
-            return SupportHold(unit, supported)
-        target = _plain_province(node[4], cats)
-        if node[3] != "MTO" or type(node[3]) is not str or target is None:
-            return None
-        return SupportMove(unit, supported, target)
-    if kind == "CVY" and size == 5:
-        army = plain_unit(node[2], cats)
-        target = _plain_province(node[4], cats)
-        if army is None or node[3] != "CTO" or type(node[3]) is not str or target is None:
-            return None
-        return Convoy(unit, army, target)
-    return None
+        values.append(value)
+        k += 1
+        then = part.then
+        if then is not None:
+            keyword = node[k]
+            if type(keyword) is not str or keyword != then:
+                return None
+            k += 1
+    return kind.make(values)
 
 
 def parse_note(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> str:

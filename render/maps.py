@@ -23,9 +23,8 @@ from render.layout import MapLayout, fingerprint
 
 LAYOUT_DIR = Path(__file__).resolve().parent / "data" / "layouts"
 
+#: (map name, fingerprint) -> layout: per process, shared by equal maps
 _cache: dict[tuple[str, str], MapLayout] = {}
-#: id(map) -> (map, layout); the map is kept so that its id is never reused
-_by_object: dict[int, tuple[Map, MapLayout]] = {}
 _lock = threading.Lock()
 
 
@@ -47,14 +46,11 @@ def compute_layout(map_: Map) -> MapLayout:
 
 
 def layout_for(map_: Map) -> MapLayout:
-    """The layout of ``map_``: from the memory cache, the precomputed file, or computed."""
-    seen = _by_object.get(id(map_))
-    if seen is not None and seen[0] is map_:
-        return seen[1]                      # the same (immutable) map object: no hashing
-    layout = _layout_for(map_)
-    with _lock:
-        _by_object[id(map_)] = (map_, layout)
-    return layout
+    """The layout of ``map_``: from the memory cache, the precomputed file, or computed.
+
+    Kept with the map object too (``Map.derived``), so asking again for the
+    same map does not compute its fingerprint again."""
+    return map_.derived("render.layout", _layout_for)
 
 
 def _layout_for(map_: Map) -> MapLayout:

@@ -236,19 +236,24 @@ def test_a_convoy_order_no_route_needs_is_illegal_under_v3_0_only() -> None:
     assert A.validate(STD, s, "ITA", needed, (), A.DATC_3_0) == "MBV"
 
 
-def test_derived_facts_are_kept_per_state_object_and_forgotten_in_turn() -> None:
-    from adjudicator.derived import RECENT_STATES, derived
-
+def test_derived_facts_are_kept_by_the_state_object_and_not_part_of_its_value() -> None:
     s = state("ENG FLT NTH", "ENG AMY LON")
     order = A.ConvoyMove(unit("ENG AMY LON"), "NWY", ("NTH",))
     assert note(s, "ENG", order) == "MBV"
-    facts = derived(s)
-    assert facts.checks is not None and derived(s) is facts
-    # an equal state is another object: its own facts
+    facts = s.facts
+    assert facts.checks is not None and s.facts is facts
+    # an equal state is another object: its own facts, asked from scratch
     twin = A.GameState(s.phase, s.units, s.ownership)
-    assert twin == s and derived(twin) is not facts
-    for _ in range(RECENT_STATES):
-        derived(A.GameState(s.phase, s.units, s.ownership))
-    fresh = derived(s)
-    assert fresh is not facts and fresh.checks is None
-    assert note(s, "ENG", order) == "MBV"  # asked again from scratch
+    assert twin == s and hash(twin) == hash(s) and twin.facts is not facts
+    assert twin.facts.checks is None
+    assert "facts" not in repr(s)
+    assert note(twin, "ENG", order) == "MBV"
+
+
+def test_what_is_derived_from_a_map_is_kept_with_the_map() -> None:
+    from adjudicator.tables import tables
+
+    t = tables(STD)
+    assert tables(STD) is t
+    assert STD.derived("adjudicator.tables", lambda m: None) is t
+    assert "_derived" not in repr(STD)
