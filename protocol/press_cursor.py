@@ -82,34 +82,49 @@ def peek_word(seq: Seq, ahead: int = 0) -> str | None:
     return node if isinstance(node, str) and not isinstance(node, Text) else None
 
 
+class Widths:
+    """How many tokens each node of a group occupies, and the same for each
+    group among them: measured in one walk of the tree, so that a cursor
+    moves over a message, and into its groups, in linear time."""
+
+    __slots__ = ("sizes", "inner", "total")
+
+    def __init__(self, nodes: Tree) -> None:
+        sizes: list[int] = []
+        inner: list[Widths | None] = []
+        for node in nodes:
+            if isinstance(node, tuple):
+                widths = Widths(node)
+                sizes.append(2 + widths.total)
+                inner.append(widths)
+            else:
+                sizes.append(node_size(node))
+                inner.append(None)
+        #: the token count of each node
+        self.sizes: tuple[int, ...] = tuple(sizes)
+        #: the widths inside each node that is a group (None for the others)
+        self.inner: tuple[Widths | None, ...] = tuple(inner)
+        self.total: int = sum(sizes)
+
+
 class Seq:
     """A cursor over the nodes of one bracket group (or of the unbracketed top level).
 
     ``pos`` is the token offset of the next node and ``end`` the offset of
     the group's closing bracket (rule 2 of docs/protocol.md §14.2: missing things
-    are reported there); ``loc`` is the group's tree location.
+    are reported there); ``loc`` is the group's tree location; ``widths``
+    the token counts of the nodes.
     """
 
-    __slots__ = ("nodes", "index", "pos", "end", "loc", "sizes")
+    __slots__ = ("nodes", "index", "pos", "end", "loc", "widths")
 
-    def __init__(self, nodes: Tree, start: int, end: int, loc: Loc, sizes: dict[int, int]) -> None:
+    def __init__(self, nodes: Tree, start: int, end: int, loc: Loc, widths: Widths) -> None:
         self.nodes = nodes
         self.index = 0
         self.pos = start
         self.end = end
         self.loc = loc
-        self.sizes = sizes
-
-    def size(self, node: Node) -> int:
-        """Tokens a node occupies; group sizes are cached per parse (by identity:
-        the tree is alive for the whole parse), so a parse is linear."""
-        if type(node) is tuple:
-            cached = self.sizes.get(id(node))
-            if cached is None:
-                cached = 2 + sum(self.size(n) for n in node)
-                self.sizes[id(node)] = cached
-            return cached
-        return node_size(node)
+        self.widths = widths
 
     def done(self) -> bool:
         return self.index >= len(self.nodes)
@@ -133,8 +148,8 @@ class Seq:
             raise abort(self.closing(), f"{what} missing")
         node = self.nodes[self.index]
         at = Mark(self.pos, (*self.loc, self.index))
+        self.pos += self.widths.sizes[self.index]
         self.index += 1
-        self.pos += self.size(node)
         return node, at
 
     def word(self, what: str) -> tuple[str, Mark]:
@@ -152,9 +167,10 @@ class Seq:
 
     def group(self, what: str) -> Seq:
         node, at = self.take(what)
-        if not isinstance(node, tuple):
+        inner = self.widths.inner[self.index - 1]
+        if not isinstance(node, tuple) or inner is None:
             raise abort(at, f"expected ( {what} )")
-        return Seq(node, at.offset + 1, at.offset + self.size(node) - 1, at.loc, self.sizes)
+        return Seq(node, at.offset + 1, at.offset + 1 + inner.total, at.loc, inner)
 
     def integer(self, what: str, lo: int = -8192) -> int:
         node, at = self.take(what)
@@ -178,7 +194,7 @@ class Seq:
 
     def _offset_of(self, loc: Loc) -> int:
         """Token offset of a location relative to this group's nodes."""
-        first = self.pos - sum(self.size(n) for n in self.nodes[: self.index])
+        first = self.pos - sum(self.widths.sizes[: self.index])
         return first + token_index(self.nodes, loc)
 
     def finish(self) -> None:
@@ -188,9 +204,8 @@ class Seq:
 
 def sequence(nodes: Tree, start: int = 0) -> Seq:
     """A cursor over ``nodes`` (an unbracketed sequence starting at token ``start``)."""
-    seq = Seq(nodes, start, start, (), {})
-    seq.end = start + sum(seq.size(n) for n in nodes)
-    return seq
+    widths = Widths(nodes)
+    return Seq(nodes, start, start + widths.total, (), widths)
 
 
 __all__ = [
@@ -198,6 +213,7 @@ __all__ = [
     "Mark",
     "PressFault",
     "Seq",
+    "Widths",
     "abort",
     "head_word",
     "is_word",
