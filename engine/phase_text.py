@@ -30,8 +30,8 @@ from orders import Order, Unit, order_power
 from protocol.errors import ProtocolError
 from protocol.messages import Message, Now, Ord, Sco, Slo, Sub, Thx
 from protocol.orders import DaideOrderResult, order_text, unit_text
-from protocol.parse import Sender, parse_message_text
-from protocol.plain_messages import plain_now, plain_sco, plain_sub
+from protocol.parse import Sender
+from protocol.reader import MessageReader
 from protocol.text import tree_to_text
 from protocol.tokens import STANDARD, Representation
 from protocol.tree import Tree
@@ -57,15 +57,18 @@ class LineError(InputError):
 
 
 class Setting:
-    """What a phase is played under: the variant's map and tokens, and the rules."""
+    """What a phase is played under: the variant's map and tokens, and the rules;
+    and the reader of its messages (the grammar, with the SUBs' orders kept:
+    the same orders come in block after block)."""
 
-    __slots__ = ("map", "rep", "rules", "centres", "_centre_set", "_sorted_centres", "_powers",
-                 "_army_places", "_fleet_coasts")
+    __slots__ = ("map", "rep", "rules", "reader", "centres", "_centre_set", "_sorted_centres",
+                 "_powers", "_army_places", "_fleet_coasts")
 
     def __init__(self, map: Map, rep: Representation, rules: Rulebook) -> None:
         self.map = map
         self.rep = rep
         self.rules = rules
+        self.reader = MessageReader(rep)
         #: the supply centres' mnemonics, in the map's order
         self.centres: tuple[str, ...] = tuple(
             map.provinces[c].mnemonic for c in map.supply_centres)
@@ -118,10 +121,10 @@ def setting(variant: str = "standard", rules: Rulebook | None = None) -> Setting
 # --- reading messages -----------------------------------------------------------------
 
 
-def read_message(text: str, rep: Representation, sender: Sender) -> Message:
+def read_message(s: Setting, text: str, sender: Sender) -> Message:
     """One message in text form, checked against the grammar of ``sender``."""
     try:
-        return parse_message_text(text, rep, sender=sender)
+        return s.reader.read_text(text, sender=sender)
     except ProtocolError as exc:
         raise InputError(f"{_head(text)}: {exc}") from None
 
@@ -133,37 +136,28 @@ def _head(text: str) -> str:
 def read_position(s: Setting, sco_text: str | None, now_text: str) -> GameState:
     """The position of an ``SCO`` (None: the map's starting ownership) and a
     ``NOW`` (:func:`engine.convert.state_from_messages`, checked against the
-    map).  The common shapes are read without building the messages
-    (:mod:`protocol.plain_messages`)."""
+    map)."""
     units: list[Unit] = []
     dislodged: list[Dislodged] = []
-    plain_units = plain_now(now_text, s.rep)
-    if plain_units is not None:
-        turn, units = plain_units
-    else:
-        now = read_message(now_text, s.rep, Sender.SERVER)
-        if not isinstance(now, Now):
-            raise InputError(f"expected a NOW message with units, got {_head(now_text)}")
-        turn = now.turn
-        for position in now.units:
-            if position.retreats is None:
-                units.append(position.unit)
-            else:
-                dislodged.append(Dislodged(position.unit, position.retreats))
+    now = read_message(s, now_text, Sender.SERVER)
+    if not isinstance(now, Now):
+        raise InputError(f"expected a NOW message with units, got {_head(now_text)}")
+    turn = now.turn
+    for position in now.units:
+        if position.retreats is None:
+            units.append(position.unit)
+        else:
+            dislodged.append(Dislodged(position.unit, position.retreats))
     groups: list[tuple[str | tuple[str, ...], Sequence[str]]]
     if sco_text is None:
         starts = s.map.start_ownership
         groups = [(owner, sorted(c for c, o in starts.items() if o == owner))
                   for owner in sorted(set(starts.values()))]
     else:
-        plain_groups = plain_sco(sco_text, s.rep)
-        if plain_groups is not None:
-            groups = list(plain_groups)
-        else:
-            message = read_message(sco_text, s.rep, Sender.SERVER)
-            if not isinstance(message, Sco):
-                raise InputError(f"expected an SCO message with centres, got {_head(sco_text)}")
-            groups = [(g.owner, g.centres) for g in message.ownership]
+        message = read_message(s, sco_text, Sender.SERVER)
+        if not isinstance(message, Sco):
+            raise InputError(f"expected an SCO message with centres, got {_head(sco_text)}")
+        groups = [(g.owner, g.centres) for g in message.ownership]
     ownership = _check_sco(s, groups)
     try:
         phase = Phase(turn.season, turn.year)
@@ -393,14 +387,10 @@ def _sco_line(state: GameState, s: Setting, rep: Representation) -> str:
 def read_orders(s: Setting, state: GameState, sub: Submission) -> Orders:
     """The orders of a SUB with their submitter (a ``SUB (turn) ...`` must
     name the current turn)."""
-    plain = plain_sub(sub.text, s.rep)  # the common shapes, without the Sub message
-    if plain is not None:
-        orders, turn = tuple(plain[0]), plain[1]
-    else:
-        message = read_message(sub.text, s.rep, Sender.CLIENT)
-        if not isinstance(message, Sub) or not message.orders:
-            raise InputError(f"expected SUB with at least one order, got {_head(sub.text)}")
-        orders, turn = message.orders, message.turn
+    message = read_message(s, sub.text, Sender.CLIENT)
+    if not isinstance(message, Sub) or not message.orders:
+        raise InputError(f"expected SUB with at least one order, got {_head(sub.text)}")
+    orders, turn = message.orders, message.turn
     if turn is not None and convert.phase_of(turn) != state.phase:
         raise InputError(f"SUB for {turn}, but the position is in {state.phase}")
     return Orders(orders, sub.submitter)

@@ -8,7 +8,7 @@ a second game (``as_player``) at press level ``level``.  The fuzz client's
 bytes are delivered chunk by chunk (each chunk is read and answered before
 the next arrives), then the clock jumps an hour so that every timer fires.
 `check` asserts what the issue asks of any input (and `check_readers` that
-the parser's short road for SUBs reads each DM as its general road does):
+the cache in front of the grammar reads each DM as the grammar does):
 
 * never an unhandled exception: no error-level log line (``connection_failed``,
   ``game_step_failed``, ``game_failed``, ``unsendable_message``...);
@@ -48,7 +48,8 @@ from protocol.connection import Connection as Machine
 from protocol.errors import ProtocolError
 from protocol.frames import DiplomacyMessage, InitialMessage, build_frame
 from protocol.messages import Message
-from protocol.parse import Sender, parse_by_grammar, parse_message
+from protocol.parse import Sender, parse_message
+from protocol.reader import MessageReader
 from protocol.text import parse_text, render_text
 from protocol.tokens import STANDARD
 from protocol.tree import bytes_to_tokens
@@ -219,14 +220,15 @@ def exchange(chunks: Sequence[bytes], *, level: int = 0, as_player: bool = False
 
 
 def check_readers(chunks: Sequence[bytes], *, level: int = 0) -> None:
-    """Every DM frame in the case's bytes read by `protocol.parse.parse_message`
-    (whose SUB reader takes the common SUBs by a short road) and by the
-    general road alone (`protocol.parse.parse_by_grammar`): the same message or
-    the same error."""
-    for tokens in _dm_tokens(b"".join(chunks)):
-        fast = _reading(parse_message, tokens, STANDARD, sender=Sender.CLIENT, level=level)
-        slow = _reading(parse_by_grammar, tokens, STANDARD, sender=Sender.CLIENT, level=level)
-        assert fast == slow, f"the SUB reader and the grammar disagree on {tokens}: {fast} / {slow}"
+    """Every DM frame in the case's bytes, twice over, read by a
+    `protocol.reader.MessageReader` (the cache in front of the grammar, which
+    keeps the SUBs' groups) and by the grammar alone
+    (`protocol.parse.parse_message`): the same message or the same error."""
+    reader = MessageReader(STANDARD)
+    for tokens in _dm_tokens(b"".join(chunks)) * 2:
+        fast = _reading(reader.read, tokens, sender=Sender.CLIENT, level=level)
+        slow = _reading(parse_message, tokens, STANDARD, sender=Sender.CLIENT, level=level)
+        assert fast == slow, f"the reader and the grammar disagree on {tokens}: {fast} / {slow}"
 
 
 def _dm_tokens(data: bytes) -> list[tuple[int, ...]]:

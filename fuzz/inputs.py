@@ -192,7 +192,7 @@ def token_soup(c: Chooser) -> bytes:
     """A DM of tokens from the whole table, brackets balanced or not."""
     tokens: list[int] = []
     if c.integer(0, 3) == 0:
-        tokens.append(STANDARD.values["SUB"])        # the parser's short road (SubReader)
+        tokens.append(STANDARD.values["SUB"])        # the reader's kept SUB groups
     for _ in range(c.integer(1, 24)):
         kind = c.integer(0, 9)
         if kind <= 5:

@@ -65,7 +65,8 @@ from protocol.frames import (
     parse_body,
 )
 from protocol.messages import Message
-from protocol.parse import Sender, error_reply, parse_message
+from protocol.parse import Sender, error_reply
+from protocol.reader import MessageReader, process_reader
 from protocol.tokens import STANDARD, Representation
 from protocol.tree import body_tokens
 
@@ -241,11 +242,16 @@ class Connection:
     ``representation`` starts as ``rep`` (a server passes its game's map; a
     client STANDARD) and follows the RM.  ``level`` is the game's press level
     used to check a client's messages on the server side (None = no level
-    checks); the session sets it when it knows the game.
+    checks); the session sets it when it knows the game.  Received DMs are
+    read by ``reader`` (a :class:`~protocol.reader.MessageReader` for
+    ``rep``; by default the process's, which every connection speaking
+    ``rep`` shares) until the representation changes, then by the process's
+    reader for the new one.
     """
 
     def __init__(
-        self, role: Sender, rep: Representation = STANDARD, *, level: int | None = None
+        self, role: Sender, rep: Representation = STANDARD, *, level: int | None = None,
+        reader: MessageReader | None = None,
     ) -> None:
         self.role = role
         self.peer = Sender.CLIENT if role is Sender.SERVER else Sender.SERVER
@@ -256,6 +262,8 @@ class Connection:
         self._set_state(State.AWAIT_IM if role is Sender.SERVER else State.START)
         self.representation = rep
         self.level = level
+        self._reader = reader if reader is not None else process_reader(rep)
+        self._reader_for = rep  # the representation self._reader was chosen for
         self._buffer = bytearray()
         self._eof = False
         # the header of the frame being received (checked): type byte, body length;
@@ -318,9 +326,8 @@ class Connection:
                 tokens = body_tokens(buf, HEADER_SIZE, end)
                 if tokens is None:
                     raise FrameError(ErrorCode.INVALID_TOKEN, PRIVATE_TOKEN)
-                body = bytes(buf[HEADER_SIZE:end])
                 del buf[:end]
-                return self._on_dm(tokens, body)
+                return self._on_dm(tokens)
             body = bytes(buf[HEADER_SIZE:end])
             del buf[:end]
             frame_type = FrameType(raw_type)
@@ -372,10 +379,13 @@ class Connection:
             return ConnectionClosed("EM", frame.code)
         return ConnectionClosed("FM")
 
-    def _on_dm(self, tokens: tuple[int, ...], body: bytes | None = None) -> Event:
+    def _on_dm(self, tokens: tuple[int, ...]) -> Event:
+        reader = self._reader
+        if self._reader_for is not self.representation:  # changed by an RM or by the caller
+            reader = self._reader = process_reader(self.representation)
+            self._reader_for = self.representation
         try:
-            message = parse_message(tokens, self.representation, sender=self.peer, level=self.level,
-                                    body=body)
+            message = reader.read(tokens, sender=self.peer, level=self.level)
         except (BracketError, GrammarError) as exc:
             return MessageRejected(tokens, exc, error_reply(exc))
         return MessageReceived(message, tokens)

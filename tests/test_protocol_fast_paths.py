@@ -1,12 +1,14 @@
 """The protocol's fast paths give exactly what the general readers and writers give.
 
-``parse_text``, ``render_text``, ``tree_to_text``, ``parse_message_text`` and
-the grammar's ``plain_order`` / ``plain_unit`` / ``plain_turn`` take the
-common shapes of messages by a shorter road and hand everything else to the
-general code (docs/performance.md).  These tests feed both roads the same
-seeded mix of well-formed and broken input - lower case, signs, raw tokens,
-strings, unknown words, unbalanced brackets, wrong categories, nodes of
-other types - and compare results and errors exactly.
+``parse_text``, ``render_text``, ``tree_to_text``, ``parse_message_text`` (the
+text straight to a tree for the grammar) and the grammar's ``plain_order`` /
+``plain_unit`` / ``plain_turn`` take the common shapes of messages by a
+shorter road and hand everything else to the general code
+(docs/performance.md).  These tests feed both roads the same seeded mix of
+well-formed and broken input - lower case, signs, raw tokens, strings,
+unknown words, unbalanced brackets, wrong categories, nodes of other types -
+and compare results and errors exactly.  The cache in front of the grammar
+(`protocol.reader.MessageReader`) has its own tests, test_protocol_reader.py.
 """
 
 from __future__ import annotations
@@ -22,10 +24,9 @@ import pytest
 
 import native
 import protocol
-from protocol import orders, parse
+from protocol import orders
 from protocol.errors import ProtocolError
 from protocol.grammar import Fail, Parser
-from protocol.messages import Sub
 from protocol.parse import Sender, parse_message, parse_message_text
 from protocol.text import (
     _WORDS,
@@ -36,7 +37,7 @@ from protocol.text import (
     render_text,
     tree_to_text,
 )
-from protocol.tokens import BRA, KET, STANDARD, ProvinceCategory, Representation
+from protocol.tokens import STANDARD, ProvinceCategory, Representation
 from protocol.tree import Text, from_tree, to_tree
 
 MESSAGES = [
@@ -159,8 +160,7 @@ def test_parse_message_text_equals_the_token_path(rep: Representation, sender: S
 def test_a_map_that_names_a_province_amy_is_read_by_the_grammar() -> None:
     """A variant's province may take a language mnemonic (docs/protocol.md §11
     forbids it, variant files do it): with a province named AMY, ``AUS AMY
-    VIE`` is no unit, and the plain readers, which know the unit types by
-    name, leave such a map to the general road."""
+    VIE`` is no unit, whichever road the text takes."""
     rep = Representation.for_variant(
         ["AUS"], [("VIE", ProvinceCategory.COASTAL, True), ("AMY", ProvinceCategory.INLAND, True)]
     )
@@ -219,9 +219,6 @@ def test_plain_readers_equal_the_grammar(monkeypatch: pytest.MonkeyPatch) -> Non
     fast = read_all()
     for name in ("plain_order", "plain_unit", "plain_turn"):
         monkeypatch.setattr(orders, name, lambda *args: None)
-        monkeypatch.setattr(parse, name, lambda *args: None)
-    for name in ("_plain_sub", "_plain_sco", "read_plain_message", "_read_sub"):
-        monkeypatch.setattr(parse, name, lambda *args: None)
     slow = read_all()
     assert len(fast) > 1000
     assert fast == slow
@@ -259,130 +256,3 @@ def test_order_text_is_the_text_of_the_order_node() -> None:
         assert order_text(order) == tree_to_text((order_node(order),), STANDARD)
     for unit in (fleet, army):
         assert unit_text(unit) == tree_to_text((unit_node(unit),), STANDARD)
-
-
-def _random_sub(rng: random.Random, rep: Representation) -> list[int]:
-    """A SUB's tokens: a turn or none, then orders of every shape (most of
-    them plain), from the powers and provinces of ``rep``."""
-    v = rep.values
-    powers = [v[p] for p in rep.powers()]
-    provinces = [v[p] for p in rep.provinces()]
-    coasts = [v[c] for c in ("NCS", "SCS", "ECS")]
-
-    def where(fleet: bool) -> list[int]:
-        if fleet and rng.random() < 0.2:
-            return [BRA, rng.choice(provinces), rng.choice(coasts), KET]
-        return [rng.choice(provinces)]
-
-    def unit() -> list[int]:
-        fleet = rng.random() < 0.4
-        return [BRA, rng.choice(powers), v["FLT" if fleet else "AMY"], *where(fleet), KET]
-
-    def order() -> list[int]:
-        kind = rng.choice(["HLD", "MTO", "SUP", "SUPM", "CVY", "CTO", "RTO", "DSB", "BLD",
-                           "REM", "WVE"])
-        if kind == "WVE":
-            return [BRA, rng.choice(powers), v["WVE"], KET]
-        if kind in ("MTO", "RTO"):
-            return [BRA, *unit(), v[kind], *where(True), KET]
-        if kind == "SUP":
-            return [BRA, *unit(), v["SUP"], *unit(), KET]
-        if kind == "SUPM":
-            return [BRA, *unit(), v["SUP"], *unit(), v["MTO"], rng.choice(provinces), KET]
-        if kind == "CVY":
-            return [BRA, *unit(), v["CVY"], *unit(), v["CTO"], rng.choice(provinces), KET]
-        if kind == "CTO":
-            return [BRA, *unit(), v["CTO"], rng.choice(provinces), v["VIA"], BRA,
-                    rng.choice(provinces), KET, KET]
-        return [BRA, *unit(), v[kind], KET]
-
-    tokens = [v["SUB"]]
-    if rng.random() < 0.6:
-        tokens += [BRA, v[rng.choice(["SPR", "SUM", "FAL", "AUT", "WIN"])],
-                   rng.choice([1901, 0, 8191, 0x2000, 0x3FFF]), KET]
-    for _ in range(rng.randint(0, 5)):
-        tokens += order()
-    return tokens
-
-
-def test_the_sub_reader_equals_the_general_road(rep: Representation) -> None:
-    """`protocol.parse.SubReader` reads a client's SUB from its tokens and
-    keeps the orders it read; the general road reads the tree with the
-    grammar.  Seeded SUBs of every order shape, and mutations of them at the
-    token level (brackets dropped or added, text, integers, unknown and
-    private-use values, other commands, groups swapped), read both ways,
-    each twice (the second time from the reader's tables): the same message
-    or the same error."""
-    rng = random.Random(6)
-    pool = [*rep.names, BRA, KET, BRA, KET, 0x4B41, 0x4B27, 0, 1901, 0x2000, 0x3FFF, 0x4999,
-            0x5FFF, 0x5801, 0xFFFF]
-    cases = []
-    for _ in range(2500):
-        tokens = _random_sub(rng, rep)
-        for _ in range(rng.choice([0, 0, 1, 1, 2, 3])):
-            k = rng.randrange(len(tokens) + 1)
-            roll = rng.random()
-            if roll < 0.35 and k < len(tokens):
-                del tokens[k]
-            elif roll < 0.75:
-                tokens.insert(k, rng.choice(pool))
-            elif k < len(tokens):
-                tokens[k] = rng.choice(pool)
-        cases.append(tuple(tokens))
-    if rep is STANDARD:
-        cases += [tuple(parse_text(text, rep)) for text in MESSAGES if text.startswith("SUB")]
-    read = 0
-    for tokens in cases * 2:
-        fast = _outcome(parse_message, tokens, rep, sender=Sender.CLIENT)
-        slow = _outcome(parse.parse_by_grammar, tokens, rep, sender=Sender.CLIENT)
-        assert fast == slow, tokens
-        assert type(fast) is type(slow)
-        read += isinstance(fast, Sub)
-    assert read > 1000
-
-
-def test_the_sub_reader_gives_an_order_read_again_as_the_same_object() -> None:
-    """What `server.wire.OrderCodes` relies on to find an order's encodings
-    by identity in every game of a server."""
-    text = "SUB ( SPR 1901 ) ( ( AUS AMY VIE ) MTO BUD ) ( ( RUS FLT ( STP SCS ) ) HLD )"
-    first = parse_message(parse_text(text, STANDARD), STANDARD, sender=Sender.CLIENT)
-    again = parse_message(parse_text(text.replace("SPR", "FAL"), STANDARD), STANDARD,
-                          sender=Sender.CLIENT)
-    assert isinstance(first, Sub) and isinstance(again, Sub)
-    assert first.orders == again.orders and first.turn != again.turn
-    assert all(a is b for a, b in zip(first.orders, again.orders, strict=True))
-
-
-def test_the_sub_reader_reads_a_new_unit_order_as_its_tree_reads(rep: Representation) -> None:
-    """A group the reader has not seen is read from its tokens when it is a
-    unit's HLD, MTO or SUP (`SubReader._unit_order`), else from its tree:
-    on the seeded groups (mutated as above) the short reading, wherever it
-    answers, is what `plain_order` reads in the group's tree."""
-    rng = random.Random(8)
-    reader = parse.SubReader(rep)
-    pool = [*rep.names, BRA, KET, 0x4B41, 1901, 0x2000, 0x5FFF]
-    answered = 0
-    for _ in range(4000):
-        tokens = _random_sub(rng, rep)[1:]
-        if rng.random() < 0.5 and tokens:
-            k = rng.randrange(len(tokens))
-            tokens[k] = rng.choice(pool)
-        depth, start = 0, 0
-        for k, t in enumerate(tokens):          # each balanced group at the outer level
-            depth += (t == BRA) - (t == KET)
-            if depth < 0:
-                break
-            if depth == 0:
-                group = tuple(tokens[start:k + 1])
-                start = k + 1
-                if len(group) < 2 or group[0] != BRA:
-                    continue
-                short = reader._unit_order(group)
-                if short is not None:
-                    answered += 1
-                    try:
-                        tree = to_tree(group, rep)
-                    except ProtocolError:
-                        tree = ()
-                    assert tree and short == orders.plain_order(tree[0], rep.categories), group
-    assert answered > 1000
