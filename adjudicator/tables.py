@@ -14,6 +14,8 @@ building a new one each phase).
 
 from __future__ import annotations
 
+from typing import Final
+
 from maps import Map, ProvinceKind
 from orders import AMY, FLT, Location, Unit
 
@@ -149,9 +151,16 @@ class MapTables:
         return self.fleet_reach[self.loc_ids[(province, coast)]]
 
 
+_KEY: Final = "adjudicator.tables"
+
+
 def tables(m: Map) -> MapTables:
-    """The tables of ``m`` (built on first use, kept with the map)."""
-    return m.derived("adjudicator.tables", MapTables)
+    """The tables of ``m`` (built on first use, kept with the map: ``Map.derived``,
+    its memo read directly - this is asked a few times per phase)."""
+    t = m.memo.get(_KEY)
+    if isinstance(t, MapTables):
+        return t
+    return m.derived(_KEY, MapTables)
 
 
 __all__ = ["MapTables", "tables"]

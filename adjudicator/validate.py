@@ -185,6 +185,9 @@ class MovementChecks:
         self.at = at
         self.P = P
         self.log: list[Checked] = []
+        #: the ids of the provinces the order being checked names (one list for
+        #: every check: the checks of a kind read it, and keep nothing of it)
+        self.pids: list[int] = []
         self.done: dict[Order, Checked] | None = None
         self.groups: _FleetGroups | None = None
         #: (army province, destination) -> the seas on a simple route (v3.0 rules)
@@ -374,27 +377,24 @@ def _check_movement(c: MovementChecks, power: str, order: Order) -> Checked:
     as on the board and the ids of the provinces named, each looked up once.
     """
     kind = find_kind(order)
-    check = None if kind is None else _MOVEMENT_CHECKS[kind.code]
-    if kind is None or check is None:
+    rule = None if kind is None else _MOVEMENT_CHECKS[kind.code]
+    if kind is None or rule is None:
         return Checked(order, power, NRS, order)  # not a movement-phase order
     unit: Unit = order.unit  # type: ignore[union-attr]  # a movement-phase order: a unit's
     if unit.power != power:
         return Checked(order, power, NYU, order)
-    ids = c.t.ids
-    pids: list[int] = []
-    for name in kind.provinces(order):
-        p = ids.get(name, -1)
-        if p < 0:
-            return Checked(order, power, NSP, order)
-        pids.append(p)
+    pids = c.pids  # reused: the ids of the provinces named, the unit's first
+    pids.clear()
+    if not kind.province_ids(order, c.t.ids, pids):
+        return Checked(order, power, NSP, order)
     i = _board_index(c, unit, pids[0])
     if i < 0:
         return Checked(order, power, NSU, order)
     on_board = c.units[i]
     if _same_unit(on_board, unit):
-        return check(c, power, order, order, i, pids)
+        return rule.check(c, power, order, order, i, pids)
     canon = kind.make((on_board, *kind.values(order)[1:]))  # as on the board
-    return check(c, power, order, canon, i, pids)
+    return rule.check(c, power, order, canon, i, pids)
 
 
 def _board_index(c: MovementChecks, unit: Unit, p: int) -> int:
@@ -422,136 +422,170 @@ def _reaches(c: MovementChecks, i: int, q: int) -> bool:
     return t.fleet_can[loc * t.n + q]
 
 
-def _check_hold(
-    c: MovementChecks, power: str, given: Order, order: Hold, i: int, pids: list[int]
-) -> Checked:
-    return Checked(given, power, MBV, order, i, HOLD)
+class MovementRule:
+    """A movement-phase kind's own check: (checks, power, order as given, order
+    with the unit as on the board, the unit's board index, ids of the provinces
+    named) -> the record.
+
+    An object with a method rather than a function in the table: compiled, a
+    call through a function object parses its arguments as Python's; a method
+    of a compiled class is called directly (one subclass per kind, below).
+    """
+
+    def check(
+        self, c: MovementChecks, power: str, given: Order, order: Any, i: int, pids: list[int]
+    ) -> Checked:
+        raise NotImplementedError
 
 
-def _check_move(
-    c: MovementChecks, power: str, given: Order, order: Move, i: int, pids: list[int]
-) -> Checked:
-    src = pids[0]
-    dst = pids[1]
-    if dst == src:
-        return Checked(given, power, FAR, order)
-    t = c.t
-    unit = order.unit
-    dest = order.dest
-    if unit.kind == AMY:
-        if not t.army_can[src * t.n + dst]:
+@final
+class _HoldRule(MovementRule):
+    def check(
+        self, c: MovementChecks, power: str, given: Order, order: Hold, i: int,
+        pids: list[int],
+    ) -> Checked:
+        return Checked(given, power, MBV, order, i, HOLD)
+
+
+@final
+class _MoveRule(MovementRule):
+    def check(
+        self, c: MovementChecks, power: str, given: Order, order: Move, i: int,
+        pids: list[int],
+    ) -> Checked:
+        src = pids[0]
+        dst = pids[1]
+        if dst == src:
             return Checked(given, power, FAR, order)
-        if dest.coast is not None:  # armies have no coasts (4.B.6 b: ignored)
-            return Checked(given, power, MBV, Move(unit, t.locations[dst]), i, MOVE, dst)
-        return Checked(given, power, MBV, order, i, MOVE, dst)
-    coast = unit.location.coast
-    loc = src if coast is None else t.loc_ids[(src, coast)]
-    if not t.fleet_can[loc * t.n + dst]:
-        return Checked(given, power, FAR, order)
-    if not t.bicoastal[dst]:
-        if dest.coast is not None:  # irrelevant coast (4.B.6 b)
-            return Checked(given, power, MBV, Move(unit, t.locations[dst]), i, MOVE, dst)
-        return Checked(given, power, MBV, order, i, MOVE, dst)
-    adj = t.fleet_adj[loc]
-    wanted = dest.coast
-    if wanted is not None:
-        target = t.loc_ids.get((dst, wanted), -1)
-        if target >= 0:
-            if target in adj:
-                return Checked(given, power, MBV, order, i, MOVE, dst)
-            # impossible coast: the move fails (4.B.3 b)
+        t = c.t
+        unit = order.unit
+        dest = order.dest
+        if unit.kind == AMY:
+            if not t.army_can[src * t.n + dst]:
+                return Checked(given, power, FAR, order)
+            if dest.coast is not None:  # armies have no coasts (4.B.6 b: ignored)
+                return Checked(given, power, MBV, Move(unit, t.locations[dst]), i, MOVE, dst)
+            return Checked(given, power, MBV, order, i, MOVE, dst)
+        coast = unit.location.coast
+        loc = src if coast is None else t.loc_ids[(src, coast)]
+        if not t.fleet_can[loc * t.n + dst]:
             return Checked(given, power, FAR, order)
-    reachable = [x for x in t.fleet_locs[dst] if x in adj]
-    if len(reachable) == 1:  # the only possible coast (4.B.2 a)
-        canon = Move(unit, t.locations[reachable[0]])
-        return Checked(given, power, MBV, canon, i, MOVE, dst)
-    return Checked(given, power, CST, order)  # two coasts possible, none given (4.B.1 a)
+        if not t.bicoastal[dst]:
+            if dest.coast is not None:  # irrelevant coast (4.B.6 b)
+                return Checked(given, power, MBV, Move(unit, t.locations[dst]), i, MOVE, dst)
+            return Checked(given, power, MBV, order, i, MOVE, dst)
+        adj = t.fleet_adj[loc]
+        wanted = dest.coast
+        if wanted is not None:
+            target = t.loc_ids.get((dst, wanted), -1)
+            if target >= 0:
+                if target in adj:
+                    return Checked(given, power, MBV, order, i, MOVE, dst)
+                # impossible coast: the move fails (4.B.3 b)
+                return Checked(given, power, FAR, order)
+        reachable = [x for x in t.fleet_locs[dst] if x in adj]
+        if len(reachable) == 1:  # the only possible coast (4.B.2 a)
+            canon = Move(unit, t.locations[reachable[0]])
+            return Checked(given, power, MBV, canon, i, MOVE, dst)
+        return Checked(given, power, CST, order)  # two coasts possible, none given (4.B.1 a)
 
 
-def _check_support_hold(
-    c: MovementChecks, power: str, given: Order, order: SupportHold, i: int, pids: list[int]
-) -> Checked:
-    src = pids[0]
-    tp = pids[1]
-    j = c.at[tp]
-    if j < 0 or not _same_unit(c.units[j], order.supported):
-        return Checked(given, power, NSU, order)
-    if tp == src or not _reaches(c, i, tp):
+@final
+class _SupportHoldRule(MovementRule):
+    def check(
+        self, c: MovementChecks, power: str, given: Order, order: SupportHold, i: int,
+        pids: list[int],
+    ) -> Checked:
+        src = pids[0]
+        tp = pids[1]
+        j = c.at[tp]
+        if j < 0 or not _same_unit(c.units[j], order.supported):
+            return Checked(given, power, NSU, order)
+        if tp == src or not _reaches(c, i, tp):
+            return Checked(given, power, FAR, order)
+        return Checked(given, power, MBV, order, i, SUPH, tp, j)
+
+
+@final
+class _SupportMoveRule(MovementRule):
+    def check(
+        self, c: MovementChecks, power: str, given: Order, order: SupportMove, i: int,
+        pids: list[int],
+    ) -> Checked:
+        src = pids[0]
+        tsrc = pids[1]
+        dst = pids[2]
+        j = c.at[tsrc]
+        if j < 0 or not _same_unit(c.units[j], order.supported):
+            return Checked(given, power, NSU, order)
+        if tsrc == src or dst == src or dst == tsrc or not _reaches(c, i, dst):
+            return Checked(given, power, FAR, order)
+        if _reaches(c, j, dst):
+            return Checked(given, power, MBV, order, i, SUPM, dst, j)
+        # An army may get there by convoy - but not through the supporter
+        # itself: a fleet cannot convoy and support at once (DATC 6.D.31).
+        if order.supported.kind == AMY and _convoy_possible(c, tsrc, dst, src):
+            return Checked(given, power, MBV, order, i, SUPM, dst, j)
         return Checked(given, power, FAR, order)
-    return Checked(given, power, MBV, order, i, SUPH, tp, j)
 
 
-def _check_support_move(
-    c: MovementChecks, power: str, given: Order, order: SupportMove, i: int, pids: list[int]
-) -> Checked:
-    src = pids[0]
-    tsrc = pids[1]
-    dst = pids[2]
-    j = c.at[tsrc]
-    if j < 0 or not _same_unit(c.units[j], order.supported):
-        return Checked(given, power, NSU, order)
-    if tsrc == src or dst == src or dst == tsrc or not _reaches(c, i, dst):
-        return Checked(given, power, FAR, order)
-    if _reaches(c, j, dst):
-        return Checked(given, power, MBV, order, i, SUPM, dst, j)
-    # An army may get there by convoy - but not through the supporter
-    # itself: a fleet cannot convoy and support at once (DATC 6.D.31).
-    if order.supported.kind == AMY and _convoy_possible(c, tsrc, dst, src):
-        return Checked(given, power, MBV, order, i, SUPM, dst, j)
-    return Checked(given, power, FAR, order)
-
-
-def _check_convoy(
-    c: MovementChecks, power: str, given: Order, order: Convoy, i: int, pids: list[int]
-) -> Checked:
-    src = pids[0]
-    asrc = pids[1]
-    dst = pids[2]
-    if order.unit.kind != FLT:
-        return Checked(given, power, NSF, order)
-    if not c.t.sea[src]:
-        return Checked(given, power, NAS, order)
-    army = order.army
-    if army.kind != AMY:
-        return Checked(given, power, NSA, order)
-    j = c.at[asrc]
-    if j < 0 or not _same_unit(c.units[j], army):
-        return Checked(given, power, NSU, order)
-    if dst == asrc or not _convoy_through(c, asrc, dst, src):
-        return Checked(given, power, FAR, order)
-    return Checked(given, power, MBV, order, i, CVY, dst, j)
-
-
-def _check_convoy_move(
-    c: MovementChecks, power: str, given: Order, order: ConvoyMove, i: int, pids: list[int]
-) -> Checked:
-    src = pids[0]
-    dst = pids[1]
-    if order.unit.kind != AMY:
-        return Checked(given, power, NSA, order)
-    if dst == src:
-        return Checked(given, power, FAR, order)
-    via = pids[2:]  # the seas named, as ids
-    t = c.t
-    at = c.at
-    units = c.units
-    for s in via:
-        j = at[s]
-        if j < 0 or units[j].kind != FLT:
+@final
+class _ConvoyRule(MovementRule):
+    def check(
+        self, c: MovementChecks, power: str, given: Order, order: Convoy, i: int,
+        pids: list[int],
+    ) -> Checked:
+        src = pids[0]
+        asrc = pids[1]
+        dst = pids[2]
+        if order.unit.kind != FLT:
             return Checked(given, power, NSF, order)
-    if not via:
-        return Checked(given, power, FAR, order)
-    prev = src
-    n = t.n
-    fleet_can = t.fleet_can
-    sea = t.sea
-    for s in via:
-        if not sea[s] or not fleet_can[s * n + prev]:
+        if not c.t.sea[src]:
+            return Checked(given, power, NAS, order)
+        army = order.army
+        if army.kind != AMY:
+            return Checked(given, power, NSA, order)
+        j = c.at[asrc]
+        if j < 0 or not _same_unit(c.units[j], army):
+            return Checked(given, power, NSU, order)
+        if dst == asrc or not _convoy_through(c, asrc, dst, src):
             return Checked(given, power, FAR, order)
-        prev = s
-    if not fleet_can[prev * n + dst]:
-        return Checked(given, power, FAR, order)
-    return Checked(given, power, MBV, order, i, MOVE, dst, -1, True)
+        return Checked(given, power, MBV, order, i, CVY, dst, j)
+
+
+@final
+class _ConvoyMoveRule(MovementRule):
+    def check(
+        self, c: MovementChecks, power: str, given: Order, order: ConvoyMove, i: int,
+        pids: list[int],
+    ) -> Checked:
+        src = pids[0]
+        dst = pids[1]
+        if order.unit.kind != AMY:
+            return Checked(given, power, NSA, order)
+        if dst == src:
+            return Checked(given, power, FAR, order)
+        via = pids[2:]  # the seas named, as ids
+        t = c.t
+        at = c.at
+        units = c.units
+        for s in via:
+            j = at[s]
+            if j < 0 or units[j].kind != FLT:
+                return Checked(given, power, NSF, order)
+        if not via:
+            return Checked(given, power, FAR, order)
+        prev = src
+        n = t.n
+        fleet_can = t.fleet_can
+        sea = t.sea
+        for s in via:
+            if not sea[s] or not fleet_can[s * n + prev]:
+                return Checked(given, power, FAR, order)
+            prev = s
+        if not fleet_can[prev * n + dst]:
+            return Checked(given, power, FAR, order)
+        return Checked(given, power, MBV, order, i, MOVE, dst, -1, True)
 
 
 class _FleetGroups:
@@ -819,9 +853,6 @@ def _check_build(
 
 # -- the checks of each kind -------------------------------------------------------
 
-#: A movement-phase check: (checks, power, order as given, order with the unit
-#: as on the board, the unit's board index, ids of the provinces named).
-MovementCheck = Callable[[MovementChecks, str, Order, Any, int, list[int]], Checked]
 #: A retreat- or adjustment-phase check: (map, state, power, order, accepted)
 #: -> (note, canonical order).
 PhaseCheck = Callable[[Map, GameState, str, Any, Sequence[Order]], tuple[str, Order]]
@@ -838,13 +869,13 @@ def _by_kind(checks: Mapping[type, F]) -> list[F | None]:
 
 
 #: the own check of each movement-phase kind, by ``Kind.code`` (None: another phase's)
-_MOVEMENT_CHECKS: Final[list[MovementCheck | None]] = _by_kind({
-    Hold: _check_hold,
-    Move: _check_move,
-    SupportHold: _check_support_hold,
-    SupportMove: _check_support_move,
-    Convoy: _check_convoy,
-    ConvoyMove: _check_convoy_move,
+_MOVEMENT_CHECKS: Final[list[MovementRule | None]] = _by_kind({
+    Hold: _HoldRule(),
+    Move: _MoveRule(),
+    SupportHold: _SupportHoldRule(),
+    SupportMove: _SupportMoveRule(),
+    Convoy: _ConvoyRule(),
+    ConvoyMove: _ConvoyMoveRule(),
 })
 #: the own check of each retreat- and adjustment-phase kind, by ``Kind.code``
 _CHECKS: Final[list[PhaseCheck | None]] = _by_kind({

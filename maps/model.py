@@ -116,8 +116,9 @@ class Map:
     start_ownership: Mapping[str, str]
     #: full names of the powers (mnemonic -> name), for display
     power_names: Mapping[str, str]
-    #: what other layers derive from the map alone, kept with it (:meth:`derived`)
-    _derived: dict[str, Any] = field(default_factory=dict, repr=False)
+    #: what other layers derive from the map alone, kept with it: the name the
+    #: owner gives it -> the value (:meth:`derived` fills it)
+    memo: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def derived(self, name: str, make: Callable[[Map], T]) -> T:
         """``make(self)``, computed on first use and kept with the map under
@@ -127,10 +128,10 @@ class Map:
         adjudicator's lookup tables, a picture's layout - is worked out once
         and lives as long as the map does.
         """
-        got = self._derived.get(name)
+        got = self.memo.get(name)
         if got is None:
             got = make(self)
-            self._derived[name] = got
+            self.memo[name] = got
         return cast(T, got)
 
     # -- lookups -----------------------------------------------------------

@@ -6,7 +6,7 @@ one place what the protocol, the adjudicator and the bots used to work out
 each with its own chain of ``isinstance`` tests:
 
 * ``parts`` - the order's parts in the order DAIDE writes them and the
-  class takes them (``kind.cls(*kind.values(order)) == order``): each part
+  class takes them (``kind.make(kind.values(order)) == order``): each part
   is a field of the order, the shape of its value (a power, a unit, a
   location, a province, a list of provinces) and the keyword written after
   it.  The first part is the subject (the ordered unit; the power for WVE)
@@ -31,10 +31,8 @@ adjudicator, which keeps one check per kind indexed by ``Kind.code``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from operator import attrgetter
-from types import MappingProxyType
-from typing import Any, Final, cast, final
+from collections.abc import Sequence
+from typing import Any, Final, final
 
 from orders.values import (
     Build,
@@ -42,6 +40,7 @@ from orders.values import (
     ConvoyMove,
     Disband,
     Hold,
+    Location,
     Move,
     Order,
     Remove,
@@ -84,7 +83,6 @@ class Part:
         return f"Part({self.name!r}, {self.shape}, {self.then!r})"
 
 
-@final
 class Kind:
     """What one order class is (see the module's doc).
 
@@ -94,15 +92,16 @@ class Kind:
     keywords: ``( unit ) MTO location`` has 3); ``moves`` says that the
     ordered unit itself goes to the province of the part named ``dest``.
 
-    Read off the parts, once, as ``operator.attrgetter`` paths (each call a
-    single C call; the order checks call them for every order):
-
-    * ``values(order)``: the parts' values in order - the class's
-      arguments, so ``kind.make(kind.values(order)) == order``;
-    * ``units(order)``: the units it names, the ordered unit first, then the
-      supported or convoyed one;
-    * ``provinces(order)``: the provinces it names, in order (the unit's
-      first; every one must exist on the map).
+    ``values(order)`` gives the parts' values in order - the class's
+    arguments, so ``kind.make(kind.values(order)) == order``.  These two are
+    all each kind writes out (its subclass below reads and sets the fields
+    directly: compiled, a native read and a direct call, where a read by
+    name is a dictionary search per field and a call of the class a generic
+    call - and the order checks, readers and writers ask them of every
+    order).  The rest is read off the values by the parts: ``units(order)``,
+    the ordered unit first, then the supported or convoyed one;
+    ``provinces(order)``, the unit's first (every one must exist on the
+    map); ``target`` and ``goes_to``.
     """
 
     def __init__(
@@ -119,32 +118,99 @@ class Kind:
         self.size: int = sum(1 if p.then is None else 2 for p in parts)
         self.moves = moves
         self.subject_is_unit: bool = parts[0].shape == UNIT
-        self.values: Callable[[Order], tuple[Any, ...]] = _getter([p.name for p in parts])
-        self.units: Callable[[Order], tuple[Unit, ...]] = _getter(
-            [p.name for p in parts if p.shape == UNIT])
-        self.provinces: Callable[[Order], tuple[str, ...]] = _getter(
-            [_PROVINCE_PATH[p.shape].format(p.name) for p in parts if p.shape != POWER],
-            parts[-1].shape == PROVINCES)
-        dest = [p for p in parts if p.name == "dest"]
-        #: the province the ``dest`` part names (None: no such part)
-        self._dest: Callable[[Any], Any] | None = (
-            attrgetter(_PROVINCE_PATH[dest[0].shape].format("dest")) if dest else None)
-        self._make: Callable[..., Order] = cls
+        #: index of the part named ``dest`` (-1: none)
+        self.dest: int = next((k for k, p in enumerate(parts) if p.name == "dest"), -1)
 
-    def make(self, values: Sequence[object]) -> Order:
-        """The order of this kind with these part values (``values``' inverse)."""
-        return self._make(*values)
+    # No typing.cast below: in pure Python it is a function call, and these run
+    # for every order checked; an annotated local costs nothing there, and
+    # compiled it is the same type check.
+
+    def values(self, order: Any) -> tuple[Any, ...]:
+        """The values of ``order``'s parts, in order (the class's arguments)."""
+        raise NotImplementedError  # each kind's own (below)
+
+    def make(self, values: Sequence[Any]) -> Order:
+        """The order of this kind with these part values (:meth:`values`' inverse)."""
+        raise NotImplementedError  # each kind's own (below)
 
     def power(self, order: Order) -> str:
         """The power the order is for (the unit's owner, or the power of WVE)."""
         subject = self.values(order)[0]
-        return cast(Unit, subject).power if self.subject_is_unit else cast(str, subject)
+        if self.subject_is_unit:
+            unit: Unit = subject
+            return unit.power
+        power: str = subject
+        return power
+
+    def units(self, order: Order) -> list[Unit]:
+        """The units ``order`` names: the ordered unit first, then the supported
+        or convoyed one."""
+        values = self.values(order)
+        parts = self.parts
+        return [values[k] for k in range(len(parts)) if parts[k].shape == UNIT]
+
+    def provinces(self, order: Order) -> list[str]:
+        """The provinces ``order`` names, in order (the unit's first)."""
+        values = self.values(order)
+        parts = self.parts
+        out: list[str] = []
+        for k in range(len(parts)):
+            shape = parts[k].shape
+            if shape == UNIT:
+                unit: Unit = values[k]
+                out.append(unit.location.province)
+            elif shape == LOCATION:
+                loc: Location = values[k]
+                out.append(loc.province)
+            elif shape == PROVINCE:
+                out.append(values[k])
+            elif shape == PROVINCES:
+                out.extend(values[k])
+        return out
+
+    def province_ids(self, order: Order, ids: dict[str, int], out: list[int]) -> bool:
+        """Append to ``out`` the ids of the provinces ``order`` names, in order,
+        as ``ids`` (a name -> id table, a map's) gives them; False, at once, for
+        a name ``ids`` lacks.  :meth:`provinces` looked up, without the list of
+        names in between: the movement-phase checks ask this of every order."""
+        values = self.values(order)
+        parts = self.parts
+        for k in range(len(parts)):
+            shape = parts[k].shape
+            if shape == UNIT:
+                unit: Unit = values[k]
+                p = ids.get(unit.location.province, -1)
+            elif shape == LOCATION:
+                loc: Location = values[k]
+                p = ids.get(loc.province, -1)
+            elif shape == PROVINCE:
+                p = ids.get(values[k], -1)
+            elif shape == PROVINCES:
+                for name in values[k]:
+                    p = ids.get(name, -1)
+                    if p < 0:
+                        return False
+                    out.append(p)
+                continue
+            else:
+                continue
+            if p < 0:
+                return False
+            out.append(p)
+        return True
 
     def target(self, order: Order) -> str | None:
         """The province the ``dest`` part names (None: the kind has none) - where
         a move, retreat or convoy goes, or a support to move is given."""
-        get = self._dest
-        return None if get is None else cast(str, get(order))
+        k = self.dest
+        if k < 0:
+            return None
+        value = self.values(order)[k]
+        if self.parts[k].shape == LOCATION:
+            loc: Location = value
+            return loc.province
+        province: str = value
+        return province
 
     def goes_to(self, order: Order) -> str | None:
         """The province the ordered unit is ordered to (None: it stays put)."""
@@ -154,68 +220,152 @@ class Kind:
         return f"<kind {self.name}>"
 
 
-#: shape -> the path from a part to the province it names ({} the part's field)
-_PROVINCE_PATH: Final[dict[int, str]] = {
-    UNIT: "{}.location.province",
-    LOCATION: "{}.province",
-    PROVINCE: "{}",
-    PROVINCES: "{}",
-}
-
-
-def _nothing(order: object) -> tuple[Any, ...]:
-    return ()
-
-
-def _getter(paths: list[str], spread_last: bool = False) -> Callable[[Any], tuple[Any, ...]]:
-    """A function of an order giving the values at ``paths`` as a tuple, the
-    last one's items in its place if ``spread_last``."""
-    if not paths:
-        return _nothing
-    get = attrgetter(*paths)
-    if spread_last:
-        if len(paths) == 1:
-            return lambda order: tuple(get(order))
-        return lambda order: _spread(get(order))
-    if len(paths) == 1:
-        return lambda order: (get(order),)
-    return get
-
-
-def _spread(got: tuple[Any, ...]) -> tuple[Any, ...]:
-    return (*got[:-1], *got[-1])
-
-
 def _unit(then: str) -> Part:
     """The ordered unit, followed by the order's word."""
     return Part("unit", UNIT, then)
 
 
+# Each kind's values, read field by field in the order of its parts, and the
+# order made of them (a test holds both to the parts and the class's fields).
+
+
+@final
+class _HoldKind(Kind):
+    def values(self, order: Any) -> tuple[Any, ...]:
+        o: Hold = order
+        return (o.unit,)
+
+    def make(self, values: Sequence[Any]) -> Order:
+        return Hold(values[0])
+
+
+@final
+class _MoveKind(Kind):
+    def values(self, order: Any) -> tuple[Any, ...]:
+        o: Move = order
+        return (o.unit, o.dest)
+
+    def make(self, values: Sequence[Any]) -> Order:
+        return Move(values[0], values[1])
+
+
+@final
+class _SupportHoldKind(Kind):
+    def values(self, order: Any) -> tuple[Any, ...]:
+        o: SupportHold = order
+        return (o.unit, o.supported)
+
+    def make(self, values: Sequence[Any]) -> Order:
+        return SupportHold(values[0], values[1])
+
+
+@final
+class _SupportMoveKind(Kind):
+    def values(self, order: Any) -> tuple[Any, ...]:
+        o: SupportMove = order
+        return (o.unit, o.supported, o.dest)
+
+    def make(self, values: Sequence[Any]) -> Order:
+        return SupportMove(values[0], values[1], values[2])
+
+
+@final
+class _ConvoyKind(Kind):
+    def values(self, order: Any) -> tuple[Any, ...]:
+        o: Convoy = order
+        return (o.unit, o.army, o.dest)
+
+    def make(self, values: Sequence[Any]) -> Order:
+        return Convoy(values[0], values[1], values[2])
+
+
+@final
+class _ConvoyMoveKind(Kind):
+    def values(self, order: Any) -> tuple[Any, ...]:
+        o: ConvoyMove = order
+        return (o.unit, o.dest, o.via)
+
+    def make(self, values: Sequence[Any]) -> Order:
+        return ConvoyMove(values[0], values[1], values[2])
+
+
+@final
+class _RetreatKind(Kind):
+    def values(self, order: Any) -> tuple[Any, ...]:
+        o: Retreat = order
+        return (o.unit, o.dest)
+
+    def make(self, values: Sequence[Any]) -> Order:
+        return Retreat(values[0], values[1])
+
+
+@final
+class _DisbandKind(Kind):
+    def values(self, order: Any) -> tuple[Any, ...]:
+        o: Disband = order
+        return (o.unit,)
+
+    def make(self, values: Sequence[Any]) -> Order:
+        return Disband(values[0])
+
+
+@final
+class _BuildKind(Kind):
+    def values(self, order: Any) -> tuple[Any, ...]:
+        o: Build = order
+        return (o.unit,)
+
+    def make(self, values: Sequence[Any]) -> Order:
+        return Build(values[0])
+
+
+@final
+class _RemoveKind(Kind):
+    def values(self, order: Any) -> tuple[Any, ...]:
+        o: Remove = order
+        return (o.unit,)
+
+    def make(self, values: Sequence[Any]) -> Order:
+        return Remove(values[0])
+
+
+@final
+class _WaiveKind(Kind):
+    def values(self, order: Any) -> tuple[Any, ...]:
+        o: Waive = order
+        return (o.power,)
+
+    def make(self, values: Sequence[Any]) -> Order:
+        return Waive(values[0])
+
+
 #: Every kind, ``KINDS[k.code] is k``; each of the eleven order classes once.
 KINDS: Final[tuple[Kind, ...]] = (
-    Kind(0, Hold, MOVEMENT, (_unit("HLD"),)),
-    Kind(1, Move, MOVEMENT, (_unit("MTO"), Part("dest", LOCATION)), moves=True),
-    Kind(2, SupportHold, MOVEMENT, (_unit("SUP"), Part("supported", UNIT))),
-    Kind(3, SupportMove, MOVEMENT,
-         (_unit("SUP"), Part("supported", UNIT, "MTO"), Part("dest", PROVINCE))),
-    Kind(4, Convoy, MOVEMENT, (_unit("CVY"), Part("army", UNIT, "CTO"), Part("dest", PROVINCE))),
-    Kind(5, ConvoyMove, MOVEMENT,
-         (_unit("CTO"), Part("dest", PROVINCE, "VIA"), Part("via", PROVINCES)), moves=True),
-    Kind(6, Retreat, RETREAT, (_unit("RTO"), Part("dest", LOCATION)), moves=True),
-    Kind(7, Disband, RETREAT, (_unit("DSB"),)),
-    Kind(8, Build, ADJUSTMENT, (_unit("BLD"),)),
-    Kind(9, Remove, ADJUSTMENT, (_unit("REM"),)),
-    Kind(10, Waive, ADJUSTMENT, (Part("power", POWER, "WVE"),)),
+    _HoldKind(0, Hold, MOVEMENT, (_unit("HLD"),)),
+    _MoveKind(1, Move, MOVEMENT, (_unit("MTO"), Part("dest", LOCATION)), moves=True),
+    _SupportHoldKind(2, SupportHold, MOVEMENT, (_unit("SUP"), Part("supported", UNIT))),
+    _SupportMoveKind(3, SupportMove, MOVEMENT,
+                     (_unit("SUP"), Part("supported", UNIT, "MTO"), Part("dest", PROVINCE))),
+    _ConvoyKind(4, Convoy, MOVEMENT,
+                (_unit("CVY"), Part("army", UNIT, "CTO"), Part("dest", PROVINCE))),
+    _ConvoyMoveKind(5, ConvoyMove, MOVEMENT,
+                    (_unit("CTO"), Part("dest", PROVINCE, "VIA"), Part("via", PROVINCES)),
+                    moves=True),
+    _RetreatKind(6, Retreat, RETREAT, (_unit("RTO"), Part("dest", LOCATION)), moves=True),
+    _DisbandKind(7, Disband, RETREAT, (_unit("DSB"),)),
+    _BuildKind(8, Build, ADJUSTMENT, (_unit("BLD"),)),
+    _RemoveKind(9, Remove, ADJUSTMENT, (_unit("REM"),)),
+    _WaiveKind(10, Waive, ADJUSTMENT, (Part("power", POWER, "WVE"),)),
 )
 
 _BY_CLASS: Final[dict[type, Kind]] = {k.cls: k for k in KINDS}
 
 #: DAIDE order word -> its kinds, fewest elements first (``SUP``: support to
-#: hold, then to move)
-BY_WORD: Final[Mapping[str, tuple[Kind, ...]]] = MappingProxyType({
+#: hold, then to move); not to be changed
+BY_WORD: Final[dict[str, tuple[Kind, ...]]] = {
     word: tuple(sorted((k for k in KINDS if k.word == word), key=lambda k: k.size))
     for word in sorted({k.word for k in KINDS})
-})
+}
 
 
 def find_kind(order: object) -> Kind | None:

@@ -20,7 +20,7 @@ the THX note's job, docs/protocol.md §9.3).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final, cast
+from typing import Final
 
 from orders import Location, Order, Unit, kind_of
 from orders.kinds import BY_WORD, KINDS, LOCATION, PROVINCE, PROVINCES, UNIT, Kind, Part
@@ -117,28 +117,27 @@ def unit_node(unit: Unit) -> tuple[Node, ...]:
     return (unit.power, unit.kind, where)
 
 
-def _part_node(shape: int, value: Any) -> Node:
-    """One part of an order (``orders.kinds``: its shape says how it is written)."""
-    if shape == UNIT:
-        return unit_node(value)
-    if shape == LOCATION:
-        return location_node(value)
-    if shape == PROVINCES:
-        return tuple(value)
-    return cast(str, value)  # POWER, PROVINCE: a mnemonic
-
-
 def order_node(order: Order) -> tuple[Node, ...]:
     """The contents of ``( order )`` (docs/protocol.md §9.1), e.g.
     ``(('ENG', 'FLT', 'NTH'), 'MTO', 'PIC')``: the parts of its kind
-    (``orders.kinds``), each followed by its keyword."""
+    (``orders.kinds``), each as its shape is written, and the keyword after it."""
     kind = kind_of(order)
     parts = kind.parts
     values = kind.values(order)
     out: list[Node] = []
     for k in range(len(parts)):
         part = parts[k]
-        out.append(_part_node(part.shape, values[k]))
+        shape = part.shape
+        value = values[k]
+        if shape == UNIT:
+            out.append(unit_node(value))
+        elif shape == LOCATION:
+            out.append(location_node(value))
+        elif shape == PROVINCES:
+            out.append(tuple(value))
+        else:  # POWER, PROVINCE: a mnemonic
+            name: str = value
+            out.append(name)
         if part.then is not None:
             out.append(part.then)
     return tuple(out)
@@ -167,16 +166,6 @@ def _location_text(loc: Location) -> str:
     return loc.province if loc.coast is None else f"( {loc.province} {loc.coast} )"
 
 
-def _part_text(shape: int, value: Any) -> str:
-    if shape == UNIT:
-        return unit_text(value)
-    if shape == LOCATION:
-        return _location_text(value)
-    if shape == PROVINCES:
-        return " ".join(("(", *value, ")"))
-    return cast(str, value)  # POWER, PROVINCE: a mnemonic
-
-
 def order_text(order: Order) -> str:
     """``( order )`` in the text form: ``tree_to_text((order_node(order),), rep)``."""
     kind = kind_of(order)
@@ -185,7 +174,17 @@ def order_text(order: Order) -> str:
     words = ["("]
     for k in range(len(parts)):
         part = parts[k]
-        words.append(_part_text(part.shape, values[k]))
+        shape = part.shape
+        value = values[k]
+        if shape == UNIT:
+            words.append(unit_text(value))
+        elif shape == LOCATION:
+            words.append(_location_text(value))
+        elif shape == PROVINCES:
+            words.append(" ".join(("(", *value, ")")))
+        else:  # POWER, PROVINCE: a mnemonic
+            name: str = value
+            words.append(name)
         if part.then is not None:
             words.append(part.then)
     words.append(")")
@@ -204,10 +203,16 @@ def _kind_of_word(word: str, size: int) -> Kind:
     one of that size, else the longest (whose reader then says what is wrong).
     ``SUP`` of 3 elements is a support to hold, of any other a support to move."""
     kinds = BY_WORD[word]
+    kind = _of_size(kinds, size)
+    return kinds[-1] if kind is None else kind
+
+
+def _of_size(kinds: tuple[Kind, ...], size: int) -> Kind | None:
+    """The one of ``kinds`` written with ``size`` elements, if any."""
     for kind in kinds:
         if kind.size == size:
             return kind
-    return kinds[-1]
+    return None
 
 
 def parse_turn(p: Parser, seq: tuple[Node, ...], i: int, loc: Loc) -> Turn:
@@ -403,20 +408,13 @@ def _plain_province(node: Node, cats: dict[str, int]) -> str | None:
     return node if type(node) is str and cats.get(node) in _PROVINCE else None
 
 
-#: (word, number of elements) -> the kind of an order of a unit the plain
-#: reader takes (all but CTO ... VIA: its list of seas, and WVE: a power)
-_PLAIN_KINDS: Final[dict[tuple[str, int], Kind]] = {
-    (k.word, k.size): k for k in KINDS
-    if k.subject_is_unit and all(part.shape != PROVINCES for part in k.parts)
+#: order word -> the kinds of orders of a unit the plain reader takes (all but
+#: CTO ... VIA: its list of seas, and WVE: a power)
+_PLAIN_KINDS: Final[dict[str, tuple[Kind, ...]]] = {
+    word: plain for word, kinds in BY_WORD.items()
+    if (plain := tuple(k for k in kinds if k.subject_is_unit
+                       and all(part.shape != PROVINCES for part in k.parts)))
 }
-
-
-def _plain_part(shape: int, node: Node, cats: dict[str, int]) -> object | None:
-    if shape == UNIT:
-        return plain_unit(node, cats)
-    if shape == LOCATION:
-        return _plain_location(node, cats)
-    return _plain_province(node, cats)  # PROVINCE
 
 
 def plain_order(node: Node, cats: dict[str, int]) -> Order | None:
@@ -428,7 +426,10 @@ def plain_order(node: Node, cats: dict[str, int]) -> Order | None:
     word = node[1]
     if unit is None or type(word) is not str:
         return None
-    kind = _PLAIN_KINDS.get((word, len(node)))
+    kinds = _PLAIN_KINDS.get(word)
+    if kinds is None:
+        return None
+    kind = _of_size(kinds, len(node))
     if kind is None:
         return None
     values: list[object] = [unit]
@@ -436,7 +437,14 @@ def plain_order(node: Node, cats: dict[str, int]) -> Order | None:
     k = 2
     for n in range(1, len(parts)):
         part = parts[n]
-        value = _plain_part(part.shape, node[k], cats)
+        shape = part.shape
+        value: object | None
+        if shape == UNIT:
+            value = plain_unit(node[k], cats)
+        elif shape == LOCATION:
+            value = _plain_location(node[k], cats)
+        else:  # PROVINCE (no plain reading of the others)
+            value = _plain_province(node[k], cats)
         if value is None:
             return None
         values.append(value)

@@ -256,4 +256,4 @@ def test_what_is_derived_from_a_map_is_kept_with_the_map() -> None:
     t = tables(STD)
     assert tables(STD) is t
     assert STD.derived("adjudicator.tables", lambda m: None) is t
-    assert "_derived" not in repr(STD)
+    assert "memo" not in repr(STD)

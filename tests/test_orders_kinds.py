@@ -61,7 +61,7 @@ def test_every_order_class_has_one_kind_numbered_by_its_place() -> None:
     assert all(KINDS[k.code] is k and kind_for(k.cls) is k for k in KINDS)
     assert {type(o) for o, *_ in SAMPLES} == set(classes)
     assert find_kind("HLD") is None
-    with pytest.raises(TypeError, match="not an order"):
+    with pytest.raises(TypeError):  # compiled: the argument check says so first
         kind_of("HLD")  # type: ignore[arg-type]
 
 
@@ -70,7 +70,9 @@ def test_the_parts_are_the_fields_in_the_order_the_class_takes_them() -> None:
         kind = kind_of(order)
         fields = [f.name for f in dataclasses.fields(order) if f.init]
         assert [p.name for p in kind.parts] == fields
+        assert kind.values(order) == tuple(getattr(order, p.name) for p in kind.parts)
         assert kind.make(kind.values(order)) == order
+        assert kind.make(list(kind.values(order))) == order
 
 
 @pytest.mark.parametrize(("order", "units", "provinces", "target", "goes_to"), SAMPLES,
@@ -78,8 +80,8 @@ def test_the_parts_are_the_fields_in_the_order_the_class_takes_them() -> None:
 def test_what_an_order_names(order: Order, units: tuple[Unit, ...], provinces: tuple[str, ...],
                              target: str | None, goes_to: str | None) -> None:
     kind = kind_of(order)
-    assert kind.units(order) == units
-    assert kind.provinces(order) == provinces
+    assert tuple(kind.units(order)) == units
+    assert tuple(kind.provinces(order)) == provinces
     assert kind.target(order) == target
     assert kind.goes_to(order) == goes_to
     assert kind.power(order) == ("ENG" if isinstance(order, Waive) else order.unit.power)
