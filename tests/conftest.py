@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 import structlog
 
+from protocol.tokens import STANDARD, ProvinceCategory, Representation
+
 ROOT = Path(__file__).resolve().parent.parent
 #: facts copied from outside documents, each with its source (tests/data/README.md)
 DATA = ROOT / "tests" / "data"
@@ -49,3 +51,16 @@ def no_swallowed_server_failures(request: pytest.FixtureRequest) -> Iterator[Non
         lines = "; ".join(f"{e['event']} ({e.get('step') or e.get('exc_info') or ''})"
                           for e in seen)
         pytest.fail(f"the server logged {lines}; mark the test {EXPECTS_FAILURE} if expected")
+
+
+@pytest.fixture(params=["standard", "variant"])
+def rep(request: pytest.FixtureRequest) -> Representation:
+    """The two representations the protocol's readers are tested under: the
+    standard one, and a map that takes a language mnemonic for a province
+    (docs/protocol.md §11 forbids it, variant files do it): 'BRA' is a province
+    there, not a bracket."""
+    if request.param == "standard":
+        return STANDARD
+    return Representation.for_variant(
+        ["AUS", "ENG"], [("VIE", ProvinceCategory.COASTAL, True), ("BRA", ProvinceCategory.INLAND, True)]
+    )

@@ -17,7 +17,6 @@ import os
 import random
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -39,6 +38,7 @@ from protocol.text import (
 )
 from protocol.tokens import STANDARD, ProvinceCategory, Representation
 from protocol.tree import Text, from_tree, to_tree
+from tests.protocol_helpers import outcome
 
 MESSAGES = [
     "SUB ( ( AUS AMY VIE ) MTO BUD ) ( ( AUS FLT TRI ) HLD ) ( ( AUS AMY BUD ) SUP ( AUS AMY VIE ) MTO GAL )",
@@ -88,27 +88,11 @@ def _mutations(seed: int, count: int) -> list[str]:
     return out
 
 
-def _outcome(call: Callable[..., object], *args: object, **kwargs: object) -> object:
-    try:
-        return call(*args, **kwargs)
-    except ProtocolError as exc:
-        return (type(exc).__name__, str(exc), getattr(exc, "tokens", None))
-
-
-@pytest.fixture(params=["standard", "variant"])
-def rep(request: pytest.FixtureRequest) -> Representation:
-    if request.param == "standard":
-        return STANDARD
-    # A map that takes language mnemonics for provinces (docs/protocol.md §11
-    # forbids it, variant files do it): 'BRA' is a province here, not a bracket.
-    return Representation.for_variant(
-        ["AUS", "ENG"], [("VIE", ProvinceCategory.COASTAL, True), ("BRA", ProvinceCategory.INLAND, True)]
-    )
 
 
 def test_parse_text_equals_the_general_reader(rep: Representation) -> None:
     for text in _mutations(1, 600) + ["BRA VIE ( 8191 )", "( 8192 )", "1\u00b2", ""]:
-        assert _outcome(parse_text, text, rep) == _outcome(_parse_text, text, rep), text
+        assert outcome(parse_text, text, rep) == outcome(_parse_text, text, rep), text
 
 
 def test_words_are_split_at_the_separators_of_the_text_form(rep: Representation) -> None:
@@ -120,8 +104,8 @@ def test_words_are_split_at_the_separators_of_the_text_form(rep: Representation)
         for text in MESSAGES[:6]:
             joined = text.replace(" ", sep)
             assert plain_words(joined) == _WORDS.findall(joined)
-            assert _outcome(parse_text, joined, rep) == _outcome(_parse_text, joined, rep)
-    assert _outcome(parse_text, "SPR\x1c1901", rep)[0] == "TextSyntaxError"  # one unknown word
+            assert outcome(parse_text, joined, rep) == outcome(_parse_text, joined, rep)
+    assert outcome(parse_text, "SPR\x1c1901", rep)[0] == "TextSyntaxError"  # one unknown word
 
 
 def test_render_text_equals_the_general_writer(rep: Representation) -> None:
@@ -144,16 +128,16 @@ def test_tree_to_text_equals_rendering_the_tokens(rep: Representation) -> None:
 
     for _ in range(3000):
         t = tree()
-        fast = _outcome(tree_to_text, t, rep)
-        slow = _outcome(lambda tree: render_text(from_tree(tree, rep), rep), t)
+        fast = outcome(tree_to_text, t, rep)
+        slow = outcome(lambda tree: render_text(from_tree(tree, rep), rep), t)
         assert fast == slow, t
 
 
 @pytest.mark.parametrize("sender", [Sender.CLIENT, Sender.SERVER])
 def test_parse_message_text_equals_the_token_path(rep: Representation, sender: Sender) -> None:
     for text in _mutations(4, 600):
-        fast = _outcome(parse_message_text, text, rep, sender=sender)
-        slow = _outcome(lambda t: parse_message(parse_text(t, rep), rep, sender=sender), text)
+        fast = outcome(parse_message_text, text, rep, sender=sender)
+        slow = outcome(lambda t: parse_message(parse_text(t, rep), rep, sender=sender), text)
         assert fast == slow, text
 
 
@@ -167,8 +151,8 @@ def test_a_map_that_names_a_province_amy_is_read_by_the_grammar() -> None:
     for text in ["NOW ( SPR 1901 ) ( AUS AMY VIE )", "NOW ( SPR 1901 ) ( AUS FLT VIE )",
                  "SUB ( ( AUS AMY VIE ) HLD )", "SUB ( ( AUS FLT VIE ) MTO AMY )"]:
         for sender in (Sender.CLIENT, Sender.SERVER):
-            fast = _outcome(parse_message_text, text, rep, sender=sender)
-            slow = _outcome(parse_message, parse_text(text, rep), rep, sender=sender)
+            fast = outcome(parse_message_text, text, rep, sender=sender)
+            slow = outcome(parse_message, parse_text(text, rep), rep, sender=sender)
             assert fast == slow, text
 
 
@@ -191,9 +175,9 @@ def test_plain_readers_equal_the_grammar(monkeypatch: pytest.MonkeyPatch) -> Non
         for tree in trees:
             for sender in (Sender.CLIENT, Sender.SERVER):
                 tokens = from_tree(tree, STANDARD)
-                results.append(_outcome(parse_message, tokens, STANDARD, sender=sender))
+                results.append(outcome(parse_message, tokens, STANDARD, sender=sender))
                 text = render_text(tokens, STANDARD)
-                results.append(_outcome(parse_message_text, text, STANDARD, sender=sender))
+                results.append(outcome(parse_message_text, text, STANDARD, sender=sender))
             for read in (orders.parse_order, orders.parse_unit_position, orders.parse_turn):
                 for i in range(len(tree)):
                     p = Parser(STANDARD)

@@ -15,38 +15,21 @@ standard map and on a variant whose 'BRA' is a province.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 
 import pytest
 
 from protocol.connection import Connection, InitialReceived, MessageReceived
-from protocol.errors import ProtocolError
 from protocol.frames import InitialMessage, build_frame, dm_frame
 from protocol.messages import Now, Sco, Sub
 from protocol.parse import Sender, parse_message, parse_message_text
 from protocol.reader import MessageReader, process_reader
 from protocol.text import parse_text, render_text
 from protocol.tokens import BRA, KET, STANDARD, ProvinceCategory, Representation
+from tests.protocol_helpers import outcome
 
 KINDS = ("SUB", "NOW", "SCO")
 
 
-def _outcome(call: Callable[..., object], *args: object, **kwargs: object) -> object:
-    try:
-        return call(*args, **kwargs)
-    except ProtocolError as exc:
-        return (type(exc).__name__, str(exc), getattr(exc, "tokens", None))
-
-
-@pytest.fixture(params=["standard", "variant"])
-def rep(request: pytest.FixtureRequest) -> Representation:
-    if request.param == "standard":
-        return STANDARD
-    # A map that takes language mnemonics for provinces (docs/protocol.md §11
-    # forbids it, variant files do it): 'BRA' is a province here, not a bracket.
-    return Representation.for_variant(
-        ["AUS", "ENG"], [("VIE", ProvinceCategory.COASTAL, True), ("BRA", ProvinceCategory.INLAND, True)]
-    )
 
 
 def _random_message(rng: random.Random, rep: Representation, kind: str) -> list[int]:
@@ -167,8 +150,8 @@ def test_the_reader_answers_what_the_grammar_answers(
     read = 0
     for level in (None, 0, 10, None):
         for tokens in cases:
-            cached = _outcome(reader.read, tokens, sender=sender, level=level)
-            grammar = _outcome(parse_message, tokens, rep, sender=sender, level=level)
+            cached = outcome(reader.read, tokens, sender=sender, level=level)
+            grammar = outcome(parse_message, tokens, rep, sender=sender, level=level)
             assert cached == grammar, tokens
             assert type(cached) is type(grammar)
             read += isinstance(cached, (Sub, Now, Sco))
@@ -215,8 +198,8 @@ def test_text_is_read_as_the_grammar_reads_it(rep: Representation, sender: Sende
         texts += [text, _mutated_text(rng, text)]
     read = 0
     for text in texts * 2:
-        cached = _outcome(reader.read_text, text, sender=sender)
-        assert cached == _outcome(parse_message_text, text, rep, sender=sender), text
+        cached = outcome(reader.read_text, text, sender=sender)
+        assert cached == outcome(parse_message_text, text, rep, sender=sender), text
         read += isinstance(cached, (Sub, Now, Sco))
     assert read > 250
 
@@ -230,8 +213,8 @@ def test_raw_brackets_in_a_group_of_the_text_are_read_as_the_grammar_reads_them(
                  "NOW ( SPR 1901 0x4001 0x4000 AUS AMY VIE )"]:
         for sender in (Sender.CLIENT, Sender.SERVER):
             for _ in range(2):
-                assert (_outcome(reader.read_text, text, sender=sender)
-                        == _outcome(parse_message_text, text, STANDARD, sender=sender))
+                assert (outcome(reader.read_text, text, sender=sender)
+                        == outcome(parse_message_text, text, STANDARD, sender=sender))
     sub = reader.read_text("SUB ( ( AUS AMY VIE ) HLD 0x4001 0x4000 ( AUS AMY BUD ) HLD )",
                            sender=Sender.CLIENT)
     assert isinstance(sub, Sub) and len(sub.orders) == 2
@@ -254,8 +237,8 @@ def test_the_tables_hold_only_what_the_grammar_read_from_their_keys(rep: Represe
     (turn) (unit)``, an owner's centres from ``SCO (owner centre ...)``."""
     reader = MessageReader(rep)
     for tokens in _cases(8, rep, 3000):
-        _outcome(reader.read, tokens, sender=Sender.CLIENT)
-        _outcome(reader.read, tokens, sender=Sender.SERVER)
+        outcome(reader.read, tokens, sender=Sender.CLIENT)
+        outcome(reader.read, tokens, sender=Sender.SERVER)
     v = rep.values
     assert len(reader._orders) > 200 and len(reader._units) > 50
     assert len(reader._centres) > 50 and len(reader._turns) > 5

@@ -25,30 +25,9 @@ from engine.variants import variant_files, variant_map
 from protocol.text import tree_to_text
 from server.app import serve
 from server.settings import GameSettings, ServerSettings
+from tests.wire_recording import RecordingStream
 
 Tree = tuple[Any, ...]
-
-
-class RecordingStream(trio.abc.Stream):
-    """A TCP stream that keeps every byte it receives (the client's view of the wire)."""
-
-    def __init__(self, inner: trio.SocketStream) -> None:
-        self.inner = inner
-        self.received = bytearray()
-
-    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
-        await self.inner.send_all(data)
-
-    async def wait_send_all_might_not_block(self) -> None:
-        await self.inner.wait_send_all_might_not_block()
-
-    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
-        data = await self.inner.receive_some(max_bytes)
-        self.received += data
-        return data
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 def rm_frame_from_rem(name: str) -> bytes:
