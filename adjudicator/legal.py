@@ -9,7 +9,6 @@ computed once per map and shared.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
 
 from adjudicator.convoys import route_seas
 from adjudicator.tables import tables
@@ -44,13 +43,13 @@ class _Tables:
     fleet_into: tuple[tuple[int, ...], ...]  # province -> locations whose fleet reaches it
 
 
-_cache: Final[dict[Map, _Tables]] = {}
-
-
 def _tables(m: Map) -> _Tables:
-    t = _cache.get(m)
-    if t is not None:
-        return t
+    """The map's tables for listing legal orders, worked out once and kept with
+    the map (`maps.Map.derived`)."""
+    return m.derived("adjudicator.legal", _make_tables)
+
+
+def _make_tables(m: Map) -> _Tables:
     # the adjudicator's shared locations: orders made of them need no name
     # lookups when they are checked
     loc = tables(m).locations
@@ -70,7 +69,6 @@ def _tables(m: Map) -> _Tables:
         army_into=tuple(tuple(sorted(x)) for x in army_into),
         fleet_into=tuple(tuple(sorted(x)) for x in fleet_into),
     )
-    _cache[m] = t
     return t
 
 

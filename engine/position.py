@@ -240,17 +240,14 @@ class PhaseOrders:
         return self.engine.advance({p: list(held.values()) for p, held in self._accepted.items()})
 
 
-#: map -> the names of its supply centres (`_centre_names`)
-_CENTRES: Final[dict[Map, tuple[str, ...]]] = {}
-
-
 def _centre_names(m: Map) -> tuple[str, ...]:
-    """The names of the map's supply centres, sorted; looked up once per map
-    (maps/ runs interpreted: an attribute of a province costs a lookup by name)."""
-    names = _CENTRES.get(m)
-    if names is None:
-        names = _CENTRES[m] = tuple(sorted(m.provinces[c].mnemonic for c in m.supply_centres))
-    return names
+    """The names of the map's supply centres, sorted; worked out once per map
+    and kept with it (`maps.Map.derived`)."""
+    return m.derived("engine.centre_names", _sorted_centre_names)
+
+
+def _sorted_centre_names(m: Map) -> tuple[str, ...]:
+    return tuple(sorted(m.provinces[c].mnemonic for c in m.supply_centres))
 
 
 #: Seasons whose orders are one per unit (movement, retreat).

@@ -38,10 +38,9 @@ The ones made for every order of every phase - :class:`Location`,
 :class:`Unit`, the movement orders - write their ``__init__`` out, setting
 the fields with ``object.__setattr__``: compiled with mypyc (this package
 is compiled together with the adjudicator, ``native/``) that is a direct
-slot store, about 70 ns, where the ``__init__`` a frozen dataclass
-generates stays interpreted and takes about 1 us - for the 30-odd orders of
-a phase, more than the adjudication itself.  The others use the generated
-``__init__``.
+slot store, where the ``__init__`` a frozen dataclass generates stays
+interpreted and, for the 30-odd orders of a phase, would cost more than the
+adjudication itself.  The others use the generated ``__init__``.
 """
 
 from __future__ import annotations

@@ -147,8 +147,8 @@ STEPS: dict[tuple[Sender, State], tuple[_Steps, _Steps]] = {
 for (_role, _state, _direction, _type), _step in TRANSITIONS.items():
     STEPS[(_role, _state)][0 if _direction is R else 1][int(_type)] = _step
 _DM: Final = int(FrameType.DM)
-#: State.CLOSED, looked up once: an enum member read from its class costs a
-#: descriptor call (~0.1 us), and next_event asks twice per message
+#: State.CLOSED, looked up once: an enum member read from its class is a
+#: descriptor call, and next_event asks twice per message
 _CLOSED_STATE: Final = State.CLOSED
 
 
