@@ -35,6 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--http-port", type=int, default=None, metavar="P",
                         help="also serve the web page, its API and DAIDE over WebSocket on this "
                              "HTTP port (default off; 0 picks a free port; docs/web.md)")
+    parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                        dest="allow_origins",
+                        help="also upgrade WebSockets of pages from this origin, e.g. "
+                             "https://play.example (repeatable; default: the page's own only)")
     parser.add_argument("--variant", default="standard", metavar="NAME",
                         help="map to play, case-insensitive (default standard; `daide variants` lists them)")
     parser.add_argument("--level", type=int, default=0, help="press level (LVL), default 0")
@@ -102,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
                   if getattr(args, name) is not None}
         settings = ServerSettings(host=args.host, port=args.port, db_path=args.db, game=game,
                                   durability=args.durability, http_port=args.http_port,
+                                  allow_origins=tuple(args.allow_origins),
                                   linger=DEFAULT_LINGER if args.linger is None else args.linger,
                                   **chosen)
         load_variant(game.variant)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import mimetypes
+import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,7 +35,7 @@ import structlog
 import trio
 
 from server.connection import handle_connection
-from server.web_api import ApiError, WebApi
+from server.web_api import ApiError, WebApi, game_number, is_number
 from server.websocket_stream import WebSocketStream
 
 if TYPE_CHECKING:
@@ -57,12 +58,24 @@ STATIC_TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/htm
 
 
 class App:
-    """The ASGI application: pages, API, WebSocket (see the module docstring)."""
+    """The ASGI application: pages, API, WebSocket (see the module docstring).
+
+    The web door is as strict as the TCP one (docs/web.md, "Requests"): a
+    WebSocket is upgraded only from the page's own origin (or one named by
+    ``--allow-origin``; no Origin at all, a non-browser client, is let in),
+    a POST to the API must be ``application/json`` carrying the header
+    ``X-Daide-Client: web`` (which a form or a simple request of another
+    site cannot send), every bad input is a 4xx with a one-line
+    ``{"error": ...}``, and every answer carries the security headers
+    (`_security_headers`).
+    """
 
     def __init__(self, lobby: Lobby, web_root: Path = WEB_ROOT) -> None:
         self.lobby = lobby
         self.api = WebApi(lobby)
         self.web_root = web_root.resolve()
+        self.allowed_origins = frozenset(
+            _origin_key(o) for o in lobby.settings.allow_origins)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -79,67 +92,97 @@ class App:
         first = await receive()
         if first.get("type") != "websocket.connect":
             return
-        if scope["path"] != "/daide":
-            await send({"type": "websocket.close", "code": 1008})
-            return
-        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
-        watch = _int_or_none(query.get("watch", [""])[0])
-        await send({"type": "websocket.accept"})
         client = scope.get("client") or ("?", 0)
         peer = f"{client[0]}:{client[1]}"
+        try:
+            if scope["path"] != "/daide":
+                raise ApiError(404, f"no WebSocket at {scope['path']!r}")
+            origin = _header(scope, b"origin")
+            if not self._origin_allowed(origin, _header(scope, b"host")):
+                raise ApiError(403, f"origin {origin!r} is not allowed (--allow-origin)")
+            text = _query(scope).get("watch", "")
+            watch = game_number(text, "watch") if text else None
+        except ApiError as exc:
+            log.warning("websocket_refused", peer=peer, status=exc.status, reason=exc.message)
+            await _deny(scope, send, exc)
+            return
+        await send({"type": "websocket.accept"})
         stream = WebSocketStream(receive, send)
         log.info("websocket_opened", peer=peer, watch=watch)
         await handle_connection(stream, self.lobby, peer, watch_game=watch)
+
+    def _origin_allowed(self, origin: str | None, host: str | None) -> bool:
+        """The page's own origin (the Host the request came to), one of ``--allow-origin``,
+        or none at all: browsers always send Origin on a WebSocket, so a request without
+        one is not a page's (a bot, a script), and the passcode guards a seat as on TCP."""
+        if origin is None:
+            return True
+        key = _origin_key(origin)
+        if host and key in (f"http://{host.lower()}", f"https://{host.lower()}"):
+            return True
+        return key in self.allowed_origins
 
     # --- HTTP -----------------------------------------------------------------------
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         method = scope["method"]
         path = scope["path"]
-        query = {k: v[0] for k, v in parse_qs(scope.get("query_string", b"").decode()).items()}
+        headers = _security_headers(scope)
         try:
+            query = _query(scope)
             if path.startswith("/api/"):
-                body = await _read_body(receive) if method == "POST" else b""
                 if method not in ("GET", "POST"):
                     raise ApiError(405, f"{method} is not allowed here")
-                data = json.loads(body) if body else {}
-                if not isinstance(data, dict):
-                    raise ApiError(400, "the request body must be a JSON object")
+                data: dict[str, Any] = {}
+                if method == "POST":
+                    _check_post(scope)
+                    data = _json_object(await _read_body(receive))
                 result = await self.api.handle(method, path, query, data, _client_host(scope))
-                await _respond(send, 200, json.dumps(result).encode(), "application/json")
+                await _respond(send, 200, json.dumps(result).encode(), "application/json",
+                               headers=headers)
                 return
             if method not in ("GET", "HEAD"):
                 raise ApiError(405, f"{method} is not allowed here")
             file = self._page(path)
             if file is None:
-                raise ApiError(404, f"no page {path}")
+                raise ApiError(404, f"no page {path!r}")
             kind = STATIC_TYPES.get(file.suffix) or mimetypes.guess_type(file.name)[0] \
                 or "application/octet-stream"
             content = await trio.Path(file).read_bytes()
             await _respond(send, 200, content if method == "GET" else b"", kind,
-                           length=len(content))
+                           length=len(content), headers=headers)
         except ApiError as exc:
-            await _respond(send, exc.status, json.dumps({"error": exc.message}).encode(),
-                           "application/json")
-        except json.JSONDecodeError as exc:
-            await _respond(send, 400, json.dumps({"error": f"bad JSON: {exc}"}).encode(),
-                           "application/json")
+            if exc.status in (403, 415) and path.startswith("/api/"):
+                log.warning("http_refused", path=path, status=exc.status, reason=exc.message,
+                            host=_client_host(scope))
+            await _respond(send, exc.status, _error(exc.message), "application/json",
+                           headers=headers)
+        except RecursionError:
+            # Thousands of nested brackets, in the JSON or in a DAIDE text inside it.
+            await _respond(send, 400, _error("the request is nested too deeply"),
+                           "application/json", headers=headers)
         except Exception:
             log.exception("http_request_failed", path=path)
-            await _respond(send, 500, b'{"error": "internal error"}', "application/json")
+            await _respond(send, 500, _error("internal error"), "application/json",
+                           headers=headers)
 
     def _page(self, path: str) -> Path | None:
         """The file a page or ``/web/...`` path names (never outside the web root)."""
         if path in PAGES:
             name = PAGES[path]
-        elif path.startswith("/watch/") and path[7:].isdigit():
+        elif path.startswith("/watch/") and is_number(path[7:]):
             name = "watch.html"
         elif path.startswith("/web/"):
             name = path[5:]
         else:
             return None
-        file = (self.web_root / name).resolve()
-        if not file.is_relative_to(self.web_root) or not file.is_file():
+        if not name.isprintable():          # a NUL or a control character: no file has it
+            return None
+        try:
+            file = (self.web_root / name).resolve()
+            if not file.is_relative_to(self.web_root) or not file.is_file():
+                return None
+        except (OSError, ValueError):
             return None
         return file
 
@@ -160,8 +203,57 @@ def _os_error(exc: BaseException) -> OSError | None:
     return None
 
 
-def _int_or_none(text: str) -> int | None:
-    return int(text) if text.isdigit() else None
+#: The header the pages set on every API POST (`web/daide.js` api()): a form or
+#: a "simple" cross-site request cannot carry it, and a fetch that does needs a
+#: CORS preflight this server never grants.
+CLIENT_HEADER = (b"x-daide-client", "web")
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            return bytes(value).decode("latin-1").strip()
+    return None
+
+
+def _query(scope: Scope) -> dict[str, str]:
+    raw = scope.get("query_string", b"").decode("latin-1")
+    return {k: v[0] for k, v in parse_qs(raw, errors="replace").items()}
+
+
+def _origin_key(origin: str) -> str:
+    """An origin as compared: lower case, no trailing slash."""
+    return origin.strip().rstrip("/").lower()
+
+
+def _check_post(scope: Scope) -> None:
+    """An API POST is JSON from the page (`CLIENT_HEADER`): 415 or 403 otherwise."""
+    kind = (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        raise ApiError(415, "the API takes application/json")
+    name, value = CLIENT_HEADER
+    if _header(scope, name) != value:
+        raise ApiError(403, "the API takes requests of the page only (X-Daide-Client: web)")
+
+
+def _json_object(body: bytes) -> dict[str, Any]:
+    if not body:
+        return {}
+    try:
+        data = json.loads(body.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ApiError(400, "the request body is not UTF-8") from None
+    except ValueError as exc:                 # JSONDecodeError, or a number of > 4300 digits
+        raise ApiError(400, f"bad JSON: {str(exc)[:120]}") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, "the request body must be a JSON object")
+    return data
+
+
+def _error(message: str) -> bytes:
+    """The one-line answer of an error (a message quoting a client's text is cut short)."""
+    line = " ".join(message.split())
+    return json.dumps({"error": line if len(line) <= 300 else line[:300] + "..."}).encode()
 
 
 def _client_host(scope: Scope) -> str:
@@ -182,15 +274,47 @@ async def _read_body(receive: Receive) -> bytes:
             return bytes(body)
 
 
+def _security_headers(scope: Scope) -> list[tuple[bytes, bytes]]:
+    """Headers of every answer: the pages run only their own scripts and styles, talk
+    only to this host (fetch and the WebSocket), and are framed by nobody."""
+    host = _header(scope, b"host") or ""
+    sockets = f" ws://{host} wss://{host}" if _HOST.fullmatch(host) else ""
+    policy = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+              f"connect-src 'self'{sockets}; base-uri 'none'; form-action 'self'; "
+              "frame-ancestors 'none'")
+    return [(b"content-security-policy", policy.encode()),
+            (b"x-content-type-options", b"nosniff"),
+            (b"x-frame-options", b"DENY"),
+            (b"referrer-policy", b"same-origin")]
+
+
+_HOST = re.compile(r"[A-Za-z0-9.\-]+(:\d{1,5})?|\[[0-9A-Fa-f:.]+\](:\d{1,5})?")
+
+
+async def _deny(scope: Scope, send: Send, error: ApiError) -> None:
+    """Refuse a WebSocket handshake with an HTTP answer (or a plain 403 if the server
+    cannot send one)."""
+    if "websocket.http.response" not in scope.get("extensions", {}):
+        await send({"type": "websocket.close", "code": 1008})
+        return
+    body = _error(error.message)
+    headers = [(b"content-type", b"application/json; charset=utf-8"),
+               (b"content-length", str(len(body)).encode()), *_security_headers(scope)]
+    await send({"type": "websocket.http.response.start", "status": error.status,
+                "headers": headers})
+    await send({"type": "websocket.http.response.body", "body": body})
+
+
 async def _respond(send: Send, status: int, body: bytes, content_type: str, *,
-                   length: int | None = None) -> None:
-    headers = [(b"content-type", content_type.encode() + (b"; charset=utf-8"
-                                                         if content_type.startswith("text/")
-                                                         or content_type.endswith("json")
-                                                         else b"")),
-               (b"content-length", str(len(body) if length is None else length).encode()),
-               (b"cache-control", b"no-store")]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
+                   length: int | None = None,
+                   headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    all_headers = [(b"content-type", content_type.encode() + (b"; charset=utf-8"
+                                                             if content_type.startswith("text/")
+                                                             or content_type.endswith("json")
+                                                             else b"")),
+                   (b"content-length", str(len(body) if length is None else length).encode()),
+                   (b"cache-control", b"no-store"), *(headers or ())]
+    await send({"type": "http.response.start", "status": status, "headers": all_headers})
     await send({"type": "http.response.body", "body": body})
 
 

@@ -10,6 +10,7 @@ surprise in the middle of a game.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
@@ -213,6 +214,9 @@ class ServerSettings:
     #: Port of the web side (pages, JSON API, DAIDE over WebSocket: `server.http`);
     #: None = off, 0 = any free port.
     http_port: int | None = None
+    #: Origins besides the page's own whose WebSocket is upgraded (``--allow-origin``,
+    #: e.g. "https://play.example" behind a proxy; docs/web.md).
+    allow_origins: tuple[str, ...] = ()
     linger: float = 0.0
 
     def __post_init__(self) -> None:
@@ -225,6 +229,9 @@ class ServerSettings:
             raise SettingsError(f"port must be 0..65535, not {self.port}")
         if self.http_port is not None and not 0 <= self.http_port <= 65535:
             raise SettingsError(f"HTTP port must be 0..65535, not {self.http_port}")
+        for origin in self.allow_origins:
+            if not re.fullmatch(r"https?://[^/\s]+/?", origin, re.IGNORECASE):
+                raise SettingsError(f"an allowed origin is scheme://host[:port], not {origin!r}")
         if self.outbound_queue < 8:
             raise SettingsError("the outbound queue must hold at least 8 messages")
         for name in ("im_timeout", "join_idle_timeout", "frame_timeout", "send_timeout",

@@ -58,6 +58,8 @@ log = structlog.get_logger("server.web_api")
 MAX_PREVIEW_ORDERS = 64
 #: Pictures kept for repeated render requests (the positions being watched).
 PICTURES_KEPT = 64
+#: Largest game number (the store's integers are SQLite's, signed 64-bit).
+MAX_GAME_NUMBER = 2**63 - 1
 
 
 class ApiError(Exception):
@@ -109,9 +111,7 @@ class WebApi:
     # --- games --------------------------------------------------------------------
 
     def _game_id(self, text: str) -> int:
-        if not text.isdigit():
-            raise ApiError(400, f"game number {text!r} is not a number")
-        return int(text)
+        return game_number(text)
 
     def _record(self, game_id: int) -> GameRecord:
         try:
@@ -221,7 +221,7 @@ class WebApi:
     def _power(self, body: Mapping[str, Any]) -> str:
         power = str(body.get("power", "")).upper()
         if power not in self.map.powers:
-            raise ApiError(400, f"power {power!r} is not one of {' '.join(self.map.powers)}")
+            raise ApiError(400, f"power {_short(power, 20)} is not one of {' '.join(self.map.powers)}")
         return power
 
     def notation(self, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -232,6 +232,8 @@ class WebApi:
         power = self._power(body)
         season, units = "SPR", None
         game = body.get("game")
+        if game is not None and body_game(game) is None:
+            raise ApiError(400, "notation's game must be a game number")
         if isinstance(game, int):
             record = self._record(game)
             if record.now:
@@ -247,14 +249,14 @@ class WebApi:
         try:
             return _order_of(text, self.rep)
         except (ProtocolError, ValueError) as exc:
-            raise ApiError(400, f"{text!r} is not a DAIDE order: {exc}") from None
+            raise ApiError(400, f"{_short(text)} is not a DAIDE order: {exc}") from None
 
     async def preview(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """Loeb's THK: adjudicate the current position with candidate orders, on a copy."""
-        game_id = body.get("game")
+        game_id = body_game(body.get("game"))
         texts = body.get("orders")
         against = body.get("against", "holds")
-        if not isinstance(game_id, int) or not isinstance(texts, list) \
+        if game_id is None or not isinstance(texts, list) \
                 or not all(isinstance(t, str) for t in texts) or len(texts) > MAX_PREVIEW_ORDERS:
             raise ApiError(400, "preview takes {game: N, power: 'FRA', orders: [DAIDE order text]"
                                 ", against: 'holds' | 'last'}")
@@ -303,9 +305,9 @@ class WebApi:
 
     def summary(self, body: Mapping[str, Any], host: str) -> dict[str, Any]:
         """Loeb's SUM: the orders the server holds for this power this phase."""
-        game_id = body.get("game")
+        game_id = body_game(body.get("game"))
         passcode = body.get("passcode")
-        if not isinstance(game_id, int) or not isinstance(passcode, int):
+        if game_id is None or isinstance(passcode, bool) or not isinstance(passcode, int):
             raise ApiError(400, "summary takes {game: N, power: 'FRA', passcode: P}")
         power = self._power(body)
         guard = self.lobby.iam_guard
@@ -322,6 +324,30 @@ class WebApi:
         # Stored as the order's node text; the page writes each order in brackets, as in a SUB.
         return {"game": game_id, "power": power, "turn": record.turn,
                 "orders": [f"( {text} )" for text in held]}
+
+
+def _short(text: str, size: int = 60) -> str:
+    """A client's text quoted in an error line, cut to ``size`` characters."""
+    return repr(text if len(text) <= size else text[:size] + "...")
+
+
+def is_number(text: str) -> bool:
+    """ASCII digits only (``str.isdigit`` also takes "\u00b2", which ``int`` refuses)."""
+    return text.isascii() and text.isdigit()
+
+
+def game_number(text: str, what: str = "game number") -> int:
+    """A game number from a path or a query: 400 unless digits within the store's integers."""
+    if not is_number(text) or len(text) > 19 or int(text) > MAX_GAME_NUMBER:
+        raise ApiError(400, f"{what} {_short(text, 30)} is not a game number")
+    return int(text)
+
+
+def body_game(value: Any) -> int | None:
+    """A game number from a JSON body: None unless a (non-boolean) int the store can hold."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_GAME_NUMBER:
+        return None
+    return value
 
 
 def _order_of(text: str, rep: Representation) -> Any:

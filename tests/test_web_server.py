@@ -297,7 +297,9 @@ def _raw_post(url: str, body: bytes) -> tuple[int, dict[str, str], str]:
     import urllib.error
     import urllib.request
 
-    request = urllib.request.Request(url, data=body, method="POST")
+    request = urllib.request.Request(url, data=body, method="POST",
+                                     headers={"content-type": "application/json",
+                                              "x-daide-client": "web"})
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, json.loads(response.read()), ""

@@ -97,8 +97,10 @@ class WebSocketClient(trio.abc.Stream):
 
 def _request(url: str, data: dict[str, Any] | None) -> tuple[int, Any, str]:
     body = json.dumps(data).encode() if data is not None else None
+    # The page's API POSTs are JSON with the page's header (server.http: _check_post).
     request = urllib.request.Request(url, data=body, method="POST" if body else "GET",
-                                     headers={"content-type": "application/json"})
+                                     headers={"content-type": "application/json",
+                                              "x-daide-client": "web"})
     try:
         with urllib.request.urlopen(request, timeout=20) as response:
             raw, status, kind = response.read(), response.status, response.headers["content-type"]

@@ -181,7 +181,11 @@ export class DaideSocket {
 // Small helpers for the pages.
 export async function api(path, body) {
   const options = body === undefined ? {} : {
-    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
+    // The server takes API POSTs only as JSON with this header (docs/web.md, "Requests"):
+    // a form or a simple request of another site cannot send them.
+    method: "POST",
+    headers: { "content-type": "application/json", "x-daide-client": "web" },
+    body: JSON.stringify(body),
   };
   const response = await fetch(path, options);
   const data = await response.json();

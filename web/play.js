@@ -390,6 +390,8 @@ async function main() {
   $("power").replaceChildren(el("option", { value: "" }, "any power"),
     ...mapInfo.powers.map((p) => el("option", { value: p }, `${p} ${mapInfo.power_names[p] || ""}`)));
   $("join").addEventListener("click", join);
+  // Enter in the name field does nothing (the page's CSP has no inline handlers).
+  $("join-form").addEventListener("submit", (event) => event.preventDefault());
   $("forget").addEventListener("click", () => { localStorage.removeItem(STORE); location.reload(); });
   $("order-form").addEventListener("submit", (event) => {
     event.preventDefault();
