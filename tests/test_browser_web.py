@@ -55,7 +55,7 @@ def test_a_page_watching_bots_sees_the_turn_advance_and_units_move(tmp_path: Pat
         # The draw seen live ends the game on the page too (title, countdown).
         assert page.inner_text("#title").endswith("(standard, finished)")
         # The last position drawn: the game was drawn at the end of 1903.
-        page.wait_for_function("document.querySelector('#map svg').dataset.turn.endsWith('1903')")
+        page.wait_for_function("() => document.querySelector('#map svg').dataset.turn.endsWith('1903')")
         turns = page.evaluate("window.turns")
         # Bots play fast: a picture still being drawn gives way to the newer position.
         assert turns[0] == "SPR 1901" and len(turns) >= 2, turns
@@ -88,8 +88,9 @@ def play_phase(page: Any) -> str:
     turn = page.get_attribute("#map svg", "data-turn")
     # The server's MIS for this phase - unless the phase went by without France, or the
     # game ended with it.
+    # Predicates are functions: a string expression is eval'ed, which the pages' CSP refuses.
     page.wait_for_function(
-        f"document.querySelector('#missing').dataset.turn === '{turn}'"
+        f"() => document.querySelector('#missing').dataset.turn === '{turn}'"
         f" || document.querySelector('#map svg').dataset.turn !== '{turn}'"
         " || document.querySelector('#status').textContent.includes('game over')")
     if page.get_attribute("#missing", "data-turn") != turn:
@@ -111,7 +112,7 @@ def play_phase(page: Any) -> str:
             page.locator(f"#map [data-province='{free[0]}']").dispatch_event("click")
             # The server's MIS after the build, or (the last build owed) the next phase.
             page.wait_for_function(
-                f"document.querySelector('#missing').dataset.missing !== '{missing}'"
+                f"() => document.querySelector('#missing').dataset.missing !== '{missing}'"
                 f" || document.querySelector('#map svg').dataset.turn !== '{turn}'")
             if page.get_attribute("#missing", "data-turn") != turn \
                     or page.get_attribute("#map svg", "data-turn") != turn:
@@ -140,6 +141,8 @@ def watch_back(page: Any, url: str) -> None:
                                  f" ({watcher.get_attribute('#map', 'data-error')}): {shown}"
                                  ) from exc
         watcher.wait_for_selector("#status:has-text('watching')")
+        assert "Tester <img src=x id=injected>" in watcher.inner_text("#players")
+        assert watcher.query_selector("#injected") is None
         watcher.fill("#slider", "0")
         watcher.wait_for_selector("#map svg[data-turn='SPR 1901']")
         watcher.fill("#slider", "1")
@@ -157,7 +160,8 @@ def test_a_person_plays_france_for_two_years_against_six_bots(tmp_path: Path) ->
                 "600", "--btl", "600") as server, \
             browser_page("play") as page:
         page.goto(server.url + "play")
-        page.fill("#name", "Tester")
+        # Markup in a name or press stays text (the page never parses what players send).
+        page.fill("#name", "Tester <img src=x id=injected>")
         page.select_option("#power", "FRA")
         page.click("#join")
         server.wait_for("joining")
@@ -190,9 +194,11 @@ def test_a_person_plays_france_for_two_years_against_six_bots(tmp_path: Path) ->
             page.wait_for_selector("#summary li[data-held='( ( FRA AMY MAR ) MTO SPA )']")
             # Press at level 8000 to England.
             page.check("#recipients input[data-recipient=ENG]")
-            page.fill("#press-text", "Hello from Paris")
+            page.fill("#press-text", "Hello <b id=bold>from</b> Paris")
             page.click("#press-send")
-            page.wait_for_selector("[data-chat='ENG'] [data-delivered=true]:has-text('Hello from Paris')")
+            page.wait_for_selector("[data-chat='ENG'] [data-delivered=true]"
+                                   ":has-text('Hello <b id=bold>from</b> Paris')")
+            assert page.query_selector("#bold") is None
             # Ready and draw votes, answered by the server (YES).
             assert page.get_attribute("#gof", "data-ready") == "true"     # GOF is assumed
             page.click("#gof")
@@ -230,7 +236,7 @@ def test_a_person_plays_france_for_two_years_against_six_bots(tmp_path: Path) ->
                 seen.append(turn)
                 try:
                     page.wait_for_function(
-                        f"document.querySelector('#map svg').dataset.turn !== '{turn}'"
+                        f"() => document.querySelector('#map svg').dataset.turn !== '{turn}'"
                         " || document.querySelector('#status').textContent.includes('game over')",
                         timeout=20_000)
                 except Exception as exc:
