@@ -25,6 +25,12 @@ LIMITS: tuple[tuple[str, type, str], ...] = (
     ("connections_per_address", int, "connections per peer address (default 50)"),
     ("iam_failures_per_connection", int, "wrong passcodes per connection (default 3)"),
     ("iam_failures_per_address", int, "wrong passcodes per address and window (default 10)"),
+    ("http_max_connections", int, "HTTP and WebSocket connections in total, apart from the "
+                                  "DAIDE TCP ones (default 500)"),
+    ("http_connections_per_address", int, "HTTP and WebSocket connections per address "
+                                          "(default 50)"),
+    ("http_request_timeout", float, "seconds a request's headers, then its body, may take "
+                                    "(default 10)"),
 )
 
 
@@ -79,6 +85,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     limits = parser.add_argument_group("limits")
     for name, kind, text in LIMITS:
         limits.add_argument("--" + name.replace("_", "-"), type=kind, default=None, help=text)
+    limits.add_argument("--trusted-proxy", action="append", default=[], metavar="ADDR",
+                        dest="trusted_proxies",
+                        help="a reverse proxy (IP address) whose X-Forwarded-For names the web "
+                             "client: the web door's per-address limits and IAM blocks count "
+                             "that address (repeatable; docs/hardening.md)")
     parser.add_argument("--log-json", action=argparse.BooleanOptionalAction, default=None,
                         help="JSON log lines (default: JSON unless stderr is a terminal)")
 
@@ -107,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
         settings = ServerSettings(host=args.host, port=args.port, db_path=args.db, game=game,
                                   durability=args.durability, http_port=args.http_port,
                                   allow_origins=tuple(args.allow_origins),
+                                  trusted_proxies=tuple(args.trusted_proxies),
                                   linger=DEFAULT_LINGER if args.linger is None else args.linger,
                                   **chosen)
         load_variant(game.variant)

@@ -68,9 +68,11 @@ from protocol.messages import Message, Now, Off
 from protocol.parse import Sender
 from protocol.press_tokens import mentions_disputed
 from server.durability import DurabilityLost
+from server.limits import ConnectionGate
 from server.press import packet_frames
 from server.reading import Incoming, Intake
 from server.session import RESET, Client, Close, Outgoing, Role
+from server.websocket_stream import WebSocketStream
 from server.wire import Packet
 
 if TYPE_CHECKING:
@@ -96,13 +98,20 @@ def peer_name(stream: trio.abc.Stream) -> str:
     return f"{host}:{port}"
 
 
+#: WebSocket sessions are admitted by the web door (server.web_door) in its own budget;
+#: this gate only counts them.
+_WEB_GATE = ConnectionGate(total=1 << 62, per_address=1 << 62)
+
 async def handle_connection(stream: trio.abc.Stream, lobby: Lobby, peer: str | None = None,
                             *, watch_game: int | None = None) -> None:
     """Serve one client from accept to close (``peer`` names it when the stream cannot;
     ``watch_game``: the game its OBS watches, `server.http`'s ``/daide?watch=N``)."""
     settings = lobby.settings
     peer = peer or peer_name(stream)
-    refusal = lobby.gate.admit(_host(peer))
+    # A WebSocket was admitted by the web door's own budget (server.web_door):
+    # web peers never take the DAIDE TCP clients' slots.
+    gate = _WEB_GATE if isinstance(stream, WebSocketStream) else lobby.gate
+    refusal = gate.admit(_host(peer))
     if refusal is not None:
         log.warning("connection_refused", peer=peer, reason=refusal)
         await trio.aclose_forcefully(stream)
@@ -142,7 +151,7 @@ async def handle_connection(stream: trio.abc.Stream, lobby: Lobby, peer: str | N
                 log.info("connection_closed", reason=client.close_reason or "closed",
                          power=client.power)
     finally:
-        lobby.gate.release(_host(peer))
+        gate.release(_host(peer))
 
 
 def _host(peer: str) -> str:

@@ -330,9 +330,12 @@ async def _lifespan(receive: Receive, send: Send) -> None:
 
 async def serve_http(lobby: Lobby, stop: trio.Event, *,
                      task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
-    """Serve the web side until ``stop`` is set; ``task_status`` gets the base URL."""
+    """Serve the web side until ``stop`` is set; ``task_status`` gets the base URL.
+
+    Accepting and the web door's limits are `server.web_door`'s (docs/hardening.md)."""
     from hypercorn.config import Config
-    from hypercorn.trio import serve
+
+    from server.web_door import serve_web
 
     settings = lobby.settings
     config = Config()
@@ -343,24 +346,24 @@ async def serve_http(lobby: Lobby, stop: trio.Event, *,
     config.errorlog = None           # our own structlog lines instead of hypercorn's text
     config.graceful_timeout = settings.shutdown_grace
     # A DAIDE frame is at most its header and max_frame_body bytes; a bigger
-    # message is refused by the WebSocket layer before it is buffered.
+    # message is refused from its frame header, before it is buffered
+    # (server.web_door.GuardedWSStream).
     config.websocket_max_message_size = settings.max_frame_body + 4
-    config.keep_alive_timeout = 30
+    # The keep-alive timer runs until a request's headers are complete: it is
+    # the headers' timeout (the body's is server.web_door.WebDoor's).
+    config.keep_alive_timeout = settings.http_request_timeout
 
-    async def started(task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED
-                      ) -> None:
-        await serve(App(lobby), config, shutdown_trigger=stop.wait,  # type: ignore[arg-type]
-                    task_status=task_status)
+    async def started(task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
+        await serve_web(App(lobby), config, settings, stop, task_status=task_status)
 
     async with trio.open_nursery() as nursery:
         try:
-            binds = await nursery.start(started)
+            url = await nursery.start(started)
         except BaseException as exc:
             refused = _os_error(exc)
             if refused is None:
                 raise
             raise HttpListenError(f"cannot listen on {config.bind[0]} (HTTP): "
                                   f"{refused.strerror or refused}") from None
-        url = binds[0].replace("0.0.0.0", "127.0.0.1") + "/"
         log.info("http_listening", url=url)
         task_status.started(url)

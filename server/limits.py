@@ -281,3 +281,106 @@ class IamGuard:
             quiet_since = max(record.blocked_until, record.failures[-1] if record.failures else -math.inf)
             if now > quiet_since + 2 * self.block_length(max(record.strikes, 1)):
                 del self._records[key]
+
+
+#: WebSocket opcodes (RFC 6455 §5.2): continuation, text, binary; 8 and up are control frames.
+_WS_DATA_OPCODES = (0, 1, 2)
+_WS_CONTROL_MAX = 125
+
+
+class WebSocketGuard:
+    """Frame headers of the bytes a WebSocket client sends (RFC 6455 §5.2), judged
+    before anything buffers the payload.
+
+    `feed` is given every received chunk in order.  It returns the reason to
+    close the connection once a frame header announces a message of more
+    than ``max_message`` bytes (counted over its fragments, so endless
+    continuation frames are caught as well as one frame declaring 2**62
+    bytes), a message split into more than ``max_fragments`` frames (empty
+    fragments cost work but no bytes), a control frame over 125 bytes or
+    fragmented, a reserved bit (no extension is negotiated: the server offers
+    none) or an unknown opcode.  The decision is made from the header alone,
+    so nothing of an oversized payload needs to be read.
+    """
+
+    def __init__(self, max_message: int, max_fragments: int = 64) -> None:
+        self.max_message = max_message
+        self.max_fragments = max_fragments
+        self._header = bytearray()
+        self._payload_left = 0
+        self._message = 0
+        self._fragments = 0
+
+    def feed(self, data: bytes) -> str | None:
+        """Account for ``data``; the reason to refuse the connection, or None."""
+        pos, size = 0, len(data)
+        while pos < size:
+            if self._payload_left:
+                taken = min(self._payload_left, size - pos)
+                self._payload_left -= taken
+                pos += taken
+                continue
+            need = self._header_size()
+            taken = min(need - len(self._header), size - pos)
+            self._header += data[pos:pos + taken]
+            pos += taken
+            if len(self._header) < self._header_size():
+                continue
+            refusal = self._frame()
+            if refusal is not None:
+                return refusal
+        return None
+
+    def _header_size(self) -> int:
+        if len(self._header) < 2:
+            return 2
+        length7 = self._header[1] & 0x7F
+        extended = 2 if length7 == 126 else 8 if length7 == 127 else 0
+        return 2 + extended + (4 if self._header[1] & 0x80 else 0)
+
+    def _frame(self) -> str | None:
+        head = self._header
+        fin, reserved, opcode = head[0] & 0x80, head[0] & 0x70, head[0] & 0x0F
+        length = head[1] & 0x7F
+        if length == 126:
+            length = int.from_bytes(head[2:4], "big")
+        elif length == 127:
+            length = int.from_bytes(head[2:10], "big")
+        head.clear()
+        if reserved:
+            return "reserved bits set (no extension was negotiated)"
+        if opcode >= 8:
+            if opcode > 10:
+                return f"unknown opcode {opcode}"
+            if length > _WS_CONTROL_MAX or not fin:
+                return "control frame over 125 bytes or fragmented"
+        elif opcode in _WS_DATA_OPCODES:
+            if opcode:                          # a new message starts
+                self._message = self._fragments = 0
+            self._message += length
+            self._fragments += 1
+            if self._message > self.max_message:
+                return f"message over {self.max_message} bytes"
+            if self._fragments > self.max_fragments:
+                return f"message in over {self.max_fragments} fragments"
+            if fin:
+                self._message = self._fragments = 0
+        else:
+            return f"unknown opcode {opcode}"
+        self._payload_left = length
+        return None
+
+
+def forwarded_client(headers: list[tuple[bytes, bytes]]) -> str | None:
+    """The client address a trusted proxy forwarded (the last ``X-Forwarded-For``
+    entry: the one that proxy appended; the ones before it are the client's own
+    claims), or None when there is none or it is not an IP address."""
+    value = b""
+    for name, field_value in headers:
+        if name.lower() == b"x-forwarded-for":
+            value = field_value             # the last header line: the proxy's own
+    entry = value.decode("latin-1").rsplit(",", 1)[-1].strip()
+    try:
+        return str(ipaddress.ip_address(entry.strip("[]")))
+    except ValueError:
+        return None

@@ -9,6 +9,7 @@ surprise in the middle of a game.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 from dataclasses import asdict, dataclass, field, fields
@@ -218,6 +219,14 @@ class ServerSettings:
     #: e.g. "https://play.example" behind a proxy; docs/web.md).
     allow_origins: tuple[str, ...] = ()
     linger: float = 0.0
+    #: The web door's own budget, apart from the DAIDE connections' (docs/hardening.md):
+    #: HTTP and WebSocket connections in all and per address, and the time a
+    #: request's headers, then its body, may take.
+    http_max_connections: int = 500
+    http_connections_per_address: int = 50
+    http_request_timeout: float = 10.0
+    #: Proxies whose ``X-Forwarded-For`` names the client (``daide serve --trusted-proxy``).
+    trusted_proxies: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not 0 <= self.linger <= 3600:
@@ -235,13 +244,19 @@ class ServerSettings:
         if self.outbound_queue < 8:
             raise SettingsError("the outbound queue must hold at least 8 messages")
         for name in ("im_timeout", "join_idle_timeout", "frame_timeout", "send_timeout",
-                     "message_rate", "iam_failure_window"):
+                     "message_rate", "iam_failure_window", "http_request_timeout"):
             if not getattr(self, name) > 0:
                 raise SettingsError(f"{name} must be positive, not {getattr(self, name)}")
         # 64 bytes hold the longest standard order; docs/protocol.md §3: bodies are 16-bit lengths.
         if not 64 <= self.max_frame_body <= 65535:
             raise SettingsError(f"max_frame_body must be 64..65535 bytes, not {self.max_frame_body}")
         for name in ("message_burst", "max_connections", "connections_per_address",
-                     "iam_failures_per_connection", "iam_failures_per_address"):
+                     "iam_failures_per_connection", "iam_failures_per_address",
+                     "http_max_connections", "http_connections_per_address"):
             if getattr(self, name) < 1:
                 raise SettingsError(f"{name} must be at least 1, not {getattr(self, name)}")
+        for proxy in self.trusted_proxies:
+            try:
+                ipaddress.ip_address(proxy.strip("[]"))
+            except ValueError:
+                raise SettingsError(f"trusted proxy must be an IP address, not {proxy!r}") from None

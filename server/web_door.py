@@ -1,0 +1,321 @@
+"""The web door's limits: what keeps HTTP and WebSocket peers from hurting the server.
+
+`server.http.serve_http` runs the web side through `serve_web` instead of
+hypercorn's own ``serve``: hypercorn (h11, wsproto) still speaks HTTP/1.1 and
+WebSocket on each connection (`hypercorn.trio.tcp_server.TCPServer`), but the
+accepting is ours, so that (docs/hardening.md):
+
+* a connection is admitted by the web's own `server.limits.ConnectionGate`
+  (``http_max_connections`` in all, ``http_connections_per_address``) before
+  a byte is read - a budget apart from the DAIDE TCP one, so a flood of web
+  connections never takes a bot's slot (WebSocket DAIDE sessions are not
+  counted by the lobby's gate: `server.connection.handle_connection`);
+* when accept fails for want of descriptors (EMFILE...) the loop backs off,
+  doubling up to 5 s, with one log line when it starts and one when it ends,
+  not a traceback every 0.1 s (trio's ``serve_listeners`` does that);
+* the headers of a request must arrive within ``http_request_timeout`` of the
+  connection's opening or its previous response (hypercorn's keep-alive
+  timer, which runs until a request's headers are complete), and its body
+  within ``http_request_timeout`` more (`WebDoor`: 408 and the connection
+  closes).
+
+WebSocket messages: hypercorn's ``websocket_max_message_size`` is checked only
+after a fragment's data has been added to its buffer, and after the close
+(1009) hypercorn goes on reading and adding to that buffer - one connection
+grew the server by 1.5 GB in 5 s.  wsproto itself does not buffer a data
+frame (it hands each received piece of payload on), and with
+permessage-deflate it inflates without a bound.  So `GuardedWSStream`
+replaces hypercorn's ``WSStream`` (the one class its HTTP/1.1 and HTTP/2
+protocols build for a WebSocket): it reads each frame header
+(`server.limits.WebSocketGuard`) before wsproto or hypercorn see the bytes,
+and on a message over the limit it sends close 1009 and closes the TCP
+connection - nothing more is read - and it strips the client's
+``Sec-WebSocket-Extensions`` offer, so no compression is negotiated (DAIDE
+frames are small; an inflating peer could not be bounded before buffering).
+Keeping hypercorn and wsproto rather than another server: they are the
+maintained HTTP/WebSocket stack the web side was built on; the one gap was
+hypercorn's buffer, closed here by one subclass whose behaviour the tests pin
+(tests/test_web_limits.py) should a hypercorn release change it.
+
+`WebDoor` is an ASGI wrapper round `server.http.App`: with ``trusted_proxies``
+(``daide serve --trusted-proxy ADDR``) a request or WebSocket from such a
+proxy is known by the address its ``X-Forwarded-For`` names (the scope's
+``client``, which the per-address limits and IAM blocks use), and counted per
+that address by a second gate; from any other peer the header is ignored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import errno
+import resource
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import structlog
+import trio
+
+from server.limits import ConnectionGate, WebSocketGuard, address_key, forwarded_client
+
+if TYPE_CHECKING:
+    from hypercorn.config import Config
+
+    from server.settings import ServerSettings
+
+log = structlog.get_logger("server.web_door")
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+#: accept() errors that mean "out of descriptors or memory for now" (as trio's list).
+ACCEPT_CAPACITY_ERRORS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.ENOBUFS})
+#: Longest wait between accept attempts while descriptors are short.
+ACCEPT_BACKOFF_MAX = 5.0
+#: Descriptors kept beyond both connection budgets (database, journal, listeners, logs).
+DESCRIPTOR_RESERVE = 64
+#: WebSocket close code: message too big (RFC 6455 §7.4.1).
+CLOSE_TOO_BIG = 1009
+
+
+def _guarded_ws_stream_class() -> type:
+    """`GuardedWSStream`, built on first use (hypercorn is imported only by the web side)."""
+    from hypercorn.protocol.events import Body, Data, Request, StreamClosed
+    from hypercorn.protocol.ws_stream import ASGIWebsocketState, WSStream
+    from wsproto.events import CloseConnection
+
+    class GuardedWSStream(WSStream):
+        """hypercorn's WebSocket stream with every frame header judged before it buffers."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.guard = WebSocketGuard(self.config.websocket_max_message_size)
+
+        async def handle(self, event: Any) -> None:
+            if isinstance(event, Request):
+                event = dataclasses.replace(event, headers=[
+                    (name, value) for name, value in event.headers
+                    if name.lower() != b"sec-websocket-extensions"])
+            elif (isinstance(event, (Body, Data)) and not self.closed
+                  and getattr(self, "handshake", None) is not None and self.handshake.accepted):
+                refusal = self.guard.feed(event.data)
+                if refusal is not None:
+                    await self._refuse(refusal)
+                    return
+            await super().handle(event)
+
+        async def _refuse(self, reason: str) -> None:
+            client = self.client or ("?", 0)
+            log.warning("websocket_refused", peer=f"{client[0]}:{client[1]}", reason=reason)
+            if self.state == ASGIWebsocketState.CONNECTED:
+                self.state = ASGIWebsocketState.CLOSED
+                try:
+                    await self._send_wsproto_event(CloseConnection(code=CLOSE_TOO_BIG))
+                except Exception:       # wsproto already closing: the close frame is moot
+                    pass
+            self.closed = True
+            if self.app_put is not None:
+                await self.app_put({"type": "websocket.disconnect", "code": CLOSE_TOO_BIG})
+            # HTTP/1.1: the connection is closed, its socket with it (no more is read);
+            # HTTP/2: this stream ends and its further data is dropped.
+            await self.send(StreamClosed(stream_id=self.stream_id))
+
+    return GuardedWSStream
+
+
+def install_websocket_guard() -> None:
+    """Make hypercorn's HTTP/1.1 and HTTP/2 protocols build `GuardedWSStream`s."""
+    from hypercorn.protocol import h2, h11
+
+    if getattr(getattr(h11, "WSStream", None), "guard_installed", False):
+        return
+    guarded = _guarded_ws_stream_class()
+    guarded.guard_installed = True  # type: ignore[attr-defined]
+    setattr(h11, "WSStream", guarded)  # noqa: B010 - the module's own name for the class
+    setattr(h2, "WSStream", guarded)  # noqa: B010
+
+
+class WebDoor:
+    """ASGI wrapper: forwarded client addresses and the body timeout (module docstring)."""
+
+    def __init__(self, app: Asgi, settings: ServerSettings) -> None:
+        self.app = app
+        self.timeout = settings.http_request_timeout
+        self.trusted = frozenset(address_key(p) for p in settings.trusted_proxies)
+        #: Requests and WebSockets in progress per forwarded client address.
+        self.forwarded_gate = ConnectionGate(settings.http_max_connections,
+                                             settings.http_connections_per_address,
+                                             exempt=settings.limit_exempt)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope.get("type")
+        if kind not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        if kind == "http":
+            receive, send = self._timed(scope, receive, send)
+        client = scope.get("client")
+        if not self.trusted or not client or address_key(str(client[0])) not in self.trusted:
+            await self.app(scope, receive, send)
+            return
+        host = forwarded_client(scope.get("headers") or [])
+        if host is None:
+            await self.app(scope, receive, send)
+            return
+        refusal = self.forwarded_gate.admit(host)
+        if refusal is not None:
+            log.warning("http_connection_refused", peer=host, reason=refusal, proxy=client[0])
+            await _refuse(scope, receive, send)
+            return
+        try:
+            await self.app(dict(scope, client=(host, 0)), receive, send)
+        finally:
+            self.forwarded_gate.release(host)
+
+    def _timed(self, scope: Scope, receive: Receive, send: Send) -> tuple[Receive, Send]:
+        """``receive`` with the body's deadline; ``send`` that drops the app's answer once a
+        408 has gone out instead."""
+        deadline = trio.current_time() + self.timeout
+        state = {"body_done": False, "timed_out": False, "started": False}
+
+        async def timed_receive() -> dict[str, Any]:
+            if state["timed_out"]:
+                return {"type": "http.disconnect"}
+            if state["body_done"]:
+                return await receive()
+            with trio.move_on_at(deadline):
+                event = await receive()
+                if event.get("type") != "http.request" or not event.get("more_body"):
+                    state["body_done"] = True
+                return event
+            state["timed_out"] = True
+            client = scope.get("client") or ("?", 0)
+            log.info("http_request_timeout", peer=f"{client[0]}:{client[1]}",
+                     path=scope.get("path"), timeout=self.timeout)
+            if not state["started"]:
+                state["started"] = True
+                await send({"type": "http.response.start", "status": 408,
+                            "headers": [(b"content-length", b"0"), (b"connection", b"close")]})
+                await send({"type": "http.response.body", "body": b""})
+            return {"type": "http.disconnect"}
+
+        async def guarded_send(message: dict[str, Any]) -> None:
+            if state["timed_out"]:
+                return
+            if message.get("type") == "http.response.start":
+                state["started"] = True
+            await send(message)
+
+        return timed_receive, guarded_send
+
+
+async def _refuse(scope: Scope, receive: Receive, send: Send) -> None:
+    """Answer a refused request 429, a refused WebSocket handshake 403."""
+    if scope["type"] == "websocket":
+        await receive()                       # websocket.connect
+        await send({"type": "websocket.close", "code": 1013})
+        return
+    await send({"type": "http.response.start", "status": 429,
+                "headers": [(b"content-length", b"0"), (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": b""})
+
+
+def reserve_descriptors(settings: ServerSettings) -> None:
+    """Raise the soft descriptor limit to hold both connection budgets and a reserve,
+    so that the web door running out never leaves the TCP door without; one
+    warning if the hard limit does not allow it."""
+    needed = settings.max_connections + settings.http_max_connections + DESCRIPTOR_RESERVE
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        target = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        log.warning("descriptor_limit_low", limit=soft, needed=needed,
+                    hint="lower --max-connections/--http-max-connections or raise ulimit -n")
+
+
+async def _accept_loop(listener: trio.SocketListener, gate: ConnectionGate,
+                       handlers: trio.Nursery, serve_one: Callable[[trio.SocketStream, str],
+                                                                   Awaitable[None]]) -> None:
+    backoff = 0.0
+    short_since = 0.0
+    refused = 0
+    while True:
+        try:
+            stream = await listener.accept()
+        except OSError as exc:
+            if exc.errno not in ACCEPT_CAPACITY_ERRORS:
+                raise
+            if not backoff:
+                short_since = trio.current_time()
+                log.error("http_accept_backing_off", error=errno.errorcode.get(exc.errno or 0, "?"),
+                          open=gate.open)
+            backoff = min(ACCEPT_BACKOFF_MAX, backoff * 2 or 0.1)
+            await trio.sleep(backoff)
+            continue
+        if backoff:
+            log.info("http_accept_resumed", after=round(trio.current_time() - short_since, 1))
+            backoff = 0.0
+        try:
+            host = str(stream.socket.getpeername()[0])
+        except OSError:
+            await trio.aclose_forcefully(stream)
+            continue
+        refusal = gate.admit(host)
+        if refusal is not None:
+            refused += 1
+            if refused & (refused - 1) == 0:        # the 1st, 2nd, 4th, 8th... refusal
+                log.warning("http_connection_refused", peer=host, reason=refusal,
+                            refused=refused)
+            await trio.aclose_forcefully(stream)
+            continue
+        handlers.start_soon(serve_one, stream, host)
+
+
+async def serve_web(app: Asgi, config: Config, settings: ServerSettings, stop: trio.Event, *,
+                    task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
+    """Serve ``app`` (hypercorn per connection) until ``stop``; ``task_status`` gets the URL."""
+    from hypercorn.app_wrappers import ASGIWrapper
+    from hypercorn.trio.tcp_server import TCPServer
+    from hypercorn.trio.worker_context import WorkerContext
+    from hypercorn.typing import ConnectionState
+    from hypercorn.utils import repr_socket_addr
+
+    install_websocket_guard()
+    reserve_descriptors(settings)
+    listeners = await trio.open_tcp_listeners(settings.http_port or 0, host=settings.host)
+    sock = listeners[0].socket
+    url = "http://" + repr_socket_addr(sock.family, sock.getsockname()) + "/"
+    gate = ConnectionGate(settings.http_max_connections, settings.http_connections_per_address,
+                          exempt=(*settings.limit_exempt, *settings.trusted_proxies))
+    context = WorkerContext(None)
+    wrapped = ASGIWrapper(WebDoor(app, settings))  # type: ignore[arg-type]
+
+    async def serve_one(stream: trio.SocketStream, host: str) -> None:
+        try:
+            await TCPServer(wrapped, config, context, ConnectionState({}),
+                            stream)  # type: ignore[arg-type]
+        finally:
+            stream.socket.close()       # even when cancelled before hypercorn closed it
+            gate.release(host)
+
+    try:
+        async with trio.open_nursery() as handlers:
+            async with trio.open_nursery() as acceptors:
+                for listener in listeners:
+                    acceptors.start_soon(_accept_loop, listener, gate, handlers, serve_one)
+                task_status.started(url.replace("0.0.0.0", "127.0.0.1"))
+                await stop.wait()
+                acceptors.cancel_scope.cancel()
+            for listener in listeners:
+                listener.socket.close()
+            await context.terminated.set()
+            handlers.cancel_scope.deadline = trio.current_time() + config.graceful_timeout
+    finally:
+        for listener in listeners:
+            listener.socket.close()
