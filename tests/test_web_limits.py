@@ -9,19 +9,24 @@ outrun.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import resource
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import structlog
 import trio
+import trio.testing
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import AcceptConnection, CloseConnection, RejectConnection, Request
 
 from server.app import Server
-from server.limits import WebSocketGuard, forwarded_client
+from server.limits import ConnectionGate, WebSocketGuard, forwarded_client
 from server.settings import ServerSettings, SettingsError
+from server.web_door import DESCRIPTOR_RESERVE
 from tests.server_helpers import ScriptClient, start_server
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/statm").exists(),
@@ -279,3 +284,72 @@ async def test_forwarded_for_is_ignored_from_an_untrusted_peer(nursery: trio.Nur
     port = http_port(server)
     for _ in range(3):
         await websocket(port, [(b"X-Forwarded-For", b"203.0.113.7")])
+
+
+# --- out of descriptors -----------------------------------------------------------------
+
+class _Socket:
+    def getpeername(self) -> tuple[str, int]:
+        raise OSError("gone")
+
+
+class _Stream(trio.abc.Stream):
+    socket = _Socket()
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        raise NotImplementedError
+
+    async def wait_send_all_might_not_block(self) -> None:
+        raise NotImplementedError
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+
+class _ShortListener:
+    """accept() fails with EMFILE ``failures`` times, then gives one stream, then waits."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.calls = 0
+        self.served = trio.Event()
+
+    async def accept(self) -> _Stream:
+        await trio.lowlevel.checkpoint()
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise OSError(errno.EMFILE, "Too many open files")
+        if self.calls == self.failures + 1:
+            return _Stream()
+        self.served.set()
+        await trio.sleep_forever()
+        raise AssertionError
+
+
+async def test_emfile_backs_off_with_one_log_line(autojump_clock: trio.testing.MockClock
+                                                  ) -> None:
+    from server.web_door import ACCEPT_BACKOFF_MAX, _accept_loop
+
+    listener = _ShortListener(failures=40)
+    gate = ConnectionGate(10, 10)
+    with structlog.testing.capture_logs() as logs:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_accept_loop, listener, gate, nursery, None)
+            start = trio.current_time()
+            await listener.served.wait()
+            nursery.cancel_scope.cancel()
+    events = [entry["event"] for entry in logs]
+    assert events == ["http_accept_backing_off", "http_accept_resumed"]
+    assert trio.current_time() - start <= 40 * ACCEPT_BACKOFF_MAX
+    assert trio.current_time() - start >= 30 * ACCEPT_BACKOFF_MAX     # it did back off
+
+
+async def test_descriptors_are_reserved_for_both_budgets(nursery: trio.Nursery,
+                                                         tmp_path: Path) -> None:
+    await web_server(nursery, tmp_path, max_connections=300, http_max_connections=200)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    needed = 300 + 200 + DESCRIPTOR_RESERVE
+    assert soft == resource.RLIM_INFINITY or soft >= min(needed, hard)
