@@ -25,6 +25,7 @@ is the lobby's `server.limits.ConnectionGate`, checked before a byte is read.
 from __future__ import annotations
 
 import gc
+from functools import partial
 
 import structlog
 import trio
@@ -37,6 +38,7 @@ from server.lock import acquire as acquire_lock
 from server.lock import needs_lock
 from server.settings import ServerSettings
 from server.store import Store
+from server.web_door import accept_loop
 
 log = structlog.get_logger("server.app")
 
@@ -109,11 +111,20 @@ class Server:
             accepting = trio.CancelScope()
 
             async def accept() -> None:
-                async def handler(stream: trio.SocketStream) -> None:
+                async def handler(stream: trio.SocketStream, _host: str) -> None:
                     await handle_connection(stream, lobby)
 
-                with accepting:
-                    await trio.serve_listeners(handler, listeners, handler_nursery=nursery)
+                # Not trio.serve_listeners: out of descriptors it logs a traceback
+                # every 0.1 s; accept_loop backs off with one line (docs/hardening.md).
+                try:
+                    with accepting:
+                        async with trio.open_nursery() as acceptors:
+                            for listener in listeners:
+                                acceptors.start_soon(partial(accept_loop, listener, nursery,
+                                                             handler, door="tcp"))
+                finally:
+                    for listener in listeners:
+                        listener.socket.close()
 
             nursery.start_soon(accept)
             if self.settings.http_port is not None:

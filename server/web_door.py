@@ -12,7 +12,8 @@ accepting is ours, so that (docs/hardening.md):
   counted by the lobby's gate: `server.connection.handle_connection`);
 * when accept fails for want of descriptors (EMFILE...) the loop backs off,
   doubling up to 5 s, with one log line when it starts and one when it ends,
-  not a traceback every 0.1 s (trio's ``serve_listeners`` does that);
+  not a traceback every 0.1 s (trio's ``serve_listeners`` does that;
+  `accept_loop` serves the DAIDE TCP door too, `server.app`);
 * the headers of a request must arrive within ``http_request_timeout`` of the
   connection's opening or its previous response (hypercorn's keep-alive
   timer, which runs until a request's headers are complete), and its body
@@ -50,6 +51,7 @@ import dataclasses
 import errno
 import resource
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -239,9 +241,14 @@ def reserve_descriptors(settings: ServerSettings) -> None:
                     hint="lower --max-connections/--http-max-connections or raise ulimit -n")
 
 
-async def _accept_loop(listener: trio.SocketListener, gate: ConnectionGate,
-                       handlers: trio.Nursery, serve_one: Callable[[trio.SocketStream, str],
-                                                                   Awaitable[None]]) -> None:
+async def accept_loop(listener: trio.SocketListener, handlers: trio.Nursery,
+                      serve: Callable[[trio.SocketStream, str], Awaitable[None]], *,
+                      door: str, gate: ConnectionGate | None = None) -> None:
+    """Accept on ``listener`` and start ``serve(stream, host)`` in ``handlers`` for each
+    connection ``gate`` admits (the caller releases it); out of descriptors, back off
+    (0.1 s doubling to `ACCEPT_BACKOFF_MAX`) with one log line as it starts and one as
+    it ends, instead of trio's traceback every 0.1 s.  ``door`` names the log lines'
+    side ("http", "tcp")."""
     backoff = 0.0
     short_since = 0.0
     refused = 0
@@ -253,28 +260,31 @@ async def _accept_loop(listener: trio.SocketListener, gate: ConnectionGate,
                 raise
             if not backoff:
                 short_since = trio.current_time()
-                log.error("http_accept_backing_off", error=errno.errorcode.get(exc.errno or 0, "?"),
-                          open=gate.open)
+                log.error("accept_backing_off", door=door,
+                          error=errno.errorcode.get(exc.errno or 0, "?"),
+                          open=gate.open if gate is not None else None)
             backoff = min(ACCEPT_BACKOFF_MAX, backoff * 2 or 0.1)
             await trio.sleep(backoff)
             continue
         if backoff:
-            log.info("http_accept_resumed", after=round(trio.current_time() - short_since, 1))
+            log.info("accept_resumed", door=door,
+                     after=round(trio.current_time() - short_since, 1))
             backoff = 0.0
         try:
             host = str(stream.socket.getpeername()[0])
         except OSError:
             await trio.aclose_forcefully(stream)
             continue
-        refusal = gate.admit(host)
-        if refusal is not None:
-            refused += 1
-            if refused & (refused - 1) == 0:        # the 1st, 2nd, 4th, 8th... refusal
-                log.warning("http_connection_refused", peer=host, reason=refusal,
-                            refused=refused)
-            await trio.aclose_forcefully(stream)
-            continue
-        handlers.start_soon(serve_one, stream, host)
+        if gate is not None:
+            refusal = gate.admit(host)
+            if refusal is not None:
+                refused += 1
+                if refused & (refused - 1) == 0:        # the 1st, 2nd, 4th, 8th... refusal
+                    log.warning("http_connection_refused", peer=host, reason=refusal,
+                                refused=refused)
+                await trio.aclose_forcefully(stream)
+                continue
+        handlers.start_soon(serve, stream, host)
 
 
 async def serve_web(app: Asgi, config: Config, settings: ServerSettings, stop: trio.Event, *,
@@ -308,7 +318,8 @@ async def serve_web(app: Asgi, config: Config, settings: ServerSettings, stop: t
         async with trio.open_nursery() as handlers:
             async with trio.open_nursery() as acceptors:
                 for listener in listeners:
-                    acceptors.start_soon(_accept_loop, listener, gate, handlers, serve_one)
+                    acceptors.start_soon(partial(accept_loop, listener, handlers, serve_one,
+                                                 door="http", gate=gate))
                 task_status.started(url.replace("0.0.0.0", "127.0.0.1"))
                 await stop.wait()
                 acceptors.cancel_scope.cancel()

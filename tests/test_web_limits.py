@@ -14,6 +14,7 @@ import os
 import re
 import resource
 from collections.abc import AsyncIterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -331,18 +332,19 @@ class _ShortListener:
 
 async def test_emfile_backs_off_with_one_log_line(autojump_clock: trio.testing.MockClock
                                                   ) -> None:
-    from server.web_door import ACCEPT_BACKOFF_MAX, _accept_loop
+    from server.web_door import ACCEPT_BACKOFF_MAX, accept_loop
 
     listener = _ShortListener(failures=40)
     gate = ConnectionGate(10, 10)
     with structlog.testing.capture_logs() as logs:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(_accept_loop, listener, gate, nursery, None)
+            nursery.start_soon(partial(accept_loop, listener, nursery, None,  # type: ignore[arg-type]
+                                           door="http", gate=gate))
             start = trio.current_time()
             await listener.served.wait()
             nursery.cancel_scope.cancel()
     events = [entry["event"] for entry in logs]
-    assert events == ["http_accept_backing_off", "http_accept_resumed"]
+    assert events == ["accept_backing_off", "accept_resumed"]
     assert trio.current_time() - start <= 40 * ACCEPT_BACKOFF_MAX
     assert trio.current_time() - start >= 30 * ACCEPT_BACKOFF_MAX     # it did back off
 
