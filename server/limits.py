@@ -24,6 +24,13 @@ partial frame (slow-loris) ``frame_timeout`` (30 s)    EM 0x09 and close (Parlan
 outbound queue             ``outbound_queue`` (256),   disconnected; a player goes into
                            ``send_timeout`` (60 s)     civil disorder
 wrong passcodes            ``iam_failures_per_...``    see `IamGuard`
+web connections            ``http_max_connections``    the socket is closed at once
+                           (500), ``http_connections_  (`server.web_door`: a budget
+                           per_address`` (50)          apart from the TCP one)
+WebSocket message          ``max_frame_body`` + 4      close 1009 from the frame
+                                                       header (`WebSocketGuard`)
+request headers, body      ``http_request_timeout``    closed; 408 for a body
+                           (10 s each)
 =========================  ==========================  ==============================
 
 `FrameTracker` follows frame boundaries in the received byte stream on its

@@ -355,3 +355,14 @@ async def test_descriptors_are_reserved_for_both_budgets(nursery: trio.Nursery,
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     needed = 300 + 200 + DESCRIPTOR_RESERVE
     assert soft == resource.RLIM_INFINITY or soft >= min(needed, hard)
+
+
+async def test_connections_per_address_are_limited(nursery: trio.Nursery,
+                                                   tmp_path: Path) -> None:
+    server, _ = await web_server(nursery, tmp_path, limit_exempt=(),
+                                 http_connections_per_address=3)
+    port = http_port(server)
+    for _ in range(3):
+        await websocket(port)
+    with pytest.raises((ConnectionError, trio.BrokenResourceError, OSError)):
+        await websocket(port)
