@@ -132,6 +132,11 @@ def install_websocket_guard() -> None:
 
     if getattr(getattr(h11, "WSStream", None), "guard_installed", False):
         return
+    from hypercorn.protocol.ws_stream import WSStream
+    if not (getattr(h11, "WSStream", None) is WSStream and getattr(h2, "WSStream", None) is WSStream
+            and all(hasattr(WSStream, name) for name in ("handle", "_send_wsproto_event"))):
+        # Never serve WebSockets unguarded: a hypercorn release changed what the guard uses.
+        raise RuntimeError("this hypercorn cannot take the WebSocket guard (server.web_door)")
     guarded = _guarded_ws_stream_class()
     guarded.guard_installed = True  # type: ignore[attr-defined]
     setattr(h11, "WSStream", guarded)  # noqa: B010 - the module's own name for the class
