@@ -352,6 +352,9 @@ async def serve_http(lobby: Lobby, stop: trio.Event, *,
     # The keep-alive timer runs until a request's headers are complete: it is
     # the headers' timeout (the body's is server.web_door.WebDoor's).
     config.keep_alive_timeout = settings.http_request_timeout
+    # Cleartext HTTP/2 (prior knowledge; browsers use it over TLS only) multiplies what
+    # one connection may hold in flight by its streams: few are enough.
+    config.h2_max_concurrent_streams = 8
 
     async def started(task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
         await serve_web(App(lobby), config, settings, stop, task_status=task_status)

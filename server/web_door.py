@@ -203,7 +203,7 @@ class WebDoor:
             if not state["started"]:
                 state["started"] = True
                 await send({"type": "http.response.start", "status": 408,
-                            "headers": [(b"content-length", b"0"), (b"connection", b"close")]})
+                            "headers": _closing_headers(scope)})
                 await send({"type": "http.response.body", "body": b""})
             return {"type": "http.disconnect"}
 
@@ -224,8 +224,17 @@ async def _refuse(scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "websocket.close", "code": 1013})
         return
     await send({"type": "http.response.start", "status": 429,
-                "headers": [(b"content-length", b"0"), (b"connection", b"close")]})
+                "headers": _closing_headers(scope)})
     await send({"type": "http.response.body", "body": b""})
+
+
+def _closing_headers(scope: Scope) -> list[tuple[bytes, bytes]]:
+    """An empty answer's headers; HTTP/1 is told the connection closes (HTTP/2 has no
+    such header: the stream ends)."""
+    headers = [(b"content-length", b"0")]
+    if str(scope.get("http_version", "1.1")).startswith("1"):
+        headers.append((b"connection", b"close"))
+    return headers
 
 
 def reserve_descriptors(settings: ServerSettings) -> None:

@@ -366,3 +366,31 @@ async def test_connections_per_address_are_limited(nursery: trio.Nursery,
         await websocket(port)
     with pytest.raises((ConnectionError, trio.BrokenResourceError, OSError)):
         await websocket(port)
+
+
+async def test_a_stalled_body_over_cleartext_http2_times_out(nursery: trio.Nursery,
+                                                             tmp_path: Path) -> None:
+    import h2.config
+    import h2.connection
+    import h2.events
+
+    server, _ = await web_server(nursery, tmp_path, http_request_timeout=1.0)
+    stream = await trio.open_tcp_stream("127.0.0.1", http_port(server))
+    _opened.append(stream)
+    conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+    conn.initiate_connection()
+    conn.send_headers(1, [(":method", "POST"), (":path", "/api/render"), (":scheme", "http"),
+                          (":authority", "x"), ("content-type", "application/json"),
+                          ("x-daide-client", "web"), ("content-length", "60000")])
+    conn.send_data(1, b"{")
+    await stream.send_all(conn.data_to_send())
+    status = None
+    with trio.fail_after(30):
+        while status is None:
+            data = await stream.receive_some(65536)
+            assert data, "closed without an answer"
+            for event in conn.receive_data(data):
+                if isinstance(event, h2.events.ResponseReceived) and event.stream_id == 1:
+                    status = dict(event.headers)[b":status"]
+            await stream.send_all(conn.data_to_send())
+    assert status == b"408"
