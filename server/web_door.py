@@ -237,22 +237,29 @@ def _closing_headers(scope: Scope) -> list[tuple[bytes, bytes]]:
     return headers
 
 
-def reserve_descriptors(settings: ServerSettings) -> None:
-    """Raise the soft descriptor limit to hold both connection budgets and a reserve,
-    so that the web door running out never leaves the TCP door without; one
-    warning if the hard limit does not allow it."""
+def reserve_descriptors(settings: ServerSettings) -> int:
+    """The web door's connection cap, after raising the soft descriptor limit to hold
+    both connection budgets and a reserve.  If the hard limit does not allow it,
+    the web's cap is cut to what is left after the DAIDE TCP budget and the
+    reserve (at least 1), with one warning: the web running out of descriptors
+    never leaves the TCP door without."""
     needed = settings.max_connections + settings.http_max_connections + DESCRIPTOR_RESERVE
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft != resource.RLIM_INFINITY and soft < needed:
-        target = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-            soft = target
-        except (ValueError, OSError):
-            pass
-    if soft != resource.RLIM_INFINITY and soft < needed:
-        log.warning("descriptor_limit_low", limit=soft, needed=needed,
-                    hint="lower --max-connections/--http-max-connections or raise ulimit -n")
+    if soft == resource.RLIM_INFINITY or soft >= needed:
+        return settings.http_max_connections
+    target = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        soft = target
+    except (ValueError, OSError):
+        pass
+    if soft >= needed:
+        return settings.http_max_connections
+    cap = max(1, min(settings.http_max_connections,
+                     soft - settings.max_connections - DESCRIPTOR_RESERVE))
+    log.warning("descriptor_limit_low", limit=soft, needed=needed, http_max_connections=cap,
+                hint="lower --max-connections/--http-max-connections or raise ulimit -n")
+    return cap
 
 
 async def accept_loop(listener: trio.SocketListener, handlers: trio.Nursery,
@@ -311,11 +318,11 @@ async def serve_web(app: Asgi, config: Config, settings: ServerSettings, stop: t
     from hypercorn.utils import repr_socket_addr
 
     install_websocket_guard()
-    reserve_descriptors(settings)
+    web_cap = reserve_descriptors(settings)
     listeners = await trio.open_tcp_listeners(settings.http_port or 0, host=settings.host)
     sock = listeners[0].socket
     url = "http://" + repr_socket_addr(sock.family, sock.getsockname()) + "/"
-    gate = ConnectionGate(settings.http_max_connections, settings.http_connections_per_address,
+    gate = ConnectionGate(web_cap, settings.http_connections_per_address,
                           exempt=(*settings.limit_exempt, *settings.trusted_proxies))
     context = WorkerContext(None)
     wrapped = ASGIWrapper(WebDoor(app, settings))  # type: ignore[arg-type]

@@ -394,3 +394,19 @@ async def test_a_stalled_body_over_cleartext_http2_times_out(nursery: trio.Nurse
                     status = dict(event.headers)[b":status"]
             await stream.send_all(conn.data_to_send())
     assert status == b"408"
+
+
+async def test_a_low_hard_limit_cuts_the_webs_budget_not_the_tcp_ones(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from server import web_door
+
+    def refuse(*_args: object) -> None:
+        raise ValueError("over the hard limit")
+
+    monkeypatch.setattr(web_door.resource, "getrlimit", lambda _which: (300, 300))
+    monkeypatch.setattr(web_door.resource, "setrlimit", refuse)
+    settings = ServerSettings(max_connections=50, http_max_connections=1000)
+    with structlog.testing.capture_logs() as logs:
+        assert web_door.reserve_descriptors(settings) == 300 - 50 - DESCRIPTOR_RESERVE
+    assert [entry["event"] for entry in logs] == ["descriptor_limit_low"]
+    assert web_door.reserve_descriptors(ServerSettings(http_max_connections=10)) >= 1
