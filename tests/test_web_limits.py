@@ -240,19 +240,19 @@ async def test_stalled_bodies_time_out_and_leave_tcp_clients_served(
 
 
 async def test_stalled_headers_time_out(nursery: trio.Nursery, tmp_path: Path) -> None:
-    server, _ = await web_server(nursery, tmp_path, http_request_timeout=1.0)
+    server, _ = await web_server(nursery, tmp_path, http_request_timeout=2.0)
     stream = await trio.open_tcp_stream("127.0.0.1", http_port(server))
     _opened.append(stream)
     await stream.send_all(b"GET / HTTP/1.1\r\nHost: x\r\n")
     start = trio.current_time()
-    await until_eof(stream)
-    assert trio.current_time() - start >= 0.9
+    assert await until_eof(stream) == b""          # closed, no answer: not at once
+    assert trio.current_time() - start >= 1.0
 
 
 async def test_a_websocket_flood_leaves_tcp_clients_served(nursery: trio.Nursery,
                                                            tmp_path: Path) -> None:
     server, tcp_port = await web_server(nursery, tmp_path, max_connections=50,
-                                        http_max_connections=100)
+                                        http_max_connections=100, im_timeout=600.0)
     port = http_port(server)
     held, refused = 0, 0
     for _ in range(150):                # none sends the IM
