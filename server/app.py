@@ -31,6 +31,7 @@ import structlog
 import trio
 
 from engine.variants import Variant, load_variant
+from server.accept import accept_loop
 from server.connection import handle_connection
 from server.durability import GroupCommitStore
 from server.lobby import Lobby
@@ -38,7 +39,6 @@ from server.lock import acquire as acquire_lock
 from server.lock import needs_lock
 from server.settings import ServerSettings
 from server.store import Store
-from server.web_door import accept_loop
 
 log = structlog.get_logger("server.app")
 

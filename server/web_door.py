@@ -48,7 +48,6 @@ that address by a second gate; from any other peer the header is ignored.
 from __future__ import annotations
 
 import dataclasses
-import errno
 import resource
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -57,6 +56,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 import trio
 
+from server.accept import accept_loop
 from server.limits import ConnectionGate, WebSocketGuard, address_key, forwarded_client
 
 if TYPE_CHECKING:
@@ -71,10 +71,6 @@ Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-#: accept() errors that mean "out of descriptors or memory for now" (as trio's list).
-ACCEPT_CAPACITY_ERRORS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.ENOBUFS})
-#: Longest wait between accept attempts while descriptors are short.
-ACCEPT_BACKOFF_MAX = 5.0
 #: Descriptors kept beyond both connection budgets (database, journal, listeners, logs).
 DESCRIPTOR_RESERVE = 64
 #: WebSocket close code: message too big (RFC 6455 §7.4.1).
@@ -260,52 +256,6 @@ def reserve_descriptors(settings: ServerSettings) -> int:
     log.warning("descriptor_limit_low", limit=soft, needed=needed, http_max_connections=cap,
                 hint="lower --max-connections/--http-max-connections or raise ulimit -n")
     return cap
-
-
-async def accept_loop(listener: trio.SocketListener, handlers: trio.Nursery,
-                      serve: Callable[[trio.SocketStream, str], Awaitable[None]], *,
-                      door: str, gate: ConnectionGate | None = None) -> None:
-    """Accept on ``listener`` and start ``serve(stream, host)`` in ``handlers`` for each
-    connection ``gate`` admits (the caller releases it); out of descriptors, back off
-    (0.1 s doubling to `ACCEPT_BACKOFF_MAX`) with one log line as it starts and one as
-    it ends, instead of trio's traceback every 0.1 s.  ``door`` names the log lines'
-    side ("http", "tcp")."""
-    backoff = 0.0
-    short_since = 0.0
-    refused = 0
-    while True:
-        try:
-            stream = await listener.accept()
-        except OSError as exc:
-            if exc.errno not in ACCEPT_CAPACITY_ERRORS:
-                raise
-            if not backoff:
-                short_since = trio.current_time()
-                log.error("accept_backing_off", door=door,
-                          error=errno.errorcode.get(exc.errno or 0, "?"),
-                          open=gate.open if gate is not None else None)
-            backoff = min(ACCEPT_BACKOFF_MAX, backoff * 2 or 0.1)
-            await trio.sleep(backoff)
-            continue
-        if backoff:
-            log.info("accept_resumed", door=door,
-                     after=round(trio.current_time() - short_since, 1))
-            backoff = 0.0
-        try:
-            host = str(stream.socket.getpeername()[0])
-        except OSError:
-            await trio.aclose_forcefully(stream)
-            continue
-        if gate is not None:
-            refusal = gate.admit(host)
-            if refusal is not None:
-                refused += 1
-                if refused & (refused - 1) == 0:        # the 1st, 2nd, 4th, 8th... refusal
-                    log.warning("http_connection_refused", peer=host, reason=refusal,
-                                refused=refused)
-                await trio.aclose_forcefully(stream)
-                continue
-        handlers.start_soon(serve, stream, host)
 
 
 async def serve_web(app: Asgi, config: Config, settings: ServerSettings, stop: trio.Event, *,

@@ -332,7 +332,7 @@ class _ShortListener:
 
 async def test_emfile_backs_off_with_one_log_line(autojump_clock: trio.testing.MockClock
                                                   ) -> None:
-    from server.web_door import ACCEPT_BACKOFF_MAX, accept_loop
+    from server.accept import ACCEPT_BACKOFF_MAX, accept_loop
 
     listener = _ShortListener(failures=40)
     gate = ConnectionGate(10, 10)
