@@ -371,7 +371,7 @@ def test_a_node_losing_its_workers_mid_run(cluster: TwoNodes, reference: Path,
         deadline = time.monotonic() + 90
         # Once the worker node has finished a game (it is warm), kill its worker
         # processes that have been playing a game (Ray titles a worker by its
-        # task) for a tenth of a second: the game is under way.  A game lasts a
+        # task) for a twentieth of a second: the game is under way.  A game lasts a
         # few tenths of a second, so the title is read again right before the
         # kill: a worker that has just finished its game is not a lost game.
         # Still, a worker goes from one game to the next faster than the title
@@ -389,7 +389,7 @@ def test_a_node_losing_its_workers_mid_run(cluster: TwoNodes, reference: Path,
                 playing = {pid: playing.get(pid, now) for pid, title in titles.items()
                            if "play_on_node" in title}
                 for pid, since in playing.items():
-                    if now - since >= 0.1 and _still_playing(pid) and pid not in killed:
+                    if now - since >= 0.05 and _still_playing(pid) and pid not in killed:
                         try:
                             os.kill(pid, signal.SIGKILL)
                             killed[pid] = titles[pid]
