@@ -84,8 +84,28 @@ class GameSettings:
     #: for every connection: ``daide`` (tokens.tsv), ``parlance`` or ``mila`` -
     #: `protocol.press_tokens.PressNumbering`.
     press_numbering: str = AUTO_NUMBERING
+    #: The game's name, as hosts and players see it (``daide game new --name``).
+    name: str = ""
+    #: Who may take a seat: ``open`` (anyone who joins through the game's door) or
+    #: ``invitation`` (only the holders of an invitation; docs/hosting.md).
+    access: str = "open"
+    #: The French adjudicator's expedited removal of players (docs/adjudication-conventions.md):
+    #: the dislodged units of a power whose orders cannot matter are destroyed at the
+    #: autumn moves, and the units of a power owning no centre removed at the autumn retreats.
+    expedite: bool = False
+    #: The game's own TCP port (its door for unmodified DAIDE clients), None = the shared port.
+    port: int | None = None
+    #: The position the game starts from instead of the map's: ``NOW (...)`` and
+    #: ``SCO (...)`` in DAIDE text, one message per line (``daide serve --start-from``).
+    start: str | None = None
 
     def __post_init__(self) -> None:
+        if len(self.name) > 80 or any(not c.isprintable() for c in self.name):
+            raise SettingsError("a game name is at most 80 printable characters")
+        if self.access not in ("open", "invitation"):
+            raise SettingsError(f"access {self.access!r}: open or invitation")
+        if self.port is not None and not 1 <= self.port <= 65535:
+            raise SettingsError(f"a game's port must be 1..65535, not {self.port}")
         if self.press_numbering not in PRESS_NUMBERINGS:
             raise SettingsError(f"press numbering {self.press_numbering!r}:"
                                 f" {', '.join(PRESS_NUMBERINGS[:-1])} or {PRESS_NUMBERINGS[-1]}")
