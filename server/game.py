@@ -49,7 +49,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import structlog
 import trio
 
-from adjudicator.rulebook import DEFAULT
 from engine.convert import now_message, ord_messages, order_from_node
 from engine.position import Engine, Outcome
 from engine.variants import Variant
@@ -108,6 +107,7 @@ from server.press import (
 from server.requests import answer
 from server.session import Client, Role
 from server.settings import GameSettings
+from server.start_position import starting_engine
 from server.store import GameRecord, Seat, Store
 from server.turn import TurnState
 from server.wire import Encoded, Packet, encode, join
@@ -134,7 +134,7 @@ class Game:
         self.linger_until: float | None = None            # set once the game is over
         self.away_since: dict[str, float] = {}           # power in civil disorder -> since
         self.log = log.bind(game=handle.id)
-        self.engine = variant.start(DEFAULT.with_aoa(settings.aoa))
+        self.engine = starting_engine(variant, settings)
         self.clock = PhaseClock(trio.current_time)
         self.time_requests = TimeRequests()
         self.press = PressRelay(trio.current_time)        # SND answers, rate limit (16.1)
