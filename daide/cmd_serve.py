@@ -44,7 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                         dest="allow_origins",
                         help="also upgrade WebSockets of pages from this origin, e.g. "
-                             "https://play.example (repeatable; default: the page's own only)")
+                             "https://play.example, and take its host as a name of this server "
+                             "(repeatable; default: the page's own origin, under an address or "
+                             "localhost only - docs/web.md)")
     parser.add_argument("--variant", default="standard", metavar="NAME",
                         help="map to play, case-insensitive (default standard; `daide variants` lists them)")
     parser.add_argument("--level", type=int, default=0, help="press level (LVL), default 0")

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import mimetypes
-import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +35,7 @@ import trio
 
 from server.connection import handle_connection
 from server.web_api import ApiError, WebApi, game_number, is_number
+from server.web_origin import OriginPolicy, is_host_header
 from server.websocket_stream import WebSocketStream
 
 if TYPE_CHECKING:
@@ -63,6 +63,8 @@ class App:
     The web door is as strict as the TCP one (docs/web.md, "Requests"): a
     WebSocket is upgraded only from the page's own origin (or one named by
     ``--allow-origin``; no Origin at all, a non-browser client, is let in),
+    a browser's WebSocket and every API POST must name one of the server's own
+    hosts (`server.web_origin`: 421 otherwise, against DNS rebinding),
     a POST to the API must be ``application/json`` carrying the header
     ``X-Daide-Client: web`` (which a form or a simple request of another
     site cannot send), every bad input is a 4xx with a one-line
@@ -74,8 +76,7 @@ class App:
         self.lobby = lobby
         self.api = WebApi(lobby)
         self.web_root = web_root.resolve()
-        self.allowed_origins = frozenset(
-            _origin_key(o) for o in lobby.settings.allow_origins)
+        self.origins = OriginPolicy(lobby.settings.allow_origins, lobby.settings.host)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -97,9 +98,7 @@ class App:
         try:
             if scope["path"] != "/daide":
                 raise ApiError(404, f"no WebSocket at {scope['path']!r}")
-            origin = _header(scope, b"origin")
-            if not self._origin_allowed(origin, _header(scope, b"host")):
-                raise ApiError(403, f"origin {origin!r} is not allowed (--allow-origin)")
+            self._check_origin(_header(scope, b"origin"), _header(scope, b"host"))
             text = _query(scope).get("watch", "")
             watch = game_number(text, "watch") if text else None
         except ApiError as exc:
@@ -111,16 +110,16 @@ class App:
         log.info("websocket_opened", peer=peer, watch=watch)
         await handle_connection(stream, self.lobby, peer, watch_game=watch)
 
-    def _origin_allowed(self, origin: str | None, host: str | None) -> bool:
-        """The page's own origin (the Host the request came to), one of ``--allow-origin``,
-        or none at all: browsers always send Origin on a WebSocket, so a request without
-        one is not a page's (a bot, a script), and the passcode guards a seat as on TCP."""
-        if origin is None:
-            return True
-        key = _origin_key(origin)
-        if host and key in (f"http://{host.lower()}", f"https://{host.lower()}"):
-            return True
-        return key in self.allowed_origins
+    def _check_origin(self, origin: str | None, host: str | None) -> None:
+        """Raise unless the handshake is a program's (no Origin: browsers always send one
+        on a WebSocket, so it is a bot or a script, and the passcode guards a seat as on
+        TCP), from an ``--allow-origin`` origin, or from the page's own origin on one of the
+        server's own hosts (421 for another Host: a rebinding page's, `server.web_origin`)."""
+        if origin is None or self.origins.origin_allowed(origin, host):
+            return
+        if not self.origins.own_host(host):
+            raise ApiError(421, self.origins.misdirected(host))
+        raise ApiError(403, f"origin {origin!r} is not allowed (--allow-origin)")
 
     # --- HTTP -----------------------------------------------------------------------
 
@@ -135,6 +134,9 @@ class App:
                     raise ApiError(405, f"{method} is not allowed here")
                 data: dict[str, Any] = {}
                 if method == "POST":
+                    host = _header(scope, b"host")
+                    if not self.origins.own_host(host):
+                        raise ApiError(421, self.origins.misdirected(host))
                     _check_post(scope)
                     data = _json_object(await _read_body(receive))
                 result = await self.api.handle(method, path, query, data, _client_host(scope))
@@ -152,7 +154,7 @@ class App:
             await _respond(send, 200, content if method == "GET" else b"", kind,
                            length=len(content), headers=headers)
         except ApiError as exc:
-            if exc.status in (403, 415) and path.startswith("/api/"):
+            if exc.status in (403, 415, 421) and path.startswith("/api/"):
                 log.warning("http_refused", path=path, status=exc.status, reason=exc.message,
                             host=_client_host(scope))
             await _respond(send, exc.status, _error(exc.message), "application/json",
@@ -221,11 +223,6 @@ def _query(scope: Scope) -> dict[str, str]:
     return {k: v[0] for k, v in parse_qs(raw, errors="replace").items()}
 
 
-def _origin_key(origin: str) -> str:
-    """An origin as compared: lower case, no trailing slash."""
-    return origin.strip().rstrip("/").lower()
-
-
 def _check_post(scope: Scope) -> None:
     """An API POST is JSON from the page (`CLIENT_HEADER`): 415 or 403 otherwise."""
     kind = (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
@@ -278,7 +275,7 @@ def _security_headers(scope: Scope) -> list[tuple[bytes, bytes]]:
     """Headers of every answer: the pages run only their own scripts and styles, talk
     only to this host (fetch and the WebSocket), and are framed by nobody."""
     host = _header(scope, b"host") or ""
-    sockets = f" ws://{host} wss://{host}" if _HOST.fullmatch(host) else ""
+    sockets = f" ws://{host} wss://{host}" if is_host_header(host) else ""
     policy = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
               f"connect-src 'self'{sockets}; base-uri 'none'; form-action 'self'; "
               "frame-ancestors 'none'")
@@ -286,9 +283,6 @@ def _security_headers(scope: Scope) -> list[tuple[bytes, bytes]]:
             (b"x-content-type-options", b"nosniff"),
             (b"x-frame-options", b"DENY"),
             (b"referrer-policy", b"same-origin")]
-
-
-_HOST = re.compile(r"[A-Za-z0-9.\-]+(:\d{1,5})?|\[[0-9A-Fa-f:.]+\](:\d{1,5})?")
 
 
 async def _deny(scope: Scope, send: Send, error: ApiError) -> None:

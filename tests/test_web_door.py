@@ -142,10 +142,91 @@ async def test_the_websocket_takes_only_the_pages_own_origin_and_allowed_ones(
             status, _headers, body = await upgrade(port, origin)
             assert status == 101, origin
             assert body[:2] == b"\x82\x04", origin       # one binary message: the RM frame
-        status, _h, _b = await upgrade(port, "http://games.example:8080",
-                                       host="games.example:8080")
-        assert status == 101                             # the Host the request came to
+        # The Host the request came to, when it is one of the server's own: an address,
+        # a localhost name, an --allow-origin host.
+        for host in (f"localhost:{port}", f"[::1]:{port}", f"game.localhost:{port}",
+                     f"192.0.2.7:{port}", "play.example:8080", "PLAY.example."):
+            status, _h, _b = await upgrade(port, f"http://{host}", host=host)
+            assert status == 101, host
     assert not [e for e in logs if e.get("exc_info") or e["log_level"] == "error"]
+
+
+# --- DNS rebinding: the Host must be one of the server's own ------------------------------
+
+
+async def test_a_rebound_name_cannot_open_the_websocket_or_post(
+        players: tuple[Server, dict[str, ScriptClient]]) -> None:
+    """A page of evil.example whose name now resolves to this server: its Origin and
+    Host agree, but the Host is not one of the server's names - 421, and no passcode
+    of the summary is checked or counted."""
+    server, clients = players
+    port = port_of(server)
+    assert server.lobby is not None
+    guard = server.lobby.iam_guard
+    evil = f"evil.example:{port}"
+    wrong = json.dumps({"game": 1, "power": "FRA", "passcode": 0}).encode()
+    with capture_logs() as logs:
+        for host in (evil, "evil.example", "localhost.evil.example", "127.0.0.1.nip.io",
+                     "evil.example:" + "9" * 5, "a" * 200):
+            status, headers, body = await upgrade(port, f"http://{host}", host=host)
+            assert status == 421, host
+            error = json.loads(body)["error"]
+            assert "is not a name of this server" in error and "\n" not in error
+            assert headers["x-content-type-options"] == "nosniff"
+        for _ in range(guard.limit + 2):
+            got, _h, body = await request(port, "POST", "/api/summary", wrong, host=evil,
+                                          headers=api_headers(Origin=f"http://{evil}"))
+            assert got == 421
+            assert json.loads(body)["error"] == (
+                f"'{evil}' is not a name of this server: if it is this server's name, "
+                "start it with --allow-origin https://evil.example")
+        for path in ("/api/render", "/api/notation", "/api/preview"):
+            got, _h, _b = await request(port, "POST", path, b"{}", host=evil,
+                                        headers=api_headers())
+            assert got == 421, path
+    assert not guard.blocked("127.0.0.1", trio.current_time())
+    assert [e["status"] for e in logs if e["event"] == "websocket_refused"] == [421] * 6
+    assert len([e for e in logs if e["event"] == "http_refused"]) == guard.limit + 5
+    assert not [e for e in logs if e.get("exc_info") or e["log_level"] == "error"]
+    # What another site may read anyway is answered under any name.
+    got, _h, body = await request(port, "GET", "/api/games", host=evil)
+    assert got == 200 and json.loads(body)["games"]
+    got, _h, _b = await request(port, "GET", "/", host=evil)
+    assert got == 200
+    # A program's WebSocket (no Origin) is not a page's, whatever name it used.
+    status, _h, _b = await upgrade(port, None, host=evil)
+    assert status == 101
+    # Under one of the server's names the same requests are answered.
+    passcode = clients["FRA"].passcode
+    right = json.dumps({"game": 1, "power": "FRA", "passcode": passcode}).encode()
+    for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}"):
+        got, _h, body = await request(port, "POST", "/api/summary", right, host=host,
+                                      headers=api_headers())
+        assert got == 200 and json.loads(body)["power"] == "FRA", host
+
+
+async def test_allow_origin_makes_a_public_name_the_servers(nursery: trio.Nursery,
+                                                           tmp_path: Path) -> None:
+    """Behind a proxy that passes the Host on, or served directly under a public name:
+    --allow-origin names it, and its page's WebSocket and POSTs are taken."""
+    server, _port = await start_server(
+        nursery, tmp_path / "games.db",
+        {"http_port": 0, "allow_origins": ("https://diplomacy.example",)})
+    port = port_of(server)
+    status, _h, body = await upgrade(port, "https://diplomacy.example",
+                                     host="diplomacy.example")
+    assert status == 101 and body[:2] == b"\x82\x04"
+    # The page's own origin under that name, on another port (the proxy's) too.
+    status, _h, _b = await upgrade(port, "http://diplomacy.example:8443",
+                                   host="diplomacy.example:8443")
+    assert status == 101
+    got, _h, body = await request(port, "POST", "/api/notation",
+                                  json.dumps({"text": "A Par - Bur", "power": "FRA"}).encode(),
+                                  host="diplomacy.example", headers=api_headers())
+    assert got == 200 and json.loads(body)["order"] == "( ( FRA AMY PAR ) MTO BUR )"
+    got, _h, _b = await request(port, "POST", "/api/notation", b"{}",
+                                host="other.example", headers=api_headers())
+    assert got == 421
 
 
 async def test_a_bad_websocket_path_or_watch_is_refused_with_one_line(server: Server) -> None:
