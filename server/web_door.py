@@ -38,6 +38,12 @@ maintained HTTP/WebSocket stack the web side was built on; the one gap was
 hypercorn's buffer, closed here by one subclass whose behaviour the tests pin
 (tests/test_web_limits.py) should a hypercorn release change it.
 
+hypercorn's own error answers (h11's 400 for a malformed request, 431 for
+headers too long, a bad WebSocket handshake's 400) carry no header the
+application could add, so `install_error_headers` makes its HTTP/1.1
+protocol add `ERROR_HEADERS` (a Content-Security-Policy, nosniff, frame
+protection) to every answer that has no policy of its own.
+
 `WebDoor` is an ASGI wrapper round `server.http.App`: with ``trusted_proxies``
 (``daide serve --trusted-proxy ADDR``) a request or WebSocket from such a
 proxy is known by the address its ``X-Forwarded-For`` names (the scope's
@@ -120,6 +126,54 @@ def _guarded_ws_stream_class() -> type:
             await self.send(StreamClosed(stream_id=self.stream_id))
 
     return GuardedWSStream
+
+
+#: Headers of an answer that has none of its own: hypercorn's own errors (400 for a
+#: malformed request, 431 for headers too long, a bad WebSocket handshake's 400), the
+#: door's 408 and 429.  Their bodies are empty, so the policy is the strictest.
+ERROR_HEADERS = ((b"content-security-policy",
+                  b"default-src 'none'; base-uri 'none'; form-action 'none'; "
+                  b"frame-ancestors 'none'"),
+                 (b"x-content-type-options", b"nosniff"),
+                 (b"x-frame-options", b"DENY"),
+                 (b"referrer-policy", b"same-origin"))
+
+
+def _secure_h11_protocol_class() -> type:
+    """hypercorn's HTTP/1.1 protocol with `ERROR_HEADERS` on every answer that lacks a
+    Content-Security-Policy: hypercorn writes its own error answers (h11's 400 and 431)
+    with no way to add headers (``Config.response_headers`` is added to every answer,
+    the application's too, whose own policy it would duplicate)."""
+    import h11
+    from hypercorn.protocol.h11 import H11Protocol
+
+    class SecureH11Protocol(H11Protocol):
+        async def _send_h11_event(self, event: Any) -> None:
+            if isinstance(event, h11.Response) and not any(
+                    name == b"content-security-policy" for name, _ in event.headers):
+                event = h11.Response(status_code=event.status_code, reason=event.reason,
+                                     headers=[*event.headers, *ERROR_HEADERS])
+            await super()._send_h11_event(event)
+
+    return SecureH11Protocol
+
+
+def install_error_headers() -> None:
+    """Make hypercorn's connections speak HTTP/1.1 through `SecureH11Protocol`
+    (``hypercorn.protocol.ProtocolWrapper`` builds the protocol by this module name).
+    Cleartext HTTP/2 keeps hypercorn's: only programs use it (browsers speak HTTP/2
+    over TLS only), and its errors are stream resets, not pages."""
+    import hypercorn.protocol as protocol
+    from hypercorn.protocol.h11 import H11Protocol
+
+    current = getattr(protocol, "H11Protocol", None)
+    if getattr(current, "error_headers_installed", False):
+        return
+    if current is not H11Protocol or not hasattr(H11Protocol, "_send_h11_event"):
+        raise RuntimeError("this hypercorn cannot take the error headers (server.web_door)")
+    secure = _secure_h11_protocol_class()
+    secure.error_headers_installed = True  # type: ignore[attr-defined]
+    setattr(protocol, "H11Protocol", secure)  # noqa: B010 - the module's own name for the class
 
 
 def install_websocket_guard() -> None:
@@ -227,7 +281,7 @@ async def _refuse(scope: Scope, receive: Receive, send: Send) -> None:
 def _closing_headers(scope: Scope) -> list[tuple[bytes, bytes]]:
     """An empty answer's headers; HTTP/1 is told the connection closes (HTTP/2 has no
     such header: the stream ends)."""
-    headers = [(b"content-length", b"0")]
+    headers = [(b"content-length", b"0"), *ERROR_HEADERS]
     if str(scope.get("http_version", "1.1")).startswith("1"):
         headers.append((b"connection", b"close"))
     return headers
@@ -268,6 +322,7 @@ async def serve_web(app: Asgi, config: Config, settings: ServerSettings, stop: t
     from hypercorn.utils import repr_socket_addr
 
     install_websocket_guard()
+    install_error_headers()
     web_cap = reserve_descriptors(settings)
     listeners = await trio.open_tcp_listeners(settings.http_port or 0, host=settings.host)
     sock = listeners[0].socket

@@ -137,11 +137,11 @@ async def test_the_websocket_takes_only_the_pages_own_origin_and_allowed_ones(
         assert len(refused) == 5 and all(e["status"] == 403 for e in refused)
         # The page's own origin (the Host asked), an --allow-origin one, and none at all
         # (a non-browser client) are upgraded and get the RM.
-        for origin in (f"http://127.0.0.1:{port}", f"HTTP://127.0.0.1:{port}",
-                       "https://play.example", "https://play.example/", None):
-            status, _headers, body = await upgrade(port, origin)
-            assert status == 101, origin
-            assert body[:2] == b"\x82\x04", origin       # one binary message: the RM frame
+        for taken in (f"http://127.0.0.1:{port}", f"HTTP://127.0.0.1:{port}",
+                      "https://play.example", "https://play.example/", None):
+            status, _headers, body = await upgrade(port, taken)
+            assert status == 101, taken
+            assert body[:2] == b"\x82\x04", taken        # one binary message: the RM frame
         # The Host the request came to, when it is one of the server's own: an address,
         # a localhost name, an --allow-origin host.
         for host in (f"localhost:{port}", f"[::1]:{port}", f"game.localhost:{port}",
@@ -444,6 +444,58 @@ async def test_every_page_and_answer_carries_the_security_headers(server: Server
     # A Host that could smuggle a directive in is left out of the policy.
     _s, headers, _b = await request(port, "GET", "/", host="a; script-src *")
     assert "script-src *" not in headers["content-security-policy"]
+
+
+async def raw_answer(port: int, data: bytes) -> tuple[int, dict[str, str]]:
+    """Send ``data`` as it is; the status and headers (lower-case names) of the answer."""
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    got = bytearray()
+    try:
+        await stream.send_all(data)
+        with trio.fail_after(20):
+            while b"\r\n\r\n" not in got:
+                chunk = await stream.receive_some(65536)
+                assert chunk, f"closed without an answer: {bytes(got)!r}"
+                got += chunk
+    finally:
+        await stream.aclose()
+    head = bytes(got).split(b"\r\n\r\n")[0].decode("latin-1").split("\r\n")
+    return int(head[0].split()[1]), {k.strip().lower(): v.strip() for k, _, v in
+                                     (line.partition(":") for line in head[1:])}
+
+
+async def test_hypercorns_own_error_answers_carry_the_security_headers(server: Server) -> None:
+    """Answers hypercorn writes itself, before the application is called: they get the
+    strictest policy (their bodies are empty)."""
+    port = port_of(server)
+    for data, status in ((b"GARBAGE\r\n\r\n", 400),
+                         (b"GET / HTTP/1.1\r\nHost: x\r\nX: " + b"a" * 70000 + b"\r\n\r\n", 431),
+                         (b"GET /daide HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+                          b"Connection: Upgrade\r\n\r\n", 400),      # no Sec-WebSocket-Key
+                         (b"GET / HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", 400)):
+        got, headers = await raw_answer(port, data)
+        assert got == status, data[:40]
+        assert headers["content-length"] == "0"
+        policy = headers["content-security-policy"]
+        assert "default-src 'none'" in policy and "frame-ancestors 'none'" in policy
+        assert headers["x-content-type-options"] == "nosniff"
+        assert headers["x-frame-options"] == "DENY"
+    # The application's answers keep their one policy (no second one added).
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    try:
+        await stream.send_all(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        answer = await until_closed(stream)
+    finally:
+        await stream.aclose()
+    assert answer.lower().count(b"content-security-policy:") == 1
+
+
+async def until_closed(stream: trio.SocketStream) -> bytes:
+    got = bytearray()
+    with trio.fail_after(20):
+        while data := await stream.receive_some(65536):
+            got += data
+    return bytes(got)
 
 
 WEB = Path(__file__).resolve().parent.parent / "web"

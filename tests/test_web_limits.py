@@ -194,7 +194,7 @@ async def test_forwarded_client_is_the_proxys_entry() -> None:
 
 # --- request timeouts and the web budget ----------------------------------------------
 
-STALLED = (b"POST /api/render HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+STALLED = (b"POST /api/render HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
            b"X-Daide-Client: web\r\nContent-Length: 60000\r\n\r\n{")
 
 
@@ -237,6 +237,7 @@ async def test_stalled_bodies_time_out_and_leave_tcp_clients_served(
     timed_out = [a for a in answers if a.startswith(b"HTTP/1.1 408")]
     assert 0 < len(timed_out) <= 100
     assert all(a == b"" or a.startswith(b"HTTP/1.1 408") for a in answers)
+    assert all(b"\r\nx-content-type-options: nosniff\r\n" in a for a in timed_out)
 
 
 async def test_stalled_headers_time_out(nursery: trio.Nursery, tmp_path: Path) -> None:
@@ -380,7 +381,7 @@ async def test_a_stalled_body_over_cleartext_http2_times_out(nursery: trio.Nurse
     conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
     conn.initiate_connection()
     conn.send_headers(1, [(":method", "POST"), (":path", "/api/render"), (":scheme", "http"),
-                          (":authority", "x"), ("content-type", "application/json"),
+                          (":authority", "127.0.0.1"), ("content-type", "application/json"),
                           ("x-daide-client", "web"), ("content-length", "60000")])
     conn.send_data(1, b"{")
     await stream.send_all(conn.data_to_send())
