@@ -71,6 +71,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "answered, ADM still relayed - before OFF and close (default 30)")
     parser.add_argument("--db", type=Path, default=Path("daide-server.db"),
                         help="SQLite database (default ./daide-server.db)")
+    parser.add_argument("--admin-token-file", type=Path, default=None, metavar="PATH",
+                        help="the admin token of `daide game` and the admin page: read from "
+                             "PATH, created there (mode 0600) if missing (default: DB.admin-token "
+                             "beside the database; docs/hosting.md)")
     parser.add_argument("--durability", choices=("os", "disk", "commit"), default="os",
                         help="when clients hear of an order or phase (always stored first): once "
                              "the OS has it (os, the default: survives any server crash, not a "
@@ -101,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
 
     from daide.errors import CommandError
     from engine.variants import VariantError, load_variant
+    from server.admin_token import AdminTokenError
     from server.app import Server
     from server.http import HttpListenError
     from server.lock import DatabaseLockError
@@ -121,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
                                   durability=args.durability, http_port=args.http_port,
                                   allow_origins=tuple(args.allow_origins),
                                   trusted_proxies=tuple(args.trusted_proxies),
+                                  admin_token_file=args.admin_token_file,
                                   linger=DEFAULT_LINGER if args.linger is None else args.linger,
                                   **chosen)
         load_variant(game.variant)
@@ -139,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise CommandError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from exc
     except DatabaseLockError as exc:     # in use by another server, or cannot be created
+        raise CommandError(str(exc)) from exc
+    except AdminTokenError as exc:       # the token file cannot be created or read
         raise CommandError(str(exc)) from exc
     except (StoreError, sqlite3.DatabaseError) as exc:
         raise CommandError(f"database {args.db}: {exc}") from exc

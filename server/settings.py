@@ -247,6 +247,9 @@ class ServerSettings:
     http_request_timeout: float = 10.0
     #: Proxies whose ``X-Forwarded-For`` names the client (``daide serve --trusted-proxy``).
     trusted_proxies: tuple[str, ...] = ()
+    #: The admin token's file (``daide serve --admin-token-file``); None = ``<db>.admin-token``
+    #: beside the database (`server.admin_token`, docs/hosting.md).
+    admin_token_file: Path | None = None
 
     def __post_init__(self) -> None:
         if not 0 <= self.linger <= 3600:
