@@ -50,6 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--variant", default="standard", metavar="NAME",
                         help="map to play, case-insensitive (default standard; `daide variants` lists them)")
     parser.add_argument("--level", type=int, default=0, help="press level (LVL), default 0")
+    parser.add_argument("--start-from", type=Path, default=None, metavar="FILE",
+                        help="games start from this position instead of the map's: a NOW and an "
+                             "SCO message in DAIDE text, one per line (docs/bots.md)")
     parser.add_argument("--mtl", type=int, metavar="S", help="movement phase time limit, seconds")
     parser.add_argument("--rtl", type=int, metavar="S", help="retreat phase time limit, seconds")
     parser.add_argument("--btl", type=int, metavar="S", help="build phase time limit, seconds")
@@ -112,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
     from server.logconfig import configure_logging
     from server.runner import serve_until_signal
     from server.settings import DEFAULT_LINGER, GameSettings, ServerSettings, SettingsError
+    from server.start_position import check_start
     from server.store import StoreError
 
     try:
@@ -119,7 +123,8 @@ def run(args: argparse.Namespace) -> int:
             variant=args.variant, level=args.level, mtl=args.mtl, rtl=args.rtl, btl=args.btl,
             ptl=args.ptl, dsd=args.dsd, aoa=args.aoa, pda=args.pda, npr=args.npr,
             npb=args.npb, idle_years_draw=args.idle_years, max_year=args.max_year,
-            stop_unchanged=args.stop_unchanged, press_numbering=args.press_numbering)
+            stop_unchanged=args.stop_unchanged, press_numbering=args.press_numbering,
+            start=_start_text(args.start_from))
         chosen = {name: getattr(args, name) for name, _, _ in LIMITS
                   if getattr(args, name) is not None}
         settings = ServerSettings(host=args.host, port=args.port, db_path=args.db, game=game,
@@ -129,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
                                   admin_token_file=args.admin_token_file,
                                   linger=DEFAULT_LINGER if args.linger is None else args.linger,
                                   **chosen)
-        load_variant(game.variant)
+        check_start(load_variant(game.variant), game)
     except (SettingsError, VariantError) as exc:
         raise CommandError(str(exc)) from exc
     configure_logging(json=args.log_json)
@@ -151,6 +156,19 @@ def run(args: argparse.Namespace) -> int:
     except (StoreError, sqlite3.DatabaseError) as exc:
         raise CommandError(f"database {args.db}: {exc}") from exc
     return 0
+
+
+def _start_text(path: Path | None) -> str | None:
+    """The text of ``--start-from FILE`` (None without it)."""
+    from daide.errors import CommandError
+
+    if path is None:
+        return None
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise CommandError(f"--start-from {path}: {reason}") from None
 
 
 def _only(group: BaseExceptionGroup[BaseException]) -> BaseException:

@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 
-from adjudicator import GameState, PhaseResult, Rulebook
-from adjudicator.values import RETREAT, Dislodged, Phase
+from adjudicator import GameState, PhaseResult, Rulebook, position_checks
+from adjudicator.values import Dislodged, Phase
 from engine import convert
 from engine.position import Engine, Outcome, PhaseOrders
 from engine.variants import UnknownVariant, variant_files, variant_names
@@ -62,7 +62,7 @@ class Setting:
     the same orders come in block after block)."""
 
     __slots__ = ("map", "rep", "rules", "reader", "centres", "_centre_set", "_sorted_centres",
-                 "_powers", "_army_places", "_fleet_coasts")
+                 "_powers")
 
     def __init__(self, map: Map, rep: Representation, rules: Rulebook) -> None:
         self.map = map
@@ -74,15 +74,7 @@ class Setting:
             map.provinces[c].mnemonic for c in map.supply_centres)
         self._centre_set = frozenset(self.centres)
         self._sorted_centres = tuple(sorted(self.centres))
-        # where a unit may stand (check_position): the provinces an army may
-        # stand in, and per province the coasts a fleet may (None: the
-        # province itself; empty: no fleet)
         self._powers = frozenset(map.powers)
-        self._army_places = frozenset(p.mnemonic for p in map.provinces if p.is_land)
-        self._fleet_coasts: dict[str, frozenset[str | None]] = {
-            p.mnemonic: frozenset(map.loc_coast[loc] for loc in map.fleet_locs[p.id])
-            for p in map.provinces
-        }
 
     def __repr__(self) -> str:
         return f"Setting({self.map.name!r}, rules={self.rules!r})"
@@ -201,35 +193,13 @@ def _check_sco(s: Setting, groups: Sequence[tuple[str | tuple[str, ...], Sequenc
 
 
 def check_position(s: Setting, state: GameState) -> None:
-    """InputError unless every unit is a unit of the map's powers standing
-    where its type may stand, at most one (not dislodged) unit per province,
-    and dislodged units only in a retreat phase."""
-    if state.dislodged and state.phase.kind != RETREAT:
-        raise InputError(f"NOW: MRT lists in {state.phase}, which is not a retreat phase")
-    where: set[str] = set()
-    for unit in state.units:
-        _check_unit(s, unit, unit.location.province, where)
-    for d in state.dislodged:
-        _check_unit(s, d.unit, "dislodged " + d.unit.location.province, where)
-
-
-def _check_unit(s: Setting, unit: Unit, key: str, where: set[str]) -> None:
-    if unit.power not in s._powers:
-        raise InputError(f"NOW: {unit.power} is not a power of the map")
-    loc = unit.location
-    coasts = s._fleet_coasts.get(loc.province)
-    if coasts is None:
-        raise InputError(f"NOW: {loc.province} is not a province of the map")
-    if unit.is_army:
-        ok = loc.coast is None and loc.province in s._army_places
-    else:
-        ok = loc.coast in coasts
-    if not ok:
-        what = "an army" if unit.is_army else "a fleet"
-        raise InputError(f"NOW: {unit} - {what} cannot stand at {loc}")
-    if key in where:
-        raise InputError(f"NOW: two units in {key}")
-    where.add(key)
+    """InputError unless the map can hold the position: the adjudicator's
+    checks (`adjudicator.position_checks`), named by the message they concern."""
+    try:
+        position_checks.check_position(s.map, state)
+    except position_checks.PositionError as exc:
+        part = "SCO" if exc.about == position_checks.CENTRES else "NOW"
+        raise InputError(f"{part}: {exc}") from None
 
 
 # --- one phase ------------------------------------------------------------------------
