@@ -15,7 +15,9 @@ Routes (docs/web.md has the user's view):
   (`server.websocket_stream`); ``/daide?watch=N`` makes an OBS watch game N;
 * ``/api/...`` - `server.web_api`: what DAIDE does not carry (the list of
   games, the token table, map pictures, the English order notation, the
-  preview and the summary of submitted orders).
+  preview and the summary of submitted orders);
+* ``/admin`` the host's page and ``/api/admin/...`` its API - `server.admin_api`,
+  behind the admin token (docs/hosting.md).
 
 Nothing about the rules runs in the page: every answer that needs them
 (legality, adjudication) comes from the server's own engine.
@@ -33,6 +35,8 @@ from urllib.parse import parse_qs
 import structlog
 import trio
 
+from server.admin_api import PREFIX as ADMIN_PREFIX
+from server.admin_api import AdminApi
 from server.connection import handle_connection
 from server.web_api import ApiError, WebApi, game_number, is_number
 from server.web_origin import OriginPolicy, is_host_header
@@ -52,7 +56,7 @@ WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
 #: Largest request body the API reads (a preview's orders, a notation line).
 MAX_BODY = 65536
 #: Pages by path; each is a file of WEB_ROOT.
-PAGES = {"/": "index.html", "/play": "play.html"}
+PAGES = {"/": "index.html", "/play": "play.html", "/admin": "admin.html"}
 STATIC_TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html",
                 ".svg": "image/svg+xml", ".json": "application/json", ".tsv": "text/plain"}
 
@@ -75,6 +79,7 @@ class App:
     def __init__(self, lobby: Lobby, web_root: Path = WEB_ROOT) -> None:
         self.lobby = lobby
         self.api = WebApi(lobby)
+        self.admin = AdminApi(lobby)      # /api/admin/...: the host's, behind the admin token
         self.web_root = web_root.resolve()
         self.origins = OriginPolicy(lobby.settings.allow_origins, lobby.settings.host)
 
@@ -139,7 +144,12 @@ class App:
                         raise ApiError(421, self.origins.misdirected(host))
                     _check_post(scope)
                     data = _json_object(await _read_body(receive))
-                result = await self.api.handle(method, path, query, data, _client_host(scope))
+                if path.startswith(ADMIN_PREFIX + "/"):
+                    result = await self.admin.handle(scope, method, path, data,
+                                                     _client_host(scope))
+                else:
+                    result = await self.api.handle(method, path, query, data,
+                                                   _client_host(scope))
                 await _respond(send, 200, json.dumps(result).encode(), "application/json",
                                headers=headers)
                 return
