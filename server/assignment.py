@@ -19,7 +19,8 @@ random power.  This module's wishes:
 * `Preferences` - a ranked list of groups of equal powers;
 * `Requested` - one power asked for with the MILA convention ``'FRA:name'``
   (docs/protocol.md §8.1), as the server has always honoured it;
-* `Invitation` - ``[invite CODE]``: the seat of an invitation.  It is not a
+* `Invitation` - ``[invite CODE]``: the seat of an invitation (the code in
+  upper case, as `server.hosted` issues codes).  It is not a
   wish about powers: the caller resolves it to its seat and passes that
   power to `assign` as *taken*; `assign` refuses one.
 
@@ -43,9 +44,10 @@ reveal preference lists, not even after he has assigned the countries").
 A name with no complete suffix (``DumbBot[2]``, ``alice [FRA``) is just a
 name.  A suffix that is malformed - an unknown power, a power listed twice,
 an empty group (``[FRA =]``, ``[= GER]``, ``[FRA == GER]``), ``random`` with
-powers, ``invite`` without exactly one code, or a suffix together with a
-``FRA:`` prefix - is an `AssignmentError` with a one-line message naming
-the problem (the server refuses such an NME with REJ).
+powers, ``invite`` without exactly one code of 1 to 40 letters, digits and
+``-``, or a suffix together with a ``FRA:`` prefix - is an `AssignmentError`
+with a one-line message naming the problem (the server refuses such an NME
+with REJ).
 
 The rule (`assign`)
 -------------------
@@ -120,6 +122,8 @@ RANDOM_POWER = RandomPower()
 _RANDOM_WORDS = frozenset({"random", "*"})
 #: The first word of an invitation suffix (case-insensitive).
 _INVITE_WORD = "invite"
+#: An invitation's code (as `server.hosted` issues them), compared in upper case.
+_INVITE_CODE = re.compile(r"[A-Za-z0-9-]{1,40}")
 #: A list's tokens: ``=`` on its own, or a run of anything else but spaces.
 _TOKEN = re.compile(r"=|[^\s=]+")
 
@@ -242,9 +246,10 @@ def _parse_body(body: str, powers: Sequence[str], power_names: Mapping[str, str]
     if not words:
         return NO_PREFERENCE
     if words[0].casefold() == _INVITE_WORD:
-        if len(words) != 2:
-            raise AssignmentError("an invitation suffix is [invite CODE], with exactly one code")
-        return Invitation(words[1])
+        if len(words) != 2 or not _INVITE_CODE.fullmatch(words[1]):
+            raise AssignmentError("an invitation suffix is [invite CODE], with one code of "
+                                  "1 to 40 letters, digits and '-'")
+        return Invitation(words[1].upper())
     tokens = _TOKEN.findall(body)
     if any(t.casefold() in _RANDOM_WORDS for t in tokens):
         if len(tokens) != 1:
