@@ -318,6 +318,7 @@ class BotClient:
                 self.log.info("game started", power=self.tracker.power,
                               variant=self._text(("HLO", variant.to_node())))
             case Now():
+                self._observe()
                 self._orders_due = self.strategy is not None and self.tracker.owes_orders()
                 await self._open_phase(link)
                 await self._maybe_submit(link)
@@ -416,6 +417,15 @@ class BotClient:
             await send(("SUB", turn.to_node(), *(order_node(order) for order in orders)))
         if self.settings.gof:
             await send(("GOF",))
+
+    def _observe(self) -> None:
+        """Hand a strategy that learns (one with ``observe``, e.g. `bots.regret`) the
+        orders of the phase just processed: the ORD results before this NOW."""
+        observe = getattr(self.strategy, "observe", None)
+        results = self.tracker.results
+        if observe is not None and results:
+            turn = results[0].turn
+            observe(turn.season, turn.year, [r.order for r in results])
 
     # -- press --------------------------------------------------------------------
 

@@ -118,6 +118,7 @@ def play_game(
                 chosen = players[power].orders(view, rng)
                 orders[power] = _accepted(engine, power, chosen, rejections)
         outcome = engine.advance(orders)
+        _observe(players, state, orders)
         phases += 1
         engine = outcome.engine
         if outcome.solo is not None:
@@ -126,6 +127,17 @@ def play_game(
         if max_year is not None and _past(engine.state, max_year):
             break
     return LocalGame(state=engine.state, winner=winner, phases=phases, rejections=rejections)
+
+
+def _observe(players: Mapping[str, Strategy], state: GameState,
+             orders: Mapping[str, Sequence[Order]]) -> None:
+    """Show a strategy that learns (one with ``observe``) every power's orders of the
+    phase, as a client learns them from the ORD results (`bots.client`)."""
+    given = [order for power in sorted(orders) for order in orders[power]]
+    for strategy in {id(s): s for s in players.values()}.values():
+        observe = getattr(strategy, "observe", None)
+        if observe is not None:
+            observe(state.phase.season, state.phase.year, given)
 
 
 def _past(state: GameState, max_year: int) -> bool:

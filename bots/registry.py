@@ -9,6 +9,7 @@ from bots.dumbbot import DumbBot
 from bots.holdbot import HoldBot
 from bots.lookahead import LookaheadBot
 from bots.randbot import RandBot
+from bots.regret import RegretBot
 from bots.strategy import Strategy
 
 STRATEGIES: dict[str, Callable[[], Strategy]] = {
@@ -16,15 +17,20 @@ STRATEGIES: dict[str, Callable[[], Strategy]] = {
     "randbot": RandBot,
     "dumbbot": DumbBot,
     "lookahead": LookaheadBot,
+    "regret": RegretBot,
 }
 """Lower-case name -> factory of a fresh strategy."""
 
-BUDGETED = frozenset({"lookahead"})
-"""The bots that search, and so take a `Budget` (``daide bot --budget``)."""
+BUDGETED: dict[str, Callable[[Budget], Strategy]] = {
+    "lookahead": LookaheadBot,
+    "regret": RegretBot,
+}
+"""The bots that search, and so take a `Budget` (``daide bot --budget``): name -> factory."""
 
 
 def make_strategy(name: str, budget: Budget | None = None) -> Strategy:
-    """A new strategy by name (``holdbot``, ``randbot``, ``dumbbot``, ``lookahead``).
+    """A new strategy by name (``holdbot``, ``randbot``, ``dumbbot``, ``lookahead``,
+    ``regret``).
 
     KeyError if unknown; ValueError when a budget is given to a bot that does
     not search.
@@ -36,4 +42,4 @@ def make_strategy(name: str, budget: Budget | None = None) -> Strategy:
     if key not in BUDGETED:
         raise ValueError(f"{name} does not search: a budget applies to "
                          f"{', '.join(sorted(BUDGETED))} only")
-    return LookaheadBot(budget)
+    return BUDGETED[key](budget)

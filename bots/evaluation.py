@@ -1,0 +1,143 @@
+"""The position evaluation of RegretBot (`bots.regret`): what a board is worth
+to each power, all powers at once.
+
+The search adjudicates joint order sets and needs, for every resulting
+position, a value for *every* power - each power's candidates are judged by
+that power's own value (`bots.equilibrium`).  So `Evaluator.scores` goes
+over the units once, counts for every power which provinces its units stand
+in or can move to (the *reach*), and reads every term from those counts:
+
+* **centres**: each supply centre counts for its occupant, else its owner
+  (an occupied centre changes hands at the end of the year);
+* **threatened centres**: an own centre that one other power reaches with
+  more units than the owner does (it can walk in or win the bounce);
+* **reachable centres**: a centre not ours that we reach with more units
+  than any one other power (the front we can push next);
+* **units**, and a dislodged unit that still has a retreat for part of one;
+* **unit safety**: an own unit that one enemy reaches with more units than
+  the unit's hold strength (itself plus the own units that can support it):
+  it could be dislodged next phase;
+* **place**: per unit, DumbBot's spread value of the place it stands on for
+  its power (`bots.values`), relative to that power's best place - the slope
+  toward regions full of centres, and the fronts where supports meet;
+* a solo is worth ``solo`` to the winner and ``-solo`` to the others.
+
+Nothing here is map-specific: it reads the `Geography` the view carries, so
+it values every variant the server offers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from adjudicator import values as adj
+from bots.geography import Geography
+from bots.values import Valuation
+
+
+@dataclass(frozen=True)
+class EvalWeights:
+    """The weights of the terms (see the module doc)."""
+
+    centre: float = 1.0
+    threat: float = 0.4
+    chance: float = 0.25
+    unit: float = 0.45
+    dislodged: float = 0.2
+    exposed: float = 0.15
+    place: float = 0.3
+    solo: float = 1000.0
+
+
+_Reach = tuple[str, ...]
+
+
+class Evaluator:
+    """Scores adjudicated positions for every power (see the module doc).
+
+    ``values`` holds each power's DumbBot valuation of the phase (powers
+    missing from it get no place term).
+    """
+
+    def __init__(self, geo: Geography, values: Mapping[str, Valuation],
+                 weights: EvalWeights = EvalWeights()) -> None:
+        self.geo = geo
+        self.powers = geo.powers
+        self.values = values
+        self.w = weights
+        self.centres = tuple(sorted(geo.centres))
+        self.norm: dict[str, float] = {}
+        for power, v in values.items():
+            best = max([*v.army.values(), *v.fleet.values(), 0.0])
+            self.norm[power] = weights.place / best if best > 0 else 0.0
+        self._reach: dict[tuple[str, str, str | None], _Reach] = {}
+
+    def reach(self, kind: str, province: str, coast: str | None) -> _Reach:
+        """The province a unit stands in, then those it can move (and support) to."""
+        key = (kind, province, coast)
+        found = self._reach.get(key)
+        if found is None:
+            near = self.geo.reachable_provinces(kind, (province, coast))
+            found = self._reach[key] = (province, *sorted(near))
+        return found
+
+    def scores(self, state: adj.GameState, winner: str | None = None) -> dict[str, float]:
+        """Every power's value of `state` (the position after a phase)."""
+        w = self.w
+        if winner is not None:
+            return {p: (w.solo if p == winner else -w.solo) for p in self.powers}
+        score = dict.fromkeys(self.powers, 0.0)
+        near: dict[str, dict[str, int]] = {p: {} for p in self.powers}
+        occupant: dict[str, str] = {}
+        for unit in state.units:
+            power = unit.power
+            loc = unit.location
+            occupant[loc.province] = power
+            counts = near.get(power)
+            if counts is None:          # a power the map does not list: ignore it
+                continue
+            for province in self.reach(unit.kind, loc.province, loc.coast):
+                counts[province] = counts.get(province, 0) + 1
+            place = 0.0
+            values = self.values.get(power)
+            if values is not None:
+                place = self.norm[power] * values.value(unit.kind, (loc.province, loc.coast))
+            score[power] += w.unit + place
+        for d in state.dislodged:
+            if d.retreats and d.unit.power in score:
+                score[d.unit.power] += w.dislodged
+        # unit safety: attack strength of the strongest enemy against hold strength
+        for unit in state.units:
+            power = unit.power
+            if power not in near:
+                continue
+            province = unit.location.province
+            hold = near[power].get(province, 0)     # the unit and its possible supporters
+            for other, counts in near.items():
+                if other != power and counts.get(province, 0) > hold:
+                    score[power] -= w.exposed
+                    break
+        ownership = state.ownership
+        for c in self.centres:
+            owner = occupant.get(c) or ownership.get(c)
+            top = second = 0
+            leader: str | None = None
+            for power, counts in near.items():
+                n = counts.get(c, 0)
+                if n > top:
+                    top, second, leader = n, top, power
+                elif n > second:
+                    second = n
+            if owner is not None and owner in score:
+                score[owner] += w.centre
+                mine = near[owner].get(c, 0)
+                strongest_other = second if leader == owner else top
+                if strongest_other > mine:
+                    score[owner] -= w.threat
+            if leader is not None and leader != owner and top > second:
+                score[leader] += w.chance
+        return score
+
+
+__all__ = ["EvalWeights", "Evaluator"]
