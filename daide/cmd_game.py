@@ -1,0 +1,417 @@
+"""`daide game ...`: host games on a running server (docs/hosting.md).
+
+    daide game new [--variant NAME] [--level N] [--mtl S] [--name TEXT] [--port P]
+                   [--access open|invitation] [--seat POWER=NAME] [--bot POWER=BOT]
+                   [--fill BOT] [--fill-after S] [the rule flags of daide serve]
+    daide game list | show N | log N | pause N | resume N | extend N SECONDS | end N
+    daide game eject N POWER | fill N BOT [--power P] | variants | bots
+
+Every action is a request to the server's admin API (`server.admin_api`)
+at ``--server URL`` - the server's web address, ``daide serve --http-port``
+(default ``http://127.0.0.1:8080``, the port of ``make serve`` and of the
+docs' examples) - with the admin token read from ``--token-file PATH``
+(default: ``daide-server.db.admin-token`` in the working directory, where
+``daide serve`` run there keeps it).  The token is never taken on the command
+line, where other users of the machine could read it in the process list.
+
+The standard library's urllib is enough for a handful of JSON requests: no
+dependency is added.  What the server refuses is printed as its one line
+(exit 1), as is a server that cannot be reached or a token file that cannot
+be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from daide.errors import CommandError
+
+NAME = "game"
+HELP = "host games on a running server: create, list, show, pause, resume, extend, end, " \
+       "eject, fill (docs/hosting.md)"
+
+#: The server's web address when --server is not given (`make serve`'s HTTP port).
+DEFAULT_SERVER = "http://127.0.0.1:8080"
+#: The database `daide serve` uses by default; its token file is beside it.
+DEFAULT_DB = Path("daide-server.db")
+#: Seconds to wait for the server's answer (creating a game starts its bots).
+TIMEOUT = 30.0
+#: Seasons in players' words (the server's turns are DAIDE's ``SPR 1901``).
+SEASONS = {"SPR": "Spring", "SUM": "Summer", "FAL": "Fall", "AUT": "Autumn", "WIN": "Winter"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--server", default=DEFAULT_SERVER, metavar="URL",
+                        help="the server's web address, as `daide serve --http-port P` serves it "
+                             f"(default {DEFAULT_SERVER})")
+    common.add_argument("--token-file", type=Path, default=None, metavar="PATH",
+                        help="file holding the admin token (default: daide-server.db.admin-token "
+                             "in this directory; the server logs where its token is)")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    def action(name: str, text: str) -> argparse.ArgumentParser:
+        return actions.add_parser(name, help=text, description=text, parents=[common])
+
+    new = action("new", "create a game with its own settings")
+    _new_arguments(new)
+    action("list", "every game of the server")
+    for name, text in (("show", "one game: settings, status, seats, admin log"),
+                       ("log", "the admin actions on a game"),
+                       ("pause", "stop a game's clock; no phase is processed"),
+                       ("resume", "start a paused game's clock again"),
+                       ("end", "end a game now: a draw of the survivors")):
+        action(name, text).add_argument("game", type=int, metavar="N", help="game number")
+    extend = action("extend", "move a game's current deadline later")
+    extend.add_argument("game", type=int, metavar="N", help="game number")
+    extend.add_argument("seconds", type=int, metavar="SECONDS", help="seconds to add")
+    eject = action("eject", "put a power into civil disorder and give it a new passcode, "
+                            "for a replacement player")
+    eject.add_argument("game", type=int, metavar="N", help="game number")
+    eject.add_argument("power", metavar="POWER", help="e.g. FRA")
+    fill = action("fill", "a bot started by the server takes a free seat or a power in "
+                          "civil disorder")
+    fill.add_argument("game", type=int, metavar="N", help="game number")
+    fill.add_argument("bot", metavar="BOT", help="a bot of `daide game bots`")
+    fill.add_argument("--power", metavar="P", help="the power it takes (default: any free one)")
+    action("variants", "the variants the server can host")
+    action("bots", "the bots the server can start")
+
+
+def _new_arguments(new: argparse.ArgumentParser) -> None:
+    new.add_argument("--variant", metavar="NAME", help="map to play (default standard)")
+    new.add_argument("--name", metavar="TEXT", help="the game's name, as players see it")
+    new.add_argument("--level", type=int, metavar="N", help="press level (default 0)")
+    for flag, text in (("mtl", "movement phase time limit, seconds"),
+                       ("rtl", "retreat phase time limit, seconds"),
+                       ("btl", "build phase time limit, seconds"),
+                       ("ptl", "press stops S seconds before a movement deadline")):
+        new.add_argument(f"--{flag}", type=int, metavar="S", help=text)
+    for flag, text in (("dsd", "deadline stops while a power owing orders is disconnected"),
+                       ("aoa", "any orders accepted"),
+                       ("pda", "partial draws allowed (level 10+)"),
+                       ("npr", "no press during retreats"),
+                       ("npb", "no press during builds"),
+                       ("expedite", "the French adjudicator's expedited removal of players "
+                                    "whose orders cannot matter")):
+        new.add_argument(f"--{flag}", action="store_true", default=None, help=text)
+    new.add_argument("--press-numbering", choices=("auto", "daide", "parlance", "mila"),
+                     help="wire values of FCT/FOR/FWD/CCL/NAR (default auto; docs/press.md)")
+    new.add_argument("--draw-after-idle", type=int, metavar="N", dest="idle_years_draw",
+                     help="draw after N consecutive year-ends without a centre changing hands")
+    new.add_argument("--max-year", type=int, metavar="YEAR", help="draw when this year has ended")
+    new.add_argument("--stop-unchanged", action="store_true", default=None,
+                     help="stop (a draw) when the centre table is unchanged for three years")
+    new.add_argument("--port", type=int, metavar="P",
+                     help="the game's own TCP port, for DAIDE programs pointed at this game "
+                          "only (0: any free port; default: the server's shared port)")
+    new.add_argument("--access", choices=("open", "invitation"),
+                     help="who may take a seat: anyone (open, the default) or invited players")
+    new.add_argument("--seat", action="append", default=[], metavar="POWER=NAME",
+                     help="reserve a power for an invited player (repeatable); the invitation "
+                          "code is printed once")
+    new.add_argument("--bot", action="append", default=[], metavar="POWER=BOT",
+                     help="a bot the server starts on this power (repeatable)")
+    new.add_argument("--fill", metavar="BOT", help="a bot the server starts in every other seat")
+    new.add_argument("--fill-after", type=float, metavar="S",
+                     help="with --fill: seconds the game waits for players before filling "
+                          "(default 0: at once)")
+
+
+#: `GameSettings` fields `daide game new` sets (the flag's dest is the field's name).
+SETTINGS = ("variant", "name", "level", "mtl", "rtl", "btl", "ptl", "dsd", "aoa", "pda", "npr",
+            "npb", "expedite", "press_numbering", "idle_years_draw", "max_year",
+            "stop_unchanged", "port", "access")
+
+
+def run(args: argparse.Namespace) -> int:
+    client = AdminClient(args.server, _read_token(args.token_file))
+    action = args.action
+    if action == "new":
+        _print_new(client.post("/games", new_body(args)))
+    elif action == "list":
+        _print_list(client.get("/games")["games"])
+    elif action == "show":
+        _print_game(client.get(f"/games/{args.game}"))
+    elif action == "log":
+        _print_log(args.game, client.get(f"/games/{args.game}/log")["log"])
+    elif action in ("pause", "resume", "end"):
+        _print_done(action, args.game, client.post(f"/games/{args.game}/{action}", {}))
+    elif action == "extend":
+        answer = client.post(f"/games/{args.game}/extend", {"seconds": args.seconds})
+        _print_done(action, args.game, answer, seconds=args.seconds)
+    elif action == "eject":
+        _print_eject(args.game, client.post(f"/games/{args.game}/eject", {"power": args.power}))
+    elif action == "fill":
+        body = {"bot": args.bot, **({"power": args.power} if args.power else {})}
+        _print_fill(args.game, args.bot, client.post(f"/games/{args.game}/fill", body))
+    elif action == "variants":
+        for name in client.get("/variants")["variants"]:
+            print(name)
+    elif action == "bots":
+        for name in client.get("/bots")["bots"]:
+            print(name)
+    return 0
+
+
+def new_body(args: argparse.Namespace) -> dict[str, Any]:
+    """The JSON of ``POST /api/admin/games`` from ``daide game new``'s flags (what is not
+    given is left out: the server's defaults)."""
+    body: dict[str, Any] = {name: getattr(args, name) for name in SETTINGS
+                            if getattr(args, name) is not None}
+    seats = _pairs(args.seat, "--seat", "POWER=NAME")
+    bots = _pairs(args.bot, "--bot", "POWER=BOT")
+    if seats:
+        body["seats"] = seats
+    if bots:
+        body["bots"] = bots
+    if args.fill is not None:
+        body["fill"] = args.fill
+    if args.fill_after is not None:
+        if args.fill is None:
+            raise CommandError("--fill-after needs --fill BOT")
+        body["fill_after"] = args.fill_after
+    return body
+
+
+def _pairs(items: Sequence[str], flag: str, form: str) -> dict[str, str]:
+    pairs: dict[str, str] = {}
+    for item in items:
+        power, sep, value = item.partition("=")
+        if not sep or not power.strip() or not value.strip():
+            raise CommandError(f"{flag} {item!r}: write {form}, e.g. {flag} FRA=alice")
+        key = power.strip().upper()
+        if key in pairs:
+            raise CommandError(f"{flag}: {key} is given twice")
+        pairs[key] = value.strip()
+    return pairs
+
+
+def _read_token(path: Path | None) -> str:
+    from server.admin_token import token_path
+
+    file = path if path is not None else token_path(DEFAULT_DB)
+    try:
+        text = file.read_text(encoding="ascii").strip()
+    except FileNotFoundError:
+        hint = "" if path is not None else (
+            " (the server creates it beside its database at its first start; run this where "
+            "daide serve runs, or give --token-file PATH)")
+        raise CommandError(f"no admin token file {file}{hint}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a token"
+        raise CommandError(f"cannot read the admin token file {file}: {reason}") from None
+    if not text or any(c.isspace() for c in text):
+        raise CommandError(f"the admin token file {file} holds no token")
+    return text
+
+
+class AdminClient:
+    """JSON requests to ``URL/api/admin/...`` with the admin token."""
+
+    def __init__(self, server: str, token: str) -> None:
+        server = server.rstrip("/")
+        if not server.startswith(("http://", "https://")) or len(server) < 10:
+            raise CommandError(f"--server {server!r} is not a web address like {DEFAULT_SERVER}")
+        self.base = server + "/api/admin"
+        self.server = server
+        self.token = token
+
+    def get(self, path: str) -> Any:
+        return self._request("GET", path, None)
+
+    def post(self, path: str, body: dict[str, Any]) -> Any:
+        return self._request("POST", path, body)
+
+    def _request(self, method: str, path: str, body: dict[str, Any] | None) -> Any:
+        headers = {"authorization": f"Bearer {self.token}",
+                   "user-agent": "daide-game/1"}     # `cli` in the admin log (server.admin_api)
+        data = None
+        if body is not None:
+            # An API POST is JSON with the page's header (server.http): the one road.
+            headers |= {"content-type": "application/json", "x-daide-client": "web"}
+            data = json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data=data, method=method,
+                                         headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+                raw = response.read()
+        except urllib.error.HTTPError as error:
+            raise CommandError(_error_line(error)) from None
+        except (urllib.error.URLError, OSError) as exc:
+            reason = getattr(exc, "reason", exc)
+            reason = getattr(reason, "strerror", None) or reason
+            raise CommandError(f"cannot reach the server at {self.server}: {reason} (is "
+                               "daide serve running with --http-port? --server URL)") from None
+        try:
+            return json.loads(raw)
+        except ValueError:
+            raise CommandError(f"{self.server} did not answer as a daide server does") from None
+
+
+def _error_line(error: urllib.error.HTTPError) -> str:
+    """The server's one line (``{"error": ...}``), or its status if it sent none."""
+    try:
+        message = json.loads(error.read()).get("error")
+    except (ValueError, AttributeError, OSError):
+        message = None
+    if not isinstance(message, str) or not message:
+        return f"the server answered {error.code} {error.reason}"
+    if error.code == 401:
+        return f"{message} - is --token-file the token of this server?"
+    return message
+
+
+# --- what is printed ---------------------------------------------------------------------
+
+def turn_words(turn: Any) -> str:
+    """``FAL 1905`` -> ``Fall 1905``; "-" for none."""
+    if not isinstance(turn, str) or not turn:
+        return "-"
+    season, _, year = turn.partition(" ")
+    return f"{SEASONS.get(season, season)} {year}".strip()
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
+    cells = [[str(c) for c in header], *[[("-" if c in (None, "") else str(c)) for c in row]
+                                          for row in rows]]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+            for r in cells]
+
+
+def _status(game: dict[str, Any]) -> str:
+    status = str(game.get("status", "?"))
+    if game.get("paused"):
+        status += " (paused)"
+    if game.get("result"):
+        status += f" ({game['result']})"
+    return status
+
+
+def _seats_text(game: dict[str, Any]) -> str:
+    players = game.get("players") or []
+    if players:
+        return ", ".join(f"{p.get('power')} {p.get('name')}" for p in players)
+    free = game.get("open_seats")
+    return f"{free} seats free" if free else ""
+
+
+def _print_list(games: list[dict[str, Any]]) -> None:
+    if not games:
+        print("No games on this server yet: `daide game new` creates one.")
+        return
+    rows = [(g.get("id"), g.get("name"), g.get("variant"), (g.get("settings") or {}).get("level",
+             g.get("level")), _status(g), turn_words(g.get("turn")), _seats_text(g))
+            for g in games]
+    for line in _table(("game", "name", "variant", "press", "status", "turn", "players"), rows):
+        print(line)
+
+
+#: Settings shown by `show`, in players' words.
+SETTING_WORDS = (("variant", "variant"), ("level", "press level"),
+                 ("mtl", "movement deadline (s)"), ("rtl", "retreat deadline (s)"),
+                 ("btl", "build deadline (s)"), ("ptl", "press stops before deadline (s)"),
+                 ("dsd", "deadline stops for disconnections"), ("aoa", "any orders accepted"),
+                 ("pda", "partial draws allowed"), ("npr", "no press in retreats"),
+                 ("npb", "no press in builds"), ("idle_years_draw", "draw after idle years"),
+                 ("max_year", "draw after year"), ("stop_unchanged", "stop when unchanged"),
+                 ("expedite", "expedited removal"), ("access", "who may join"),
+                 ("port", "own port"))
+
+
+def _print_game(game: dict[str, Any]) -> None:
+    name = f" \"{game['name']}\"" if game.get("name") else ""
+    print(f"Game {game.get('id')}{name}: {_status(game)}, {turn_words(game.get('turn'))}.")
+    settings = game.get("settings") or {}
+    shown = []
+    for key, words in SETTING_WORDS:
+        value = settings.get(key, game.get(key))
+        if value in (None, False, "") or (key == "port" and not value):
+            continue
+        shown.append(f"{words} {'yes' if value is True else value}")
+    if shown:
+        print("Settings: " + "; ".join(shown) + ".")
+    seats = game.get("seats")
+    if isinstance(seats, list) and seats:
+        rows = [(s.get("power") or "(any)", s.get("name") or s.get("player"),
+                 s.get("bot") or ("invited" if s.get("invited") else ""),
+                 s.get("state") or s.get("status") or "") for s in seats]
+        print("Seats:")
+        for line in _table(("power", "player", "bot", "state"), rows):
+            print("  " + line)
+    elif game.get("players"):
+        print("Players: " + _seats_text(game) + ".")
+    centres = game.get("centres") or {}
+    if centres:
+        print("Centres: " + ", ".join(f"{p} {n}" for p, n in centres.items()) + ".")
+    log = game.get("log") or game.get("admin_log")
+    if log:
+        print("Admin log:")
+        for line in _log_lines(log):
+            print("  " + line)
+
+
+def _log_lines(log: list[dict[str, Any]]) -> list[str]:
+    return _table(("time", "by", "action", "outcome"),
+                  [(e.get("at"), e.get("origin"), e.get("action"), e.get("outcome"))
+                   for e in log])
+
+
+def _print_log(game_id: int, log: list[dict[str, Any]]) -> None:
+    if not log:
+        print(f"No admin action on game {game_id} yet.")
+        return
+    for line in _log_lines(log):
+        print(line)
+
+
+def _print_new(game: dict[str, Any]) -> None:
+    settings = game.get("settings") or {}
+    name = f" \"{game['name']}\"" if game.get("name") else ""
+    facts = [str(settings.get("variant", game.get("variant", "")))]
+    level = settings.get("level", game.get("level"))
+    if level is not None:
+        facts.append(f"press level {level}")
+    port = settings.get("port") or game.get("port")
+    facts.append(f"its own port {port}" if port else "on the server's shared port")
+    print(f"Game {game.get('id')}{name} created: {', '.join(f for f in facts if f)}.")
+    invitations = game.get("invitations") or {}
+    if invitations:
+        print("Invitations (shown this once; each player joins with the name "
+              "'NAME [invite CODE]'):")
+        rows = [(power, code) for power, code in invitations.items()] \
+            if isinstance(invitations, dict) else \
+            [(i.get("power") or "(any)", i.get("code")) for i in invitations]
+        for line in _table(("power", "code"), rows):
+            print("  " + line)
+
+
+def _print_done(action: str, game_id: int, answer: Any, *, seconds: int = 0) -> None:
+    if action == "pause":
+        print(f"Game {game_id} is paused: its clock is stopped and no phase is processed.")
+    elif action == "resume":
+        print(f"Game {game_id} runs again.")
+    elif action == "extend":
+        print(f"Game {game_id}'s deadline is {seconds} seconds later.")
+    elif action == "end":
+        result = answer.get("result") if isinstance(answer, dict) else None
+        print(f"Game {game_id} is ended" + (f": {result}." if result else "."))
+
+
+def _print_eject(game_id: int, answer: dict[str, Any]) -> None:
+    power, passcode = answer.get("power"), answer.get("passcode")
+    print(f"{power} is in civil disorder in game {game_id}. A replacement player takes it "
+          f"with passcode {passcode} (the web page's rejoin form, or a DAIDE client's IAM).")
+
+
+def _print_fill(game_id: int, bot: str, answer: dict[str, Any]) -> None:
+    power = answer.get("power")
+    where = f"{power} in game {game_id}" if power else f"a seat of game {game_id}"
+    print(f"The server starts {bot} on {where}.")
