@@ -90,7 +90,7 @@ Plan = dict[str, UnitOrder]
 
 
 @dataclass(frozen=True)
-class Settings:
+class RegretSettings:
     """Search sizes."""
 
     others: int = 4
@@ -112,7 +112,7 @@ class Settings:
 
 
 @dataclass(frozen=True)
-class SearchReport:
+class RegretReport:
     """What one phase's search did."""
 
     phase: str
@@ -145,10 +145,11 @@ class RegretBot:
 
     name = "RegretBot"
 
-    def __init__(self, budget: Budget | None = None, settings: Settings = Settings()) -> None:
+    def __init__(self, budget: Budget | None = None,
+                 settings: RegretSettings = RegretSettings()) -> None:
         self.budget = budget if budget is not None else Budget(iterations=DEFAULT_ITERATIONS)
         self.settings = settings
-        self.reports: list[SearchReport] = []
+        self.reports: list[RegretReport] = []
         """One entry per phase this bot was asked for orders (the newest last)."""
         self._memory: dict[str, _Memory] = {}
 
@@ -168,7 +169,7 @@ class RegretBot:
         allowance = self.budget.start()
         memory = self._memory.setdefault(view.power, _Memory())
         _learn(memory)
-        search = _Search(view, rng, allowance, self.settings, memory)
+        search = _RegretSearch(view, rng, allowance, self.settings, memory)
         kind = view.phase_kind
         if kind == MOVEMENT:
             chosen = search.movement()
@@ -177,7 +178,7 @@ class RegretBot:
         else:
             assert kind == ADJUSTMENT
             chosen = search.adjustments()
-        self.reports.append(SearchReport(
+        self.reports.append(RegretReport(
             phase=f"{view.season} {view.year}", kind=kind, iterations=allowance.used,
             rm_iterations=search.rm_iterations, candidates=search.candidates,
             seconds=allowance.elapsed(), stopped=allowance.stopped))
@@ -202,11 +203,11 @@ def _learn(memory: _Memory) -> None:
         del memory.evidence[key]
 
 
-class _Search:
+class _RegretSearch:
     """One phase's search (state shared by its steps)."""
 
     def __init__(self, view: BoardView, rng: random.Random, allowance: Allowance,
-                 settings: Settings, memory: _Memory) -> None:
+                 settings: RegretSettings, memory: _Memory) -> None:
         self.view = view
         self.rng = rng
         self.allowance = allowance
@@ -524,4 +525,4 @@ def _normalised(weights: list[float]) -> list[float]:
     return [w / total for w in weights] if total > 0 else [1.0 / len(weights)] * len(weights)
 
 
-__all__ = ["DEFAULT_ITERATIONS", "RegretBot", "SearchReport", "Settings"]
+__all__ = ["DEFAULT_ITERATIONS", "RegretBot", "RegretReport", "RegretSettings"]
