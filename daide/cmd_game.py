@@ -290,32 +290,35 @@ def _status(game: dict[str, Any]) -> str:
     status = str(game.get("status", "?"))
     if game.get("paused"):
         status += " (paused)"
-    if game.get("result"):
-        status += f" ({game['result']})"
     return status
 
 
 def _seats_text(game: dict[str, Any]) -> str:
-    players = game.get("players") or []
-    if players:
-        return ", ".join(f"{p.get('power')} {p.get('name')}" for p in players)
-    free = game.get("open_seats")
-    return f"{free} seats free" if free else ""
+    """Who plays: each power and its player (a server-started bot says so), or the free seats."""
+    bots = game.get("bots") or {}
+    seats = [f"{s.get('power')} {s.get('name')}" + (f" ({bots[s['power']]}, started by the "
+                                                     "server)" if s.get("power") in bots else "")
+             for s in game.get("seats") or []]
+    free = game.get("free_seats")
+    if free:
+        seats.append(f"{free} seat{'s' if free != 1 else ''} free")
+    return ", ".join(seats)
 
 
 def _print_list(games: list[dict[str, Any]]) -> None:
     if not games:
         print("No games on this server yet: `daide game new` creates one.")
         return
-    rows = [(g.get("id"), g.get("name"), g.get("variant"), (g.get("settings") or {}).get("level",
-             g.get("level")), _status(g), turn_words(g.get("turn")), _seats_text(g))
+    rows = [(g.get("id"), g.get("name"), g.get("variant"), (g.get("settings") or {}).get("level"),
+             _status(g), turn_words(g.get("turn")), g.get("port"), _seats_text(g))
             for g in games]
-    for line in _table(("game", "name", "variant", "press", "status", "turn", "players"), rows):
+    for line in _table(("game", "name", "variant", "press", "status", "turn", "port", "players"),
+                       rows):
         print(line)
 
 
 #: Settings shown by `show`, in players' words.
-SETTING_WORDS = (("variant", "variant"), ("level", "press level"),
+SETTING_WORDS = (("level", "press level"),
                  ("mtl", "movement deadline (s)"), ("rtl", "retreat deadline (s)"),
                  ("btl", "build deadline (s)"), ("ptl", "press stops before deadline (s)"),
                  ("dsd", "deadline stops for disconnections"), ("aoa", "any orders accepted"),
@@ -323,35 +326,40 @@ SETTING_WORDS = (("variant", "variant"), ("level", "press level"),
                  ("npb", "no press in builds"), ("idle_years_draw", "draw after idle years"),
                  ("max_year", "draw after year"), ("stop_unchanged", "stop when unchanged"),
                  ("expedite", "expedited removal"), ("access", "who may join"),
-                 ("port", "own port"))
+                 ("press_numbering", "press numbering"))
 
 
 def _print_game(game: dict[str, Any]) -> None:
     name = f" \"{game['name']}\"" if game.get("name") else ""
-    print(f"Game {game.get('id')}{name}: {_status(game)}, {turn_words(game.get('turn'))}.")
+    where = (f"its own port {game.get('port')}" if game.get("own_port")
+             else f"the shared port {game.get('port')}")
+    print(f"Game {game.get('id')}{name}: {game.get('variant')}, {_status(game)}, "
+          f"{turn_words(game.get('turn'))}, on {where}.")
     settings = game.get("settings") or {}
-    shown = []
-    for key, words in SETTING_WORDS:
-        value = settings.get(key, game.get(key))
-        if value in (None, False, "") or (key == "port" and not value):
-            continue
-        shown.append(f"{words} {'yes' if value is True else value}")
+    shown = [f"{words} {'yes' if value is True else value}" for key, words in SETTING_WORDS
+             if (value := settings.get(key)) not in (None, False, "")]
     if shown:
         print("Settings: " + "; ".join(shown) + ".")
-    seats = game.get("seats")
-    if isinstance(seats, list) and seats:
-        rows = [(s.get("power") or "(any)", s.get("name") or s.get("player"),
-                 s.get("bot") or ("invited" if s.get("invited") else ""),
-                 s.get("state") or s.get("status") or "") for s in seats]
-        print("Seats:")
-        for line in _table(("power", "player", "bot", "state"), rows):
+    bots = game.get("bots") or {}
+    seats = game.get("seats") or []
+    if seats:
+        print("Players:")
+        rows = [(s.get("power"), s.get("name"),
+                 f"{bots[s['power']]}, started by the server" if s.get("power") in bots else "")
+                for s in seats]
+        for line in _table(("power", "player", "bot"), rows):
             print("  " + line)
-    elif game.get("players"):
-        print("Players: " + _seats_text(game) + ".")
-    centres = game.get("centres") or {}
-    if centres:
-        print("Centres: " + ", ".join(f"{p} {n}" for p, n in centres.items()) + ".")
-    log = game.get("log") or game.get("admin_log")
+    invited = game.get("invited") or []
+    if invited:
+        print("Reserved seats:")
+        rows = [(i.get("power") or "(dealt at the start)", i.get("name"),
+                 "a bot started by the server" if i.get("bot") else "invited player")
+                for i in invited]
+        for line in _table(("power", "for", "who"), rows):
+            print("  " + line)
+    if game.get("free_seats"):
+        print(f"Free seats: {game['free_seats']}.")
+    log = game.get("log") or []
     if log:
         print("Admin log:")
         for line in _log_lines(log):
@@ -375,34 +383,33 @@ def _print_log(game_id: int, log: list[dict[str, Any]]) -> None:
 def _print_new(game: dict[str, Any]) -> None:
     settings = game.get("settings") or {}
     name = f" \"{game['name']}\"" if game.get("name") else ""
-    facts = [str(settings.get("variant", game.get("variant", "")))]
-    level = settings.get("level", game.get("level"))
-    if level is not None:
-        facts.append(f"press level {level}")
-    port = settings.get("port") or game.get("port")
-    facts.append(f"its own port {port}" if port else "on the server's shared port")
-    print(f"Game {game.get('id')}{name} created: {', '.join(f for f in facts if f)}.")
+    where = (f"its own port {game.get('port')}" if game.get("own_port")
+             else f"the shared port {game.get('port')}")
+    print(f"Game {game.get('id')}{name} created: {game.get('variant')}, press level "
+          f"{settings.get('level')}, on {where}.")
     invitations = game.get("invitations") or {}
     if invitations:
-        print("Invitations (shown this once; each player joins with the name "
-              "'NAME [invite CODE]'):")
-        rows = [(power, code) for power, code in invitations.items()] \
-            if isinstance(invitations, dict) else \
-            [(i.get("power") or "(any)", i.get("code")) for i in invitations]
+        print("Invitations, shown this once - each player joins with the name "
+              "'NAME [invite CODE]' (docs/hosting.md):")
+        rows = [(power if not power.startswith("any") else "(dealt at the start)", code)
+                for power, code in invitations.items()]
         for line in _table(("power", "code"), rows):
             print("  " + line)
 
 
-def _print_done(action: str, game_id: int, answer: Any, *, seconds: int = 0) -> None:
+def _print_done(action: str, game_id: int, answer: dict[str, Any], *, seconds: int = 0) -> None:
     if action == "pause":
-        print(f"Game {game_id} is paused: its clock is stopped and no phase is processed.")
+        print(f"Game {game_id} is paused: its clock stands and no phase is processed.")
     elif action == "resume":
         print(f"Game {game_id} runs again.")
     elif action == "extend":
-        print(f"Game {game_id}'s deadline is {seconds} seconds later.")
+        left = answer.get("seconds_left")
+        print(f"Game {game_id}'s deadline is {seconds} seconds later"
+              + (f": {left} seconds left." if left is not None else "."))
     elif action == "end":
-        result = answer.get("result") if isinstance(answer, dict) else None
-        print(f"Game {game_id} is ended" + (f": {result}." if result else "."))
+        draw = answer.get("draw") or []
+        print(f"Game {game_id} is ended: a draw between {', '.join(draw)}." if draw
+              else f"Game {game_id} is ended.")
 
 
 def _print_eject(game_id: int, answer: dict[str, Any]) -> None:
@@ -413,5 +420,6 @@ def _print_eject(game_id: int, answer: dict[str, Any]) -> None:
 
 def _print_fill(game_id: int, bot: str, answer: dict[str, Any]) -> None:
     power = answer.get("power")
-    where = f"{power} in game {game_id}" if power else f"a seat of game {game_id}"
+    where = f"{power} in game {game_id}" if power else \
+        f"a free seat of game {game_id} (its power is dealt at the start)"
     print(f"The server starts {bot} on {where}.")

@@ -53,10 +53,12 @@ function statusText(g) {
   return (g.status || "?") + (g.paused ? " (paused)" : "") + (g.result ? ` (${g.result})` : "");
 }
 
+// Who plays: each power and its player (a server-started bot says so), then the free seats.
 function players(g) {
-  const list = g.players || [];
-  if (list.length) return list.map((p) => `${p.power} ${p.name}`).join(", ");
-  return g.open_seats ? `${g.open_seats} seats free` : "";
+  const bots = g.bots || {};
+  const list = (g.seats || []).map((s) => `${s.power} ${s.name}` + (bots[s.power] ? ` (${bots[s.power]}, started by the server)` : ""));
+  if (g.free_seats) list.push(`${g.free_seats} seat${g.free_seats === 1 ? "" : "s"} free`);
+  return list.join(", ");
 }
 
 function locked(why) {
@@ -86,23 +88,24 @@ async function refresh() {
 }
 
 async function show(id, scroll = true) {
-  const game = await admin(`/games/${id}`);
-  const { log } = await admin(`/games/${id}/log`);
+  const game = await admin(`/games/${id}`);      // with its admin log
+  const log = game.log || [];
   shown = id;
   $("detail").hidden = false;
   $("detail-title").textContent = `Game ${game.id}${game.name ? ` "${game.name}"` : ""}: ${statusText(game)}, ${turnWords(game.turn)}`;
   const settings = game.settings || {};
   const facts = Object.entries(settings).filter(([, v]) => v !== null && v !== false && v !== "")
     .map(([k, v]) => `${k} ${v === true ? "yes" : v}`);
-  const parts = [el("p", {}, facts.join("; "))];
-  if (Array.isArray(game.seats) && game.seats.length) {
+  const where = game.own_port ? `its own port ${game.port}` : `the shared port ${game.port}`;
+  const parts = [el("p", {}, `${game.variant}, on ${where}. ${facts.join("; ")}`),
+    el("p", {}, players(game) || "no players yet")];
+  const invited = game.invited || [];
+  if (invited.length) {
     parts.push(el("table", { class: "games" },
-      el("thead", {}, el("tr", {}, ...["power", "player", "bot", "state"].map((h) => el("th", {}, h)))),
-      el("tbody", {}, ...game.seats.map((s) => el("tr", {},
-        el("td", {}, s.power || "(any)"), el("td", {}, s.name || s.player || ""),
-        el("td", {}, s.bot || (s.invited ? "invited" : "")), el("td", {}, s.state || s.status || ""))))));
-  } else {
-    parts.push(el("p", {}, players(game)));
+      el("thead", {}, el("tr", {}, ...["reserved power", "for", "who"].map((h) => el("th", {}, h)))),
+      el("tbody", {}, ...invited.map((i) => el("tr", {},
+        el("td", {}, i.power || "(dealt at the start)"), el("td", {}, i.name || ""),
+        el("td", {}, i.bot ? "a bot started by the server" : "invited player"))))));
   }
   $("detail-body").replaceChildren(...parts);
   $("log").tBodies[0].replaceChildren(...log.map((e) => el("tr", {},
@@ -160,9 +163,8 @@ async function create(event) {
     const game = await admin("/games", body);
     say(`Game ${game.id} created.`);
     const invitations = game.invitations || {};
-    const rows = Array.isArray(invitations)
-      ? invitations.map((i) => [i.power || "(any)", i.code])
-      : Object.entries(invitations);
+    const rows = Object.entries(invitations)
+      .map(([power, code]) => [power.startsWith("any") ? "(dealt at the start)" : power, code]);
     $("invitations").replaceChildren(...(rows.length ? [
       el("p", {}, "Invitations, shown this once: each player joins with the name 'NAME [invite CODE]'."),
       el("table", { class: "games" }, el("tbody", {}, ...rows.map(([power, code]) =>
@@ -209,11 +211,11 @@ $("pause").addEventListener("click", () => act("pause", {}, () => `Game ${shown}
 $("resume").addEventListener("click", () => act("resume", {}, () => `Game ${shown} runs again.`));
 $("extend").addEventListener("click", () => {
   const seconds = Number($("extend-seconds").value);
-  act("extend", { seconds }, () => `Game ${shown}'s deadline is ${seconds} seconds later.`);
+  act("extend", { seconds }, (a) => `Game ${shown}'s deadline is ${seconds} seconds later: ${a.seconds_left} seconds left.`);
 });
 $("end").addEventListener("click", () => {
   if (confirm(`End game ${shown} now, in a draw of the survivors?`)) {
-    act("end", {}, () => `Game ${shown} is ended.`);
+    act("end", {}, (a) => `Game ${shown} is ended: a draw between ${(a.draw || []).join(", ")}.`);
   }
 });
 $("eject").addEventListener("click", () => {
@@ -223,7 +225,7 @@ $("eject").addEventListener("click", () => {
 $("fill").addEventListener("click", () => {
   const power = $("fill-power").value.trim().toUpperCase();
   const bot = $("fill-bot").value;
-  act("fill", power ? { bot, power } : { bot }, (a) => `The server starts ${bot}${a.power ? ` on ${a.power}` : ""}.`);
+  act("fill", power ? { bot, power } : { bot }, (a) => `The server starts ${bot} ${a.power ? `on ${a.power}` : "in a free seat"}.`);
 });
 
 if (token()) unlock();
