@@ -38,9 +38,13 @@ Ranks are separated by spaces, ``=`` joins equal powers (spaces around it
 are allowed).  A power is written as the variant's mnemonic (``FRA``) or,
 where the map gives them, its full English name (``France``, ``Ivory
 Coast``), in any case.  The display name - what the game records and shows -
-is the name without the suffix, and without a ``FRA:`` prefix that names a
-power: nobody learns a list from a player's name (the Guide: the GM "does not
-reveal preference lists, not even after he has assigned the countries").
+is the name without the suffix: nobody learns a list from a player's name
+(the Guide: the GM "does not reveal preference lists, not even after he has
+assigned the countries").  A ``FRA:`` request stays in the name, as it
+always has: it was never secret (MILA's convention shows it), the names in
+SMR stay what such clients have always seen, and the tournament runner finds
+its games again by the seat names ``'FRA:DumbBot#T1.G3.1'`` it chose
+(`tournament.store`).
 A name with no complete suffix (``DumbBot[2]``, ``alice [FRA``) is just a
 name.  A suffix that is malformed - an unknown power, a power listed twice,
 an empty group (``[FRA =]``, ``[= GER]``, ``[FRA == GER]``), ``random`` with
@@ -143,7 +147,7 @@ def parse_name(name: str, powers: Sequence[str],
         if body is not None:
             raise AssignmentError(
                 f"the name asks for a power twice: with '{prefix}:' and with a [...] suffix")
-        return rest.strip(), Requested(requested)
+        return shown, Requested(requested)
     if body is None:
         return shown, NO_PREFERENCE
     return shown, _parse_body(body, powers, power_names or {})
