@@ -99,6 +99,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a reverse proxy (IP address) whose X-Forwarded-For names the web "
                              "client: the web door's per-address limits and IAM blocks count "
                              "that address (repeatable; docs/hardening.md)")
+    parser.add_argument("--player-admin", action="store_true",
+                        help="the players of a game may run the DAIDE admin commands on it "
+                             "(ADM 'Server: ...'); each change waits 20 s for a veto "
+                             "(docs/hosting.md)")
     parser.add_argument("--log-json", action=argparse.BooleanOptionalAction, default=None,
                         help="JSON log lines (default: JSON unless stderr is a terminal)")
 
@@ -131,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
                                   durability=args.durability, http_port=args.http_port,
                                   allow_origins=tuple(args.allow_origins),
                                   trusted_proxies=tuple(args.trusted_proxies),
+                                  player_admin=args.player_admin,
                                   admin_token_file=args.admin_token_file,
                                   linger=DEFAULT_LINGER if args.linger is None else args.linger,
                                   **chosen)

@@ -31,8 +31,9 @@ Authority (issue 27, "Authority"):
   announced to every client of the game and carried out after
   ``ServerSettings.veto_delay`` seconds (20 by default, Parlance's veto
   time) unless a player or observer of the game says ``Server: veto``
-  first.  Creating games and reading the admin log (it holds ejected
-  powers' new passcodes) stay with the admin.
+  first.  Creating games and reading the admin log (it names who did what,
+  from which address) stay with the admin; a player's eject is announced
+  without the power's new passcode.
 
 Nothing here is trusted to the client's wording: numbers are at most six
 digits, names and answers are bounded, and a refusal is one line saying why.

@@ -247,6 +247,11 @@ class ServerSettings:
     http_request_timeout: float = 10.0
     #: Proxies whose ``X-Forwarded-For`` names the client (``daide serve --trusted-proxy``).
     trusted_proxies: tuple[str, ...] = ()
+    #: The players of a game may run the DAIDE admin commands on it, each change
+    #: carried out after ``veto_delay`` seconds unless vetoed (``daide serve
+    #: --player-admin``; `server.admin_adm`, docs/hosting.md).
+    player_admin: bool = False
+    veto_delay: float = 20.0
     #: The admin token's file (``daide serve --admin-token-file``); None = ``<db>.admin-token``
     #: beside the database (`server.admin_token`, docs/hosting.md).
     admin_token_file: Path | None = None
@@ -267,7 +272,7 @@ class ServerSettings:
         if self.outbound_queue < 8:
             raise SettingsError("the outbound queue must hold at least 8 messages")
         for name in ("im_timeout", "join_idle_timeout", "frame_timeout", "send_timeout",
-                     "message_rate", "iam_failure_window", "http_request_timeout"):
+                     "message_rate", "iam_failure_window", "http_request_timeout", "veto_delay"):
             if not getattr(self, name) > 0:
                 raise SettingsError(f"{name} must be positive, not {getattr(self, name)}")
         # 64 bytes hold the longest standard order; docs/protocol.md §3: bodies are 16-bit lengths.
