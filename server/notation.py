@@ -18,11 +18,19 @@ player's own power otherwise), as the DAIDE order needs it (§9.1).
 What the phase is matters for three words only, so the caller passes the
 season: ``-`` is a retreat (RTO) in a retreat phase, ``D``/``disband`` is
 DSB in a retreat phase and REM in an adjustment phase.
+
+People also write ``A Par moves to Bur`` and type an en-dash, an em-dash or
+an arrow for the move; all of them read as ``-``.  In French
+(``Context.lang == "fr"``, standard map) the provinces are those of the
+French Descartes map (`server.french`: ``A Par - Bou``, ``F Man S A Lon -
+Bel``), French abbreviations winning over international ones where they
+collide (``MAR`` is Maroc-et-Algérie there).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -31,6 +39,7 @@ from pathlib import Path
 import maps
 from engine.variants import variant_map
 from maps.model import Map
+from server.french import FRENCH, FRENCH_WORDS
 
 SYNONYMS = Path(maps.__file__).resolve().parent / "data" / "synonyms.tsv"
 
@@ -48,7 +57,7 @@ COASTS = {
 #: Coasts that may follow a province without a slash ("Spa nc", "StP south coast").
 BARE_COASTS = frozenset(["nc", "sc", "ec", "wc", "ncs", "scs", "ecs", "wcs"])
 UNIT_WORDS = {"a": "AMY", "army": "AMY", "amy": "AMY", "f": "FLT", "fleet": "FLT", "flt": "FLT"}
-MOVE_WORDS = {"-", "->", "to", "m", "move", "moves", "mto", "=>", ">"}
+MOVE_WORDS = {"-", "->", "to", "m", "move", "moves", "mto", "=>", ">", "attacks"}
 HOLD_WORDS = {"h", "hold", "holds", "hld", "stand", "stands"}
 SUPPORT_WORDS = {"s", "support", "supports", "sup"}
 CONVOY_WORDS = {"c", "convoy", "convoys", "cvy"}
@@ -81,12 +90,26 @@ class Context:
     power: str
     season: str = "SPR"                     # SPR SUM FAL AUT WIN
     units: Mapping[str, UnitAt] | None = None   # province -> unit
+    lang: str = "en"                        # en / fr: the province names read
 
 
 @cache
-def province_names(the_map: Map) -> dict[str, str]:
-    """Normalised name -> province mnemonic: mnemonics, map names, synonyms."""
+def province_names(the_map: Map, lang: str = "en") -> dict[str, str]:
+    """Normalised name -> province mnemonic: mnemonics, map names, synonyms
+    (in French on the standard map: the Descartes map's names first)."""
     names: dict[str, str] = {}
+    if lang == "fr" and the_map.name.lower() == "standard":
+        for mnemonic, (abbreviation, name) in FRENCH.items():
+            names[abbreviation.lower()] = mnemonic
+            names.setdefault(_norm(name), mnemonic)
+            names.setdefault(_norm(_plain(name)), mnemonic)
+        for key, mnemonic in list(names.items()):
+            for article in ("royaume de ", "royaume du ", "royaume d "):
+                if key.startswith(article):
+                    names.setdefault(key[len(article):], mnemonic)
+        for province in the_map.provinces:
+            names.setdefault(province.mnemonic.lower(), province.mnemonic)
+        return names
     for province in the_map.provinces:
         names[_norm(province.name)] = province.mnemonic
     standard = variant_map("standard") if the_map.name.lower() != "standard" else the_map
@@ -106,6 +129,11 @@ def province_names(the_map: Map) -> dict[str, str]:
     return names
 
 
+def _plain(text: str) -> str:
+    """Without accents: ``Bohème`` -> ``Boheme`` (French typed on any keyboard)."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
 def _norm(text: str) -> str:
     return " ".join(re.sub(r"[.'`]", "", text.lower()).replace("-", " ").split())
 
@@ -113,8 +141,12 @@ def _norm(text: str) -> str:
 _TOKEN = re.compile(r"->|=>|[()/,\-]|[^\s()/,\-]+")
 
 
+#: Dashes and arrows people type for a move.
+DASHES = re.compile("[\u2010-\u2015\u2212\u2192\u27f6]")
+
+
 def _words(text: str, names: Mapping[str, str]) -> list[str]:
-    lowered = re.sub(r"[.'`]", "", text.lower())
+    lowered = re.sub(r"[.'`]", "", DASHES.sub("-", text.lower()))
     # Hyphenated names ("mid-atlantic") before '-' becomes the move word.
     for name in sorted((n for n in names if " " in n), key=len, reverse=True):
         hyphenated = name.replace(" ", "-")
@@ -126,8 +158,12 @@ def _words(text: str, names: Mapping[str, str]) -> list[str]:
 class _NotationReader:
     def __init__(self, text: str, ctx: Context) -> None:
         self.ctx = ctx
-        self.names = province_names(ctx.map)
-        self.words = [w for w in _words(text, self.names) if w != ","]
+        self.names = province_names(ctx.map, ctx.lang)
+        words = [w for w in _words(text, self.names) if w != ","]
+        if ctx.lang == "fr":
+            words = [FRENCH_WORDS.get(w, FRENCH_WORDS.get(_plain(w), w))
+                     if w not in self.names else w for w in words]
+        self.words = words
         self.pos = 0
         self.text = text
 
@@ -170,6 +206,9 @@ class _NotationReader:
                 self.pos += 1
         elif word in BARE_COASTS or (word in COASTS and len(word) > 2
                                      and self.peek(1) == "coast"):
+            coast = self.take()
+        elif word == "coast" and self.peek(1) in COASTS:     # French: "côte nord"
+            self.pos += 1
             coast = self.take()
         else:
             return None
@@ -241,8 +280,12 @@ def parse_order(text: str, ctx: Context) -> str:
     elif verb in DISBAND_WORDS:
         order = f"( {subject} {'REM' if adjust else 'DSB'} )"
     elif verb in RETREAT_WORDS or (verb in MOVE_WORDS and retreat):
+        if r.peek() == "to":                      # "retreats to"
+            r.pos += 1
         order = f"( {subject} RTO {_loc(*r.location())} )"
     elif verb in MOVE_WORDS:
+        if verb != "to" and r.peek() == "to":     # "moves to"
+            r.pos += 1
         target = _loc(*r.location())
         if r.peek() in VIA_WORDS:
             r.pos += 1

@@ -11,9 +11,10 @@ the variant's map - so that no rule of the game lives in the page:
 ``GET  /api/tokens``               the token table of this server's variant
 ``GET  /api/map``                  the variant: powers, provinces, geometry, SVG
 ``POST /api/render``               {now, sco, orders}: the board drawn as SVG
-``POST /api/notation``             {text, game, power}: English -> DAIDE order
+``POST /api/notation``             {text, game, power, lang}: notation -> DAIDE order
 ``POST /api/preview``              {game, power, orders, against}: Loeb's THK
 ``POST /api/summary``              {game, power, passcode}: Loeb's SUM
+``POST /api/press``                {game, power, passcode}: the power's press, kept
 =================================  ==============================================
 
 Preview adjudicates the game's current position with the candidate orders
@@ -22,7 +23,10 @@ the other powers' orders of the last phase of the same kind that still fit
 the position; nothing is submitted.  Summary answers with the orders the
 server holds for the power this phase (what a SUB has made it accept), and
 needs the power's passcode: the same per-address guard as IAM counts wrong
-passcodes (`server.limits.IamGuard`).
+passcodes (`server.limits.IamGuard`).  Press answers every press message the
+power sent or received (the FRM texts the server stored as it delivered
+them, `server.store.Store.press`), oldest first, under the same passcode
+check: the page shows a power's conversations again after a reload.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from protocol.tokens import Representation
 from protocol.tree import from_tree
 from render.board import Board
 from server.catalog import centre_counts, summarize
+from server.french import FRENCH
 from server.notation import Context, NotationError, parse_order, units_of_now
 from server.store import GameRecord, StoreError
 
@@ -106,6 +111,8 @@ class WebApi:
                 return await self.preview(body)
             case "POST", ["summary"]:
                 return self.summary(body, host)
+            case "POST", ["press"]:
+                return self.press(body, host)
         raise ApiError(404, f"no API {method} {path}")
 
     # --- games --------------------------------------------------------------------
@@ -129,7 +136,15 @@ class WebApi:
         if handle is not None and record.status != "finished":
             out["status"] = handle.status
         out["open_seats"] = handle.open_seats if handle is not None else 0
-        out["level"] = record.settings.level
+        out["seats"] = handle.seats if handle is not None else len(self.map.powers)
+        settings = record.settings
+        out["level"] = settings.level
+        out["deadlines"] = {"mtl": settings.mtl, "rtl": settings.rtl, "btl": settings.btl}
+        out["name"] = settings.name
+        out["access"] = settings.access
+        # People read a player's name: the 'FRA:' of a power request is not part of it.
+        for player in out["players"]:
+            player["name"] = player_name(player["name"])
         return out
 
     def game(self, game_id: int) -> dict[str, Any]:
@@ -174,6 +189,9 @@ class WebApi:
                               for p in the_map.provinces],
                 "geometry": render.map_geometry(the_map),
                 "svg": render.render_svg(the_map, element_id="board"),
+                # The French page writes the standard map's provinces as the French do.
+                "french": {m: {"abbr": a, "name": n} for m, (a, n) in FRENCH.items()}
+                if the_map.name.lower() == "standard" else {},
             }
         return self._map_json
 
@@ -240,7 +258,8 @@ class WebApi:
                 units = units_of_now(record.now)
                 season = record.now.split()[2] if len(record.now.split()) > 2 else "SPR"
         try:
-            order = parse_order(text, Context(self.map, power, season, units))
+            order = parse_order(text, Context(self.map, power, season, units,
+                                              "fr" if body.get("lang") == "fr" else "en"))
         except NotationError as exc:
             raise ApiError(400, str(exc)) from None
         return {"text": text, "order": order}
@@ -303,12 +322,14 @@ class WebApi:
                 return dict(phase.orders)
         return {}
 
-    def summary(self, body: Mapping[str, Any], host: str) -> dict[str, Any]:
-        """Loeb's SUM: the orders the server holds for this power this phase."""
+    def _authorised(self, body: Mapping[str, Any], host: str, what: str
+                    ) -> tuple[int, str, GameRecord]:
+        """(game, power, record) once the power's passcode is right; the IAM guard
+        counts wrong passcodes per address (`server.limits.IamGuard`)."""
         game_id = body_game(body.get("game"))
         passcode = body.get("passcode")
         if game_id is None or isinstance(passcode, bool) or not isinstance(passcode, int):
-            raise ApiError(400, "summary takes {game: N, power: 'FRA', passcode: P}")
+            raise ApiError(400, f"{what} takes {{game: N, power: 'FRA', passcode: P}}")
         power = self._power(body)
         guard = self.lobby.iam_guard
         now = trio.current_time()
@@ -318,12 +339,32 @@ class WebApi:
         seat = next((s for s in record.seats if s.power == power), None)
         if seat is None or seat.passcode != passcode:
             guard.failed(host, now)
-            log.warning("summary_refused", game=game_id, power=power, host=host)
+            log.warning(f"{what}_refused", game=game_id, power=power, host=host)
             raise ApiError(403, f"wrong passcode for {power} in game {game_id}")
+        return game_id, power, record
+
+    def press(self, body: Mapping[str, Any], host: str) -> dict[str, Any]:
+        """Every press message the power sent or received, oldest first."""
+        game_id, power, _ = self._authorised(body, host, "press")
+        messages = [{"seq": p.seq, "turn": p.turn, "sender": p.sender,
+                     "recipients": list(p.recipients), "frm": p.message, "sent_at": p.sent_at}
+                    for p in self.lobby.store.press(game_id)
+                    if p.sender == power or power in p.recipients]
+        return {"game": game_id, "power": power, "messages": messages}
+
+    def summary(self, body: Mapping[str, Any], host: str) -> dict[str, Any]:
+        """Loeb's SUM: the orders the server holds for this power this phase."""
+        game_id, power, record = self._authorised(body, host, "summary")
         held = record.pending.get(power, ()) if record.pending_turn == record.turn else ()
         # Stored as the order's node text; the page writes each order in brackets, as in a SUB.
         return {"game": game_id, "power": power, "turn": record.turn,
                 "orders": [f"( {text} )" for text in held]}
+
+
+def player_name(name: str) -> str:
+    """A client's name without the ``FRA:`` of a power request (docs/protocol.md §8.1)."""
+    prefix, colon, rest = name.partition(":")
+    return rest if colon and rest and len(prefix) == 3 and prefix.isalpha() else name
 
 
 def _short(text: str, size: int = 60) -> str:

@@ -92,7 +92,7 @@ def play_phase(page: Any) -> str:
     page.wait_for_function(
         f"() => document.querySelector('#missing').dataset.turn === '{turn}'"
         f" || document.querySelector('#map svg').dataset.turn !== '{turn}'"
-        " || document.querySelector('#status').textContent.includes('game over')")
+        " || document.body.dataset.over === 'true'")
     if page.get_attribute("#missing", "data-turn") != turn:
         return turn
     missing = page.get_attribute("#missing", "data-missing")
@@ -124,6 +124,10 @@ def play_phase(page: Any) -> str:
             page.click("#defaults")
     elif missing != "MIS":
         page.click("#defaults")
+    # Ready is the player's choice (issue 28, finding 1): the phase waits for it.
+    page.wait_for_selector("#missing[data-complete=true], body[data-over=true]")
+    if page.get_attribute("#gof", "data-ready") == "false" and not page.query_selector("body[data-over]"):
+        page.click("#gof")
     return turn
 
 
@@ -183,12 +187,12 @@ def test_a_person_plays_france_for_two_years_against_six_bots(tmp_path: Path) ->
             page.locator("#map [data-province='SPA']").dispatch_event("click")
             page.wait_for_selector("#order-list li[data-order='( FRA AMY MAR ) MTO SPA'][data-note=MBV]")
             page.wait_for_selector("#missing[data-missing='MIS ( FRA FLT BRE )']")
-            # Preview against holds: drawn by the server, nothing submitted.
+            # Preview against holds: drawn by the server on the board, nothing submitted.
             page.click("#preview-btn")
-            page.wait_for_selector("#preview svg [data-unit='FRA AMY PAR']")
-            assert page.get_attribute("#preview svg", "data-turn") == "SPR 1901"
-            preview = page.inner_text("#preview")
-            assert "( FRA AMY PAR ) MTO BUR ) ( SUC )" in preview
+            page.wait_for_selector("#map[data-mode=preview] svg[data-turn='SPR 1901'] "
+                                   "g.order[data-order='FRA AMY PAR MTO BUR'][data-result=SUC]")
+            assert "A Par - Bur" in page.inner_text("#preview")
+            page.click("#board-mine")
             # Summary: what the server holds.
             page.click("#summary-btn")
             page.wait_for_selector("#summary li[data-held='( ( FRA AMY MAR ) MTO SPA )']")
@@ -200,11 +204,11 @@ def test_a_person_plays_france_for_two_years_against_six_bots(tmp_path: Path) ->
                                    ":has-text('Hello <b id=bold>from</b> Paris')")
             assert page.query_selector("#bold") is None
             # Ready and draw votes, answered by the server (YES).
-            assert page.get_attribute("#gof", "data-ready") == "true"     # GOF is assumed
-            page.click("#gof")
-            page.wait_for_selector("#gof[data-ready=false]")
+            assert page.get_attribute("#gof", "data-ready") == "false"    # ready is a choice
             page.click("#gof")
             page.wait_for_selector("#gof[data-ready=true]")
+            page.click("#gof")
+            page.wait_for_selector("#gof[data-ready=false]")
             page.click("#draw")
             page.wait_for_selector("#draw[data-vote=true]")
             page.click("#draw")
@@ -221,14 +225,16 @@ def test_a_person_plays_france_for_two_years_against_six_bots(tmp_path: Path) ->
             page.wait_for_selector("#missing[data-missing='MIS ( FRA FLT BRE )']")
             page.fill("#order-text", "F Brest - Mid-Atlantic")
             page.press("#order-text", "Enter")
-            page.wait_for_selector("#map svg[data-turn='FAL 1901']")   # all orders in: processed
+            page.wait_for_selector("#missing[data-complete=true]")
+            page.click("#gof")
+            page.wait_for_selector("#map svg[data-turn='FAL 1901']")   # all orders in, ready: played
             assert "FRA AMY BUR" in units(page) or "FRA AMY PAR" in units(page)
             page.wait_for_selector("#results li")
 
             # The rest of the two years: hold, disband and waive until the game ends.
             seen = []
             for _ in range(12):
-                if page.query_selector("#status:has-text('game over')"):
+                if page.query_selector("body[data-over=true]"):
                     break
                 if page.get_attribute("#map svg", "data-turn") == "SPR 1902":
                     watch_back(page, server.url)
@@ -237,10 +243,10 @@ def test_a_person_plays_france_for_two_years_against_six_bots(tmp_path: Path) ->
                 try:
                     page.wait_for_function(
                         f"() => document.querySelector('#map svg').dataset.turn !== '{turn}'"
-                        " || document.querySelector('#status').textContent.includes('game over')",
+                        " || document.body.dataset.over === 'true'",
                         timeout=20_000)
                 except Exception as exc:
                     raise AssertionError(f"stuck in {turn}: {state(page)}") from exc
-            page.wait_for_selector("#status:has-text('game over: draw')")
+            page.wait_for_selector("#status:has-text('the game ended in a draw')")
             assert "FAL 1902" in seen, seen
             screenshot(page, "play-end")

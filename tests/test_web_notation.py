@@ -99,3 +99,45 @@ def test_synonyms_hold_on_variants_with_the_same_province_only() -> None:
         names = province_names(board)
         for province in board.provinces:
             assert names[province.mnemonic.lower()] == province.mnemonic
+
+
+@pytest.mark.parametrize(("text", "order"), [
+    # Issue 28, finding 15: what people type that was not understood.
+    ("A Par moves to Bur", "( ( FRA AMY PAR ) MTO BUR )"),
+    ("A Par move to Bur", "( ( FRA AMY PAR ) MTO BUR )"),
+    ("A Par \u2013 Bur", "( ( FRA AMY PAR ) MTO BUR )"),       # en-dash
+    ("A Par \u2014 Bur", "( ( FRA AMY PAR ) MTO BUR )"),       # em-dash
+    ("A Par \u2192 Bur", "( ( FRA AMY PAR ) MTO BUR )"),       # arrow
+    ("A Mar S Par - Bur", "( ( FRA AMY MAR ) SUP ( FRA AMY PAR ) MTO BUR )"),
+    ("A Mar supports Mun to Bur", "( ( FRA AMY MAR ) SUP ( GER AMY MUN ) MTO BUR )"),
+])
+def test_the_forms_people_type(text: str, order: str) -> None:
+    assert read(text) == order
+
+
+def read_fr(text: str, season: str = "SPR") -> str:
+    return parse_order(text, Context(STANDARD, "FRA", season, units_of_now(START), "fr"))
+
+
+@pytest.mark.parametrize(("text", "order"), [
+    # The French Descartes map's names (issue 28): Bou is Burgundy, Man the Channel...
+    ("A Par - Bou", "( ( FRA AMY PAR ) MTO BUR )"),
+    ("A Par - Bourgogne", "( ( FRA AMY PAR ) MTO BUR )"),
+    ("F Bre - Man", "( ( FRA FLT BRE ) MTO ENG )"),
+    ("F Bre - Atl", "( ( FRA FLT BRE ) MTO MAO )"),
+    # Toulon is Marseilles; MAR is Maroc-et-Algérie (North Africa) in French.
+    ("A Tou - Pie", "( ( FRA AMY MAR ) MTO PIE )"),
+    ("F Atl - Mar", "( ( FRA FLT MAO ) MTO NAF )"),
+    ("A Tou - Piemont", "( ( FRA AMY MAR ) MTO PIE )"),     # without the accent
+    ("A Tou T", "( ( FRA AMY MAR ) HLD )"),
+    ("A Par S A Tou - Bou", "( ( FRA AMY PAR ) SUP ( FRA AMY MAR ) MTO BUR )"),
+    ("F Atl - Esp côte nord", "( ( FRA FLT MAO ) MTO ( SPA NCS ) )"),
+    ("F Atl - Esp/nc", "( ( FRA FLT MAO ) MTO ( SPA NCS ) )"),
+])
+def test_french_orders(text: str, order: str) -> None:
+    assert read_fr(text) == order
+
+
+def test_mar_is_marseilles_in_english_and_maroc_in_french() -> None:
+    assert read("A Mar H") == "( ( FRA AMY MAR ) HLD )"
+    assert read_fr("F Atl - Mar") == "( ( FRA FLT MAO ) MTO NAF )"

@@ -81,25 +81,41 @@ export function turnOf(text) {
   return m ? `${m[1]} ${m[2]}` : null;
 }
 
-// Deadline countdown from TME ( seconds ).
+// Deadline countdown from TME ( seconds ).  In the last minute it warns: the
+// node gets data-warning="true" (coloured by the style sheet) and, with
+// {title: true}, the tab's title starts with the time left.
 export class Countdown {
-  constructor(node) {
+  constructor(node, { title = false } = {}) {
     this.node = node;
     this.until = null;
+    this.title = title;
+    this.baseTitle = document.title;
     setInterval(() => this.tick(), 500);
   }
   set(seconds) { this.until = Date.now() + seconds * 1000; this.tick(); }
-  stop() { this.until = null; this.node.textContent = "no deadline"; }
+  stop() { this.until = null; this.node.textContent = "no deadline"; this.warn(null); }
   // NOT ( TME ( n ) ): the clock stands with n seconds left (docs/protocol.md §13.1).
   pause(seconds) {
     this.until = null;
-    this.node.textContent = `clock stopped, ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")} left`;
+    this.node.textContent = `clock stopped, ${clock(seconds)} left`;
     this.node.dataset.seconds = seconds;
+    this.warn(null);
   }
   tick() {
     if (this.until === null) return;
     const left = Math.max(0, Math.round((this.until - Date.now()) / 1000));
-    this.node.textContent = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left`;
+    this.node.textContent = `${clock(left)} left`;
     this.node.dataset.seconds = left;
+    this.warn(left <= 60 ? left : null);
   }
+  warn(left) {
+    const on = left !== null;
+    this.node.dataset.warning = String(on);
+    this.node.classList.toggle("warning", on);
+    if (this.title) document.title = on ? `${clock(left)} left! ${this.baseTitle}` : this.baseTitle;
+  }
+}
+
+function clock(seconds) {
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
 }

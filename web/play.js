@@ -1,30 +1,52 @@
 // /play: join a forming game as a power (NME) or rejoin one (IAM), and play it.
 //
-// Orders are entered by clicking a unit then a province, or typed in English
-// notation; the server turns the notation into a DAIDE order
-// (POST /api/notation) and each order is submitted at once (SUB).  What the
-// server thinks of it is its THX note, shown beside it; MIS says what is still
-// missing.  Everything about the rules comes from the server.  The power and
-// passcode the HLO gave are kept in localStorage so that a reload rejoins
-// (IAM).  Preview (POST /api/preview, Loeb's THK) adjudicates the orders the
-// server accepted on a copy; Summary (POST /api/summary, Loeb's SUM) shows the
-// orders the server holds.  Press at level 8000 is free text: SND ( powers ) ( 'text' ).
+// Orders are given by clicks on the board or typed in the usual notation; the
+// server turns typed notation into a DAIDE order (POST /api/notation) and each
+// order is submitted at once (SUB).  What the server thinks of it is its THX
+// note, shown in words beside it; MIS says in words what is still missing.
+// Everything about the rules comes from the server: the page never decides
+// whether an order is legal.  The power and passcode the HLO gave are kept
+// in localStorage so that a reload rejoins (IAM).
+//
+// The board shows the current position with every order the player has given
+// (each drawn order carries data-order); Preview (POST /api/preview, Loeb's
+// THK) draws its adjudication on the same board, "Last phase's results" the
+// position the last phase was played from with its results - one convention:
+// a phase is the position it was played from.
+//
+// Ready is a choice (docs/protocol.md §8.3): the page sends NOT (GOF) at the
+// start of each phase, so the phase waits for the Ready button (GOF) or the
+// deadline.  Everything a person reads is in words (web/words.js); the DAIDE
+// text stays behind the "show DAIDE" switch.
 import { DaideSocket, Tokens, api, el, parse, quote, unparse } from "./daide.js";
 import { Board, Countdown, turnOf } from "./board.js";
+import { Words, pageLanguage, translatePage } from "./words.js";
 
 const STORE = "daide-play";
 const $ = (id) => document.getElementById(id);
 const board = new Board($("map"));
-const countdown = new Countdown($("deadline"));
+const countdown = new Countdown($("deadline"), { title: true });
 
-let tokens, mapInfo, socket;
+let tokens, mapInfo, socket, words;
 const me = { name: "", power: null, passcode: null, game: null, level: 0 };
 let now = null, sco = null, season = "SPR";
-let results = [];
-let orders = [];          // {key, daide, typed, note}
-let selected = null;      // unit text "FRA AMY PAR" / "RUS FLT (STP SCS)"
-let ready = false, drawVote = false;
+let incoming = [];        // ORDs of the phase being announced
+let pendingSco = null;    // the SCO announced with them
+let last = null;          // {now, sco, results}: the last phase, from its own position
+let orders = [];          // {key, daide, tree, typed, note, turn}
+let lastMis = null;       // the last MIS tree of this phase
+let pick = { first: null, second: null };   // clicked units: "FRA AMY PAR"
+let boardMode = "mine";   // mine | preview | last
+let previewResults = null;
+let ready = false, drawVote = false, over = false, hadDeadline = false;
 const chats = new Map();  // recipients "ENG GER" -> [lines]
+
+// A line of words with its DAIDE text behind the switch.
+function said(text, daide) {
+  const parts = [el("span", { class: "words" }, text)];
+  if (daide) parts.push(" ", el("span", { class: "daide" }, daide));
+  return parts;
+}
 
 function status(text, kind = "") {
   $("status").textContent = text;
@@ -35,8 +57,10 @@ function saved() {
   try { return JSON.parse(localStorage.getItem(STORE) || "null"); } catch { return null; }
 }
 
-function save() {
-  localStorage.setItem(STORE, JSON.stringify({ name: me.name, power: me.power, passcode: me.passcode, game: me.game }));
+function save(extra = {}) {
+  const old = saved() || {};
+  localStorage.setItem(STORE, JSON.stringify({ ...old, name: me.name, power: me.power,
+    passcode: me.passcode, game: me.game, ...extra }));
 }
 
 // --- joining ----------------------------------------------------------------
@@ -45,24 +69,46 @@ function connect(first) {
   socket = new DaideSocket(tokens);
   socket.onopen = first;
   socket.onmessage = onMessage;
-  socket.onclose = () => status("disconnected: reload the page to rejoin", "error");
+  socket.onclose = () => { if (!over) status("disconnected: reload the page to rejoin", "error"); };
   socket.open();
 }
 
-function join() {
+async function join() {
   me.name = $("name").value.trim() || "web player";
   const wanted = $("power").value;
   // The 'FRA:name' convention asks for a power (docs/protocol.md §8.1).
   const nme = wanted ? `${wanted}:${me.name}` : me.name;
   connect(() => socket.send(`NME ( ${quote(nme)} ) ( 'web' )`));
-  status("joining: waiting for the game to start");
   $("join-form").hidden = true;
+  status("joining");
+  showWaiting();
+}
+
+// While the game forms: which game, how many seats are taken.
+async function showWaiting() {
+  if (me.power) return;
+  try {
+    const { games } = await api("/api/games");
+    const forming = games.filter((g) => g.status === "forming").sort((a, b) => a.id - b.id)[0];
+    const box = $("waiting");
+    box.hidden = false;
+    if (forming) {
+      const seats = forming.seats || mapInfo.powers.length;
+      const taken = seats - forming.open_seats;
+      box.dataset.game = forming.id;
+      box.dataset.taken = taken;
+      box.dataset.seats = seats;
+      box.replaceChildren(el("h2", {}, `Waiting for game ${forming.id} to start`),
+        el("p", {}, `${taken} of ${seats} seats taken: the game starts when all ${seats} are.`));
+    } else box.replaceChildren(el("p", {}, "waiting for the game to start"));
+  } catch (error) { /* the next call says it */ }
+  if (!me.power) setTimeout(showWaiting, 1000);
 }
 
 function rejoin(stored) {
   Object.assign(me, stored);
   connect(() => socket.send(`IAM ( ${me.power} ) ( ${me.passcode} )`));
-  status(`rejoining as ${me.power}`);
+  status(`rejoining as ${words.power(me.power)}`);
   $("join-form").hidden = true;
 }
 
@@ -93,51 +139,76 @@ function onMessage(text) {
       else if (tree[1][0] === "NOT" && tree[1][1][0] === "DRW") setDraw(false);
       else if (tree[1][0] === "SND") delivered(tree[1]);
       break;
-    case "REJ":
-      if (tree[1][0] === "IAM") {
-        localStorage.removeItem(STORE);
-        status("could not rejoin (the game is over or the passcode is wrong): join a new game", "error");
-        $("join-form").hidden = false;
-      } else if (tree[1][0] === "NME") {
-        status("no seat: " + text, "error");
-        $("join-form").hidden = false;
-      } else if (!["TME", "MIS"].includes(tree[1][0])) note("refused: " + text);  // no deadline / no game
+    case "REJ": onRej(tree, text); break;
+    case "SCO":
+      // Recounted after a phase: the position it was played from keeps the old one until NOW.
+      if (incoming.length) pendingSco = text;
+      else { sco = text; if (boardMode === "mine") draw(); }
       break;
-    case "SCO": sco = text; draw(); break;
-    case "ORD": results.push(text); break;
-    case "NOW": onNow(text); break;
+    case "ORD": incoming.push(text); break;
+    case "NOW": onNow(text, tree); break;
     case "THX": onThx(tree); break;
-    case "MIS": showMissing(text); break;
-    case "TME": countdown.set(tree[1][0]); break;
-    case "FRM": onPress(tree); break;
-    case "CCD": note(`${tree[1][0]} is in civil disorder`); break;
+    case "MIS": showMissing(text, tree); break;
+    case "TME": hadDeadline = true; countdown.set(tree[1][0]); break;
+    case "FRM": onPress(tree, text); break;
+    case "CCD": note(words.left(tree[1][0]), text, "ccd"); break;
     case "NOT":
-      if (tree[1][0] === "CCD") note(`${tree[1][1][0]} is back`);
+      if (tree[1][0] === "CCD") note(words.back(tree[1][1][0]), text, "back");
       else if (tree[1][0] === "TME") countdown.pause(tree[1][1][0]);
       break;
-    case "DRW": note("the game ends in a draw"); status("game over: draw"); gameOver(); break;
-    case "SLO": note(`${tree[1][0]} wins alone`); status(`game over: ${tree[1][0]} wins`); gameOver(); break;
-    case "SMR": note("game over"); localStorage.removeItem(STORE); break;
-    case "OFF": note("the server closed the game"); break;
-    case "HUH": case "PRN": note("the server did not understand: " + text); break;
+    case "DRW": {
+      // A DRW without powers is shared by every power still holding a centre (§8.10).
+      const powers = tree.length > 1 ? tree.slice(1).flat() : survivors();
+      onEnd(words.draw(powers), text, { draw: powers });
+      break;
+    }
+    case "SLO": onEnd(words.solo(tree[1][0]), text, { solo: tree[1][0] }); break;
+    case "SMR": finalTable(tree); break;
+    case "OFF": note(words.t.closed, text, "off"); break;
+    case "HUH": case "PRN":
+      note("The server did not understand a message of this page (a fault of the page, not yours).", text, "huh");
+      break;
     default: break;
   }
+}
+
+function onRej(tree, text) {
+  const what = tree[1][0];
+  if (what === "IAM") {
+    localStorage.removeItem(STORE);
+    status("could not rejoin (the game is over or the passcode is wrong): join a new game", "error");
+    $("join-form").hidden = false;
+    $("waiting").hidden = true;
+  } else if (what === "NME") {
+    status("there is no free seat for that power: choose another", "error");
+    $("join-form").hidden = false;
+    $("waiting").hidden = true;
+    offerPowers();
+  } else if (what === "SUB") note("The server refused the orders: the phase had already moved on.", text, "rej");
+  else if (what === "GOF" || (what === "NOT" && tree[1][1][0] === "GOF")) { /* nothing owed or no game */ }
+  else if (what === "DRW" || (what === "NOT" && tree[1][1][0] === "DRW")) note("The draw vote was refused: no game is running.", text, "rej");
+  else if (what === "SND") note("The message was not delivered (press is closed now, or too much of it).", text, "rej");
+  else if (!["TME", "MIS", "HST"].includes(what)) note("The server refused a request of this page.", text, "rej");
 }
 
 async function onHlo(tree) {
   me.power = tree[1][0];
   me.passcode = tree[2][0];
   for (const option of tree[3] || []) if (option[0] === "LVL") me.level = option[1];
-  $("me").textContent = `${me.power} (${mapInfo.power_names[me.power] || me.power})`;
+  $("me").textContent = `${words.power(me.power)}${me.name ? " - " + me.name : ""}`;
   $("me").dataset.power = me.power;
   document.body.dataset.power = me.power;
+  $("waiting").hidden = true;
   if (!me.game) await findGame();
   save();
-  status(`playing ${me.power} in game ${me.game}`);
+  status(`game ${me.game}`);
   $("game-link").href = `/watch/${me.game}`;
+  $("replay-link").href = `/watch/${me.game}`;
   $("play").hidden = false;
   $("press").hidden = me.level < 8000;
   buildPress();
+  loadPress();
+  loadLast();
 }
 
 async function onRejoined() {
@@ -145,35 +216,99 @@ async function onRejoined() {
   for (const request of ["HLO", "SCO", "NOW", "TME"]) socket.send(request);
   try {
     const held = await api("/api/summary", { game: me.game, power: me.power, passcode: me.passcode });
-    for (const order of held.orders) addOrder(order, "(held by the server)", "MBV", held.turn);
-  } catch (error) { note("summary: " + error.message); }
+    for (const order of held.orders) addOrder(order, "", "MBV", held.turn);
+  } catch (error) { note("The orders the server holds could not be read: " + error.message); }
   socket.send("MIS");
 }
 
-function onNow(text) {
+function survivors() {
+  const counts = {};
+  for (const m of (sco || "").matchAll(/\(\s*(\w{3})((?:\s+\w{3})*)\s*\)/g)) {
+    if (m[1] !== "UNO" && m[2].trim()) counts[m[1]] = true;
+  }
+  return Object.keys(counts);
+}
+
+function onNow(text, tree) {
   const turn = turnOf(text);
   const newPhase = !now || turnOf(now) !== turn;
+  if (newPhase && now && incoming.length) {
+    // The phase just processed, from the position it was played from.
+    last = { now, sco, results: incoming };
+    showResults(incoming, tree);
+    if (hadDeadline) missedDeadline();
+  }
+  incoming = [];
+  if (pendingSco) { sco = pendingSco; pendingSco = null; }
   now = text;
   season = turn.split(" ")[0];
-  $("turn").textContent = turn;
+  $("turn").textContent = words.season(turn);
+  $("turn").dataset.turn = turn;
   if (newPhase) {
     orders = orders.filter((o) => o.turn === turn);
-    selected = null;
-    setReady(true);          // GOF is assumed at the start of every phase (docs/protocol.md §8.3)
+    pick = { first: null, second: null };
+    lastMis = null;
+    hadDeadline = false;
+    previewResults = null;
     $("preview").replaceChildren();
+    $("summary").replaceChildren();
+    $("order-error").textContent = "";
+    hideCoasts();
+    boardMode = "mine";
+    // Ready is the player's choice: the phase waits for the button or the deadline.
+    const stored = saved() || {};
+    if (stored.readyTurn === turn && stored.game === me.game) socket.send("GOF");
+    else { setReady(false); socket.send("NOT ( GOF )"); }
   }
   draw();
   showOrders();
+  clickHelp();
   socket.send("MIS");
 }
 
+async function loadLast() {
+  // After a reload: the last processed phase from the stored history.
+  try {
+    const history = await api(`/api/games/${me.game}/history`);
+    const phases = history.phases;
+    const n = phases.length;
+    if (n && phases[n - 1].results.length && !last) {
+      const before = n >= 2 ? phases[n - 2] : { now: null, sco: null };
+      last = { now: before.now, sco: before.sco, results: phases[n - 1].results };
+      showResults(last.results, phases[n - 1].now ? parse(phases[n - 1].now) : []);
+    }
+  } catch (error) { /* no history yet */ }
+}
+
+// --- the board ----------------------------------------------------------------
+
 function draw() {
   if (!now) return;
-  board.show(now, sco, results.length ? results : []).then(() => board.select(selected));
-  if (results.length) {
-    $("results").replaceChildren(...results.map((r) => el("li", {}, r.replace(/^ORD \( \w+ -?\d+ \) /, ""))));
+  let shown;
+  if (boardMode === "preview" && previewResults) {
+    shown = board.show(now, sco, previewResults);
+    $("board-caption").textContent = `Preview of ${words.season(turnOf(now))}: the results if the orders stay as they are`;
+  } else if (boardMode === "last" && last) {
+    shown = board.show(last.now, last.sco, last.results);
+    $("board-caption").textContent = `${words.season(turnOf(last.results[0]))}: the position it was played from, its orders and results`;
+  } else {
+    boardMode = "mine";
+    const mine = orders.filter((o) => o.note === "MBV" || o.note === "…").map((o) => o.daide);
+    shown = board.show(now, sco, mine);
+    $("board-caption").textContent = `${words.season(turnOf(now))}: your orders`;
   }
-  results = [];
+  $("map").dataset.mode = boardMode;
+  $("board-mine").hidden = boardMode === "mine";
+  $("board-last").hidden = !last || boardMode === "last";
+  shown.then(() => markPicked());
+}
+
+function markPicked() {
+  board.select(pick.first);
+  if (pick.second) {
+    const node = $("map").querySelector(`[data-unit="${pick.second}"]`);
+    if (node) node.classList.add("selected", "second");
+  }
 }
 
 // --- orders -----------------------------------------------------------------
@@ -183,102 +318,226 @@ function keyOf(daide) {
   return unparse(tree.length === 1 && Array.isArray(tree[0]) ? tree[0] : tree);
 }
 
-function addOrder(daide, typed, note = "…", turn = turnOf(now)) {
-  const key = keyOf(daide);
-  orders = orders.filter((o) => o.key !== key && !(sameUnit(o.key, key)));
-  orders.push({ key, daide, typed, note, turn });
-  showOrders();
+function unitOfKey(key) {
+  const t = parse(key);
+  return Array.isArray(t[0]) ? unparse(t[0]) : null;
 }
 
-function sameUnit(a, b) {
-  const unit = (k) => { const t = parse(k); return Array.isArray(t[0]) ? unparse(t[0]) : null; };
-  return unit(a) !== null && unit(a) === unit(b);
+function addOrder(daide, typed, note = "…", turn = turnOf(now)) {
+  const key = keyOf(daide);
+  const unit = unitOfKey(key);
+  // A new order for a unit replaces its pending or refused lines; the accepted
+  // one stays until the server accepts the new one (a refusal changes nothing).
+  orders = orders.filter((o) => o.key !== key && !(unit && unitOfKey(o.key) === unit && o.note !== "MBV"));
+  if (note === "MBV") orders = orders.filter((o) => !(unit && unitOfKey(o.key) === unit));
+  orders.push({ key, daide: `( ${key} )`, tree: parse(key), typed, note, turn });
+  showOrders();
+  if (boardMode === "mine") draw();
 }
 
 function onThx(tree) {
   const key = unparse(tree[1]);
-  const note = tree[2][0];
-  const order = orders.find((o) => o.key === key);
-  if (order) order.note = note;
-  else orders.push({ key, daide: `( ${key} )`, typed: "", note, turn: turnOf(now) });
+  const code = tree[2][0];
+  const unit = unitOfKey(key);
+  const order = orders.find((o) => o.key === key && o.note === "…") || orders.find((o) => o.key === key);
+  if (code === "MBV") {
+    // The server replaced the unit's earlier order with this one.
+    orders = orders.filter((o) => o === order || !(unit && unitOfKey(o.key) === unit));
+  }
+  if (order) order.note = code;
+  else orders.push({ key, daide: `( ${key} )`, tree: tree[1], typed: "", note: code, turn: turnOf(now) });
   showOrders();
+  if (boardMode === "mine") draw();
   socket.send("MIS");
 }
 
 function showOrders() {
-  $("order-list").replaceChildren(...orders.map((o) => el("li", {
-    "data-order": o.key, "data-note": o.note, class: o.note === "MBV" ? "note-MBV" : o.note === "…" ? "" : "note-bad",
-  }, `${o.typed ? o.typed + " → " : ""}${o.key}  [${o.note}]`)));
+  $("order-list").replaceChildren(...orders.map((o) => {
+    const text = words.order(o.tree);
+    const verdict = o.note === "MBV" ? "" : o.note === "…" ? " - sent" : ` - refused: ${words.note(o.note)}`;
+    return el("li", {
+      "data-order": o.key, "data-note": o.note,
+      class: o.note === "MBV" ? "note-MBV" : o.note === "…" ? "" : "note-bad",
+    }, ...said(text + verdict, `( ${o.key} ) ${o.note}`));
+  }));
 }
 
-function showMissing(text) {
-  $("missing").textContent = text === "MIS" ? "nothing: all orders are in" : text.replace(/^MIS /, "");
+function showMissing(text, tree) {
+  lastMis = tree;
+  const lines = words.missing(tree);
+  $("missing").replaceChildren(...said(lines.join("; "), text));
   $("missing").dataset.missing = text;
   $("missing").dataset.turn = turnOf(now) || "";
+  $("missing").dataset.complete = String(tree.length === 1);
 }
 
 async function submitTyped(text) {
   $("order-error").textContent = "";
   try {
-    const answer = await api("/api/notation", { text, game: me.game, power: me.power });
-    addOrder(answer.order, text);
-    socket.send(`SUB ${answer.order}`);
+    const answer = await api("/api/notation", { text, game: me.game, power: me.power, lang: words.lang });
+    submit(answer.order, text);
   } catch (error) {
     $("order-error").textContent = error.message;
   }
 }
 
-// MIS ( n ) of an adjustment phase: n < 0 builds owed, n > 0 removals (docs/protocol.md §8).
+function submit(daide, typed = "") {
+  $("order-error").textContent = "";
+  addOrder(daide, typed);
+  socket.send(`SUB ${daide}`);
+}
+
+// MIS ( n ) of an adjustment phase: n < 0 builds owed, n > 0 removals (docs/protocol.md §8.3).
 function adjustmentsOwed() {
   const m = /^MIS \( (-?\d+) \)$/.exec($("missing").dataset.missing || "");
   return m ? Number(m[1]) : 0;
 }
 
-// A click on a unit selects it; a click on a province then orders it there.
-// In winter a click builds an army (shift-click: a fleet) or removes the unit clicked.
-board.onUnit = (unit, event) => {
-  const [power, kind, ...where] = unit.split(" ");
+// --- clicks -------------------------------------------------------------------
+
+function unitParts(text) {
+  // "RUS FLT (STP SCS)" -> {power, kind, prov, coast, node: "( RUS FLT ( STP SCS ) )"}
+  const m = /^(\w+) (AMY|FLT) \(?(\w+)(?: (\w+))?\)?$/.exec(text);
+  if (!m) return null;
+  const [, power, kind, prov, coast] = m;
+  const where = coast ? `( ${prov} ${coast} )` : prov;
+  return { power, kind, prov, coast, node: `( ${power} ${kind} ${where} )`, text };
+}
+
+function province(id) {
+  return mapInfo.provinces.find((p) => p.id === id) || { id, kind: "inland", coasts: [] };
+}
+
+function clickHelp() {
+  let help;
+  const first = pick.first && unitParts(pick.first);
+  const second = pick.second && unitParts(pick.second);
+  if (season === "WIN") help = "Click a free home centre to build an army (shift-click: a fleet), one of your units to remove it.";
+  else if (season === "SUM" || season === "AUT") {
+    help = first ? `Click where ${words.unit(parse(first.node)[0])} retreats (the unit again: it disbands).`
+      : "Click a dislodged unit of yours, then where it retreats.";
+  } else if (second) {
+    help = `Click where ${words.unit(parse(second.node)[0])} goes for ${words.unit(parse(first.node)[0])} to support`
+      + `${first.kind === "FLT" && second.kind === "AMY" && province(first.prov).kind === "sea" ? " or convoy" : ""}`
+      + " it (the same unit again: support it holding).";
+  } else if (first) {
+    help = `${words.unit(parse(first.node)[0])}: click a province to move there, the unit again to hold,`
+      + " or another unit to support (or convoy) it.";
+  } else help = "Click one of your units to order it.";
+  $("click-help").textContent = help;
+}
+
+function clearPick() {
+  pick = { first: null, second: null };
+  board.select(null);
+  clickHelp();
+}
+
+function notYours() {
+  $("order-error").textContent = "That unit is not yours: click one of your own units.";
+}
+
+board.onUnit = (text, event) => {
+  const unit = unitParts(text);
+  if (!unit || over) return;
   if (season === "WIN") {
-    const place = where.join(" ").replace(/[()]/g, "").split(" ")[0];
-    if (power === me.power && adjustmentsOwed() > 0) submitTyped(`remove ${kind === "AMY" ? "A" : "F"} ${place}`);
+    if (unit.power !== me.power) { board.onProvince(unit.prov, event); return; }
+    if (adjustmentsOwed() > 0) submit(`( ${unit.node} REM )`);
     return;
   }
-  if (selected && selected !== unit && power !== me.power) {
-    // Clicking another power's unit while one of ours is selected: a province click.
-    board.onProvince(where.join(" ").replace(/[()]/g, "").split(" ")[0], event);
+  if (!pick.first) {
+    if (unit.power !== me.power) { notYours(); return; }
+    if ((season === "SUM" || season === "AUT")) {
+      const node = $("map").querySelector(`[data-unit="${text}"][data-dislodged=true]`);
+      if (!node) { $("order-error").textContent = "Only a dislodged unit retreats this phase."; return; }
+    }
+    $("order-error").textContent = "";
+    pick.first = text;
+  } else if (text === pick.first) {
+    const first = unitParts(pick.first);
+    submit(season === "SUM" || season === "AUT" ? `( ${first.node} DSB )` : `( ${first.node} HLD )`);
+    clearPick();
+    return;
+  } else if (season === "SUM" || season === "AUT") {
+    board.onProvince(unit.prov, event);
+    return;
+  } else if (!pick.second) {
+    pick.second = text;
+  } else if (text === pick.second) {
+    const first = unitParts(pick.first);
+    submit(`( ${first.node} SUP ${unit.node} )`);
+    clearPick();
+    return;
+  } else {
+    board.onProvince(unit.prov, event);
     return;
   }
-  if (selected === unit) {            // twice: hold
-    submitTyped(`${kind === "AMY" ? "A" : "F"} ${where.join(" ").replace(/[()]/g, "").split(" ")[0]} H`);
-    selected = null;
-  } else selected = unit;
-  board.select(selected);
+  markPicked();
+  clickHelp();
 };
 
-board.onProvince = (province, event) => {
+board.onProvince = (id, event) => {
+  if (over) return;
   if (season === "WIN") {
-    if (adjustmentsOwed() < 0) submitTyped(`build ${event && event.shiftKey ? "F" : "A"} ${province}`);
+    if (adjustmentsOwed() < 0) {
+      const kind = event && event.shiftKey ? "FLT" : "AMY";
+      withCoast(kind, id, (where) => submit(`( ( ${me.power} ${kind} ${where} ) BLD )`));
+    }
     return;
   }
-  if (!selected) return;
-  const [, kind, ...where] = selected.split(" ");
-  const [from, coast] = where.join(" ").replace(/[()]/g, "").split(" ");
-  const unit = `${kind === "AMY" ? "A" : "F"} ${from}${coast ? "/" + coast : ""}`;
-  selected = null;
-  board.select(null);
-  if (province === from) submitTyped(`${unit} H`);
-  else submitTyped(`${unit} ${season === "SUM" || season === "AUT" ? "R" : "-"} ${province}`);
+  if (!pick.first) return;
+  const first = unitParts(pick.first);
+  const second = pick.second && unitParts(pick.second);
+  if (second) {
+    if (first.kind === "FLT" && second.kind === "AMY" && province(first.prov).kind === "sea") {
+      submit(`( ${first.node} CVY ${second.node} CTO ${id} )`);
+    } else if (id === second.prov) submit(`( ${first.node} SUP ${second.node} )`);
+    else submit(`( ${first.node} SUP ${second.node} MTO ${id} )`);
+    clearPick();
+    return;
+  }
+  clearPick();
+  if (id === first.prov) {
+    submit(season === "SUM" || season === "AUT" ? `( ${first.node} DSB )` : `( ${first.node} HLD )`);
+    return;
+  }
+  const verb = season === "SUM" || season === "AUT" ? "RTO" : "MTO";
+  if (verb === "MTO" && first.kind === "AMY") {
+    // Our own fleets ordered to convoy this army there: the move goes by them (CTO VIA).
+    const fleets = orders.filter((o) => o.note === "MBV" && o.tree[1] === "CVY"
+      && unparse(o.tree[2]) === unparse(parse(first.node)[0]) && o.tree[4] === id).map((o) => o.tree[0][2]);
+    if (fleets.length) { submit(`( ${first.node} CTO ${id} VIA ( ${fleets.join(" ")} ) )`); return; }
+  }
+  withCoast(first.kind, id, (where) => submit(`( ${first.node} ${verb} ${where} )`));
 };
+
+// A fleet into a province of several coasts: the player picks the coast.
+function withCoast(kind, id, done) {
+  const coasts = province(id).coasts || [];
+  if (kind !== "FLT" || coasts.length < 2) { done(id); return; }
+  const picker = $("coast-picker");
+  picker.replaceChildren(el("span", {}, `Which coast of ${words.provinceName(id)}?`),
+    ...coasts.map((c) => el("button", { type: "button", "data-coast": c,
+      onclick: () => { hideCoasts(); done(`( ${id} ${c} )`); } },
+    words.location([id, c]))),
+    el("button", { type: "button", "data-coast": "", onclick: hideCoasts }, "cancel"));
+  picker.hidden = false;
+  picker.querySelector("button").focus();
+}
+
+function hideCoasts() {
+  $("coast-picker").hidden = true;
+  $("coast-picker").replaceChildren();
+}
 
 // Complete the orders with holds, disbands (retreats) and waives (builds).
 function completeWithDefaults() {
-  const missing = $("missing").dataset.missing || "";
-  const tree = parse(missing);
-  if (tree[0] !== "MIS") return;
+  const tree = lastMis;
+  if (!tree || tree[0] !== "MIS") return;
   const subs = [];
   for (const item of tree.slice(1)) {
     if (Array.isArray(item) && typeof item[0] === "number") {
-      // docs/protocol.md §8: n < 0 builds (or waives) still owed, n > 0 removals
+      // docs/protocol.md §8.3: n < 0 builds (or waives) still owed, n > 0 removals
       // (which unit goes is the player's choice: not defaulted here).
       for (let i = 0; i < -item[0]; i++) subs.push(`( ${me.power} WVE )`);
     } else if (Array.isArray(item)) {
@@ -286,42 +545,135 @@ function completeWithDefaults() {
       subs.push(item.includes("MRT") ? `( ${unit} DSB )` : `( ${unit} HLD )`);
     }
   }
-  for (const order of subs) addOrder(order, "default");
+  for (const order of subs) addOrder(order, "");
   if (subs.length) socket.send(`SUB ${subs.join(" ")}`);
 }
 
+// --- ready, draw, deadline --------------------------------------------------------
+
 function setReady(value) {
   ready = value;
-  $("gof").textContent = ready ? "Not ready (NOT GOF)" : "Ready (GOF)";
-  $("gof").dataset.ready = ready;
+  $("gof").textContent = ready ? "Wait: I am not ready" : "Ready: play my orders";
+  $("gof").dataset.ready = String(ready);
+  $("gof").setAttribute("aria-pressed", String(ready));
+  $("ready-help").textContent = ready
+    ? "You are ready: the phase is played as soon as every player is (or at the deadline)."
+    : "You are not ready: the phase waits for your Ready (or for the deadline).";
+  if (ready && now) save({ readyTurn: turnOf(now) });
+  else if (now) save({ readyTurn: null });
 }
 
 function setDraw(value) {
   drawVote = value;
-  $("draw").textContent = drawVote ? "Withdraw draw vote" : "Vote draw";
+  $("draw").textContent = drawVote ? "Withdraw my draw vote" : "Vote for a draw";
   $("draw").dataset.vote = drawVote;
 }
+
+// The phase was played at its deadline: what happened to the units without orders.
+function missedDeadline() {
+  const owed = lastMis && lastMis.length > 1 ? lastMis.slice(1) : [];
+  const lines = [];
+  for (const item of owed) {
+    if (!Array.isArray(item)) continue;
+    if (typeof item[0] === "number") {
+      if (item[0] < 0) lines.push(`${-item[0]} build${item[0] === -1 ? " was" : "s were"} waived`);
+      else if (item[0] > 0) lines.push(`the server removed ${item[0]} of your units`);
+    } else if (item.includes("MRT")) lines.push(`${words.unit(item)} had no order and was disbanded`);
+    else lines.push(`${words.unit(item)} had no order and held`);
+  }
+  if (lines.length) note(`The deadline passed before your orders were complete: ${lines.join("; ")}.`, "", "deadline");
+  else if (!ready && orders.some((o) => o.note === "MBV")) note("The deadline passed before you were ready: your orders were played as given.", "", "deadline");
+}
+
+// --- preview, summary, results --------------------------------------------------
 
 async function preview() {
   const accepted = orders.filter((o) => o.note === "MBV").map((o) => o.daide);
   try {
     const answer = await api("/api/preview", {
       game: me.game, power: me.power, orders: accepted, against: $("against").value });
-    $("preview").innerHTML = answer.svg;
+    previewResults = answer.results;
+    boardMode = "preview";
     $("preview").dataset.results = answer.results.length;
-    $("preview").append(el("ul", {}, ...answer.results.map((r) => el("li", {}, r.replace(/^ORD \( \w+ -?\d+ \) /, "")))));
+    $("preview").replaceChildren(...answer.results.map((r) => resultItem(r)));
+    draw();
   } catch (error) {
-    $("preview").textContent = "preview: " + error.message;
+    $("preview").replaceChildren(el("li", { class: "error" }, "preview: " + error.message));
   }
 }
 
 async function summary() {
   try {
     const held = await api("/api/summary", { game: me.game, power: me.power, passcode: me.passcode });
-    $("summary").replaceChildren(...(held.orders.length ? held.orders : ["(none)"]).map((o) => el("li", { "data-held": o }, o)));
+    $("summary").replaceChildren(...(held.orders.length
+      ? held.orders.map((o) => el("li", { "data-held": o }, ...said(words.order(parse(o)), o)))
+      : [el("li", {}, "none yet")]));
   } catch (error) {
-    $("summary").textContent = "summary: " + error.message;
+    $("summary").replaceChildren(el("li", { class: "error" }, "summary: " + error.message));
   }
+}
+
+function resultItem(text, dislodgedAfter = null) {
+  const ord = parse(text);
+  let destroyed = false;
+  if (dislodgedAfter && (ord[3] || []).includes("RET")) {
+    const unit = ord[2][0];
+    destroyed = !dislodgedAfter.has(`${unit[0]} ${Array.isArray(unit[2]) ? unit[2][0] : unit[2]}`);
+  }
+  const { text: words_, ok } = words.result(ord, destroyed);
+  return el("li", { "data-ord": text, class: ok ? "ok" : "failed" }, ...said(words_, text));
+}
+
+function showResults(results, nextNow) {
+  // Dislodged units of the next position: a RET unit missing from them was destroyed.
+  const dislodged = new Set();
+  for (const unit of (Array.isArray(nextNow) ? nextNow : parse(nextNow)).slice(2)) {
+    if (Array.isArray(unit) && unit.includes("MRT")) dislodged.add(`${unit[0]} ${Array.isArray(unit[2]) ? unit[2][0] : unit[2]}`);
+  }
+  const turn = turnOf(results[0]);
+  $("results").replaceChildren(el("li", { class: "turn" }, words.season(turn)),
+    ...results.map((r) => resultItem(r, dislodged)));
+  $("results").dataset.turn = turn;
+}
+
+// --- the end ------------------------------------------------------------------
+
+let ending = null;
+
+function onEnd(sentence, text, result) {
+  ending = result;
+  note(sentence, text, "end");
+  status(sentence);
+  gameOver();
+}
+
+function gameOver() {
+  over = true;
+  countdown.stop();
+  document.body.dataset.over = "true";
+  for (const id of ["orders-box", "preview-box", "summary-box"]) $(id).hidden = true;
+  $("final").hidden = false;
+  localStorage.removeItem(STORE);
+}
+
+// SMR ( turn ) ( power ( 'name' ) ( 'version' ) centres [year] ) ...: the final table.
+function finalTable(tree) {
+  gameOver();
+  const rows = tree.slice(2).filter(Array.isArray).map((entry) => ({
+    power: entry[0], name: (entry[1] && entry[1][0] && entry[1][0].text) || "",
+    centres: entry[3], out: entry[4],
+  })).sort((a, b) => b.centres - a.centres);
+  const drawn = ending && ending.draw ? ending.draw : [];
+  const score = (row) => (ending && ending.solo ? (row.power === ending.solo ? 1 : 0)
+    : drawn.includes(row.power) ? 1 / drawn.length : 0);
+  const result = (row) => (ending && ending.solo === row.power ? "won alone"
+    : drawn.includes(row.power) ? `shares a ${drawn.length}-way draw`
+      : row.out !== undefined ? `eliminated in ${row.out}` : "survived");
+  $("final-table").querySelector("tbody").replaceChildren(...rows.map((row) => el("tr", { "data-power": row.power },
+    el("td", {}, words.power(row.power)), el("td", {}, row.name.replace(/^[A-Z]{3}:/, "")),
+    el("td", {}, String(row.centres)), el("td", {}, result(row)),
+    el("td", {}, score(row).toFixed(2)))));
+  $("final-result").textContent = `The game ended in ${words.season(turnOf(`( ${unparse(tree[1])} )`))}.`;
 }
 
 // --- press ------------------------------------------------------------------
@@ -329,24 +681,24 @@ async function summary() {
 function buildPress() {
   const others = mapInfo.powers.filter((p) => p !== me.power);
   $("recipients").replaceChildren(...others.map((p) => el("label", {},
-    el("input", { type: "checkbox", value: p, "data-recipient": p }), p)));
+    el("input", { type: "checkbox", value: p, "data-recipient": p }), words.power(p))));
 }
 
 function chatKey(powers) {
   return [...new Set(powers)].filter((p) => p !== me.power).sort().join(" ");
 }
 
-function showChat(key, text, mine = false) {
+function showChat(key, line) {
   if (!chats.has(key)) chats.set(key, []);
-  chats.get(key).push({ text, mine, delivered: !mine });
+  chats.get(key).push(line);
   drawChats();
 }
 
 function drawChats() {
   $("chats").replaceChildren(...[...chats.entries()].map(([k, lines]) => el("div", { "data-chat": k },
-    el("strong", {}, `with ${k}`), el("div", { class: "chat-log" }, ...lines.map((l) => el("div", {
+    el("strong", {}, `with ${words.powers(k.split(" "))}`), el("div", { class: "chat-log" }, ...lines.map((l) => el("div", {
       "data-delivered": l.delivered, title: l.delivered ? "" : "not yet accepted by the server",
-    }, l.text + (l.delivered ? "" : " …")))))));
+    }, ...said(l.text + (l.delivered ? "" : " …"), l.daide)))))));
 }
 
 // YES ( SND ( powers ) ( press ) ): the server has relayed our message.
@@ -359,39 +711,81 @@ function sendPress() {
   const to = [...document.querySelectorAll("#recipients input:checked")].map((i) => i.value);
   const text = $("press-text").value;
   if (!to.length || !text) return;
-  socket.send(`SND ( ${to.join(" ")} ) ( ${quote(text)} )`);
-  showChat(chatKey(to), `${me.power}: ${text}`, true);
+  const snd = `SND ( ${to.join(" ")} ) ( ${quote(text)} )`;
+  socket.send(snd);
+  showChat(chatKey(to), { text: `${words.power(me.power)}: ${text}`, mine: true, delivered: false, daide: snd });
   $("press-text").value = "";
 }
 
-function onPress(tree) {
+// What a press message says: free text, or a bot's protocol answer put in words.
+function pressWords(body) {
+  if (body.length === 1 && typeof body[0] === "object" && !Array.isArray(body[0])) return body[0].text;
+  const head = Array.isArray(body[0]) ? null : body[0];
+  const meaning = { HUH: "not understood", TRY: "it reads no free text", YES: "yes", REJ: "no",
+    BWX: "none of your business", PRP: "a proposal", FCT: "a statement", INS: "an insistence",
+    QRY: "a question", SUG: "a suggestion", THK: "an opinion", IDK: "it does not know" }[head];
+  return `(answered in DAIDE: ${meaning || "a message in the DAIDE press language"})`;
+}
+
+function onPress(tree, text) {
   // FRM ( sender ) ( recipients ) ( press ): free text is one string.
   const sender = tree[1][0];
   const recipients = tree[2];
   const body = tree[3];
-  const text = body.map((part) => (typeof part === "object" && !Array.isArray(part) ? part.text : unparse([part]))).join(" ");
-  showChat(chatKey([sender, ...recipients]), `${sender}: ${text}`);
+  const line = { text: `${words.power(sender)}: ${pressWords(body)}`, mine: sender === me.power,
+    delivered: true, daide: text };
+  showChat(chatKey([sender, ...recipients]), line);
 }
 
-function gameOver() {
-  countdown.stop();
-  showMissing("MIS");
-  localStorage.removeItem(STORE);
+// The press of this power kept by the server (POST /api/press): shown again after a reload.
+async function loadPress() {
+  if (me.level < 8000 && me.level < 10) return;
+  try {
+    const answer = await api("/api/press", { game: me.game, power: me.power, passcode: me.passcode });
+    chats.clear();
+    for (const message of answer.messages) onPress(parse(message.frm), message.frm);
+    $("chats").dataset.history = String(answer.messages.length);
+  } catch (error) { note("The press history could not be read: " + error.message); }
 }
 
-function note(text) {
-  $("events").prepend(el("li", {}, `${new Date().toLocaleTimeString()} ${text}`));
+function note(text, daide = "", kind = "info") {
+  $("events").prepend(el("li", { "data-event": kind }, `${new Date().toLocaleTimeString()} `, ...said(text, daide)));
 }
 
 // --- start ------------------------------------------------------------------
 
+async function offerPowers() {
+  // Only the powers still free in the game that forms (GET /api/games: free_powers).
+  let free = mapInfo.powers;
+  try {
+    const { games } = await api("/api/games");
+    const forming = games.filter((g) => g.status === "forming").sort((a, b) => a.id - b.id)[0];
+    if (forming && forming.free_powers) free = forming.free_powers;
+    $("join-info").textContent = forming
+      ? `game ${forming.id}: ${forming.open_seats} of ${forming.seats} seats free`
+      : "a new game will be opened";
+    $("join-info").dataset.game = forming ? forming.id : "";
+  } catch (error) { /* offer every power */ }
+  $("power").replaceChildren(el("option", { value: "" }, "any free power"),
+    ...free.map((p) => el("option", { value: p }, words.power(p))));
+}
+
 async function main() {
   [tokens, mapInfo] = await Promise.all([Tokens.load(), api("/api/map")]);
-  $("power").replaceChildren(el("option", { value: "" }, "any power"),
-    ...mapInfo.powers.map((p) => el("option", { value: p }, `${p} ${mapInfo.power_names[p] || ""}`)));
+  const lang = pageLanguage();
+  words = new Words(mapInfo, lang);
+  document.documentElement.lang = lang;
+  $("lang").value = lang;
+  translatePage(lang);
+  $("lang").addEventListener("change", () => {
+    const url = new URL(location.href);
+    url.searchParams.set("lang", $("lang").value);
+    location.href = url.toString();
+  });
+  $("show-daide").addEventListener("change", () => document.body.classList.toggle("show-daide", $("show-daide").checked));
   $("join").addEventListener("click", join);
-  // Enter in the name field does nothing (the page's CSP has no inline handlers).
-  $("join-form").addEventListener("submit", (event) => event.preventDefault());
+  // Enter in the name field joins (the page's CSP has no inline handlers).
+  $("join-form").addEventListener("submit", (event) => { event.preventDefault(); join(); });
   $("forget").addEventListener("click", () => { localStorage.removeItem(STORE); location.reload(); });
   $("order-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -403,13 +797,21 @@ async function main() {
   $("gof").addEventListener("click", () => socket.send(ready ? "NOT ( GOF )" : "GOF"));
   $("draw").addEventListener("click", () => socket.send(drawVote ? "NOT ( DRW )" : "DRW"));
   $("preview-btn").addEventListener("click", preview);
+  $("board-mine").addEventListener("click", () => { boardMode = "mine"; draw(); });
+  $("board-last").addEventListener("click", () => { boardMode = "last"; draw(); });
   $("summary-btn").addEventListener("click", summary);
   $("press-send").addEventListener("click", sendPress);
-  setReady(true);
+  $("press-text").addEventListener("keydown", (event) => { if (event.key === "Enter") sendPress(); });
+  document.addEventListener("keydown", (event) => { if (event.key === "Escape") { clearPick(); hideCoasts(); } });
+  setReady(false);
   setDraw(false);
   const stored = saved();
   if (stored && stored.power && stored.passcode != null) rejoin(stored);
-  else { $("join-form").hidden = false; status("choose a name and a power"); }
+  else {
+    await offerPowers();
+    $("join-form").hidden = false;
+    status("choose a name and a power");
+  }
 }
 
 main().catch((error) => status("error: " + error.message, "error"));

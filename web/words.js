@@ -1,0 +1,258 @@
+// The game in the players' words: DAIDE messages (as `parse` trees) written as
+// people write Diplomacy - `A Par - Bur`, `F NTH C A Lon - Nwy` - and every
+// note, result and event as a sentence.  Nothing here decides a rule: the
+// server's THX notes, ORD results and MIS are only put into words.
+//
+// Results follow the notation of the French adjudicator's reports: a failed
+// order is written in lower case (after its unit letter) with what happened
+// in brackets - (bounce), (cut), (dislodged), (destroyed), (invalid), (failed).
+// Province names come from the variant (GET /api/map); the French page uses
+// the French Descartes map's abbreviations where the province has one
+// (`french` of /api/map).
+
+// docs/protocol.md §9.3: what each THX note means, in words.
+const NOTES = {
+  en: {
+    MBV: "accepted",
+    FAR: "the unit cannot reach that province",
+    NSP: "there is no such province on this map",
+    NSU: "you have no such unit there",
+    NAS: "a fleet can convoy only at sea",
+    NSF: "there is no such fleet on the convoy's way",
+    NSA: "only an army can be convoyed",
+    NYU: "that unit is not yours",
+    NRN: "that unit was not dislodged: it has no retreat to make",
+    NVR: "the unit cannot retreat there",
+    YSC: "you can build only in a supply centre you own",
+    ESC: "that centre is occupied or already has a build",
+    HSC: "you can build only in your home supply centres",
+    NSC: "that province is not a supply centre",
+    CST: "say which coast (a fleet there needs one)",
+    NMB: "no more builds are allowed",
+    NMR: "no more removals are needed",
+    NRS: "that kind of order is not for this phase",
+  },
+  fr: {
+    MBV: "accepté",
+    FAR: "l'unité ne peut pas atteindre cette région",
+    NSP: "cette région n'existe pas sur cette carte",
+    NSU: "vous n'avez pas cette unité",
+    NAS: "une flotte ne convoie qu'en mer",
+    NSF: "aucune flotte sur le chemin du convoi",
+    NSA: "seule une armée peut être convoyée",
+    NYU: "cette unité n'est pas à vous",
+    NRN: "cette unité n'a pas été délogée : pas de retraite",
+    NVR: "l'unité ne peut pas faire retraite là",
+    YSC: "on ne construit que dans un centre que l'on possède",
+    ESC: "ce centre est occupé ou a déjà une construction",
+    HSC: "on ne construit que dans ses centres d'origine",
+    NSC: "cette région n'est pas un centre",
+    CST: "précisez la côte",
+    NMB: "plus de construction possible",
+    NMR: "plus de suppression nécessaire",
+    NRS: "ce genre d'ordre n'est pas de cette saison",
+  },
+};
+
+const SEASONS = {
+  en: { SPR: "Spring", SUM: "Summer retreats", FAL: "Fall", AUT: "Fall retreats", WIN: "Winter adjustments" },
+  fr: { SPR: "Printemps", SUM: "Retraites d'été", FAL: "Automne", AUT: "Retraites d'automne", WIN: "Ajustements d'hiver" },
+};
+
+const TEXTS = {
+  en: {
+    allIn: "all your orders are in", nothing: "nothing to order this phase",
+    builds: (n) => `${n} build${n === 1 ? "" : "s"} to order (or waive)`,
+    removals: (n) => `${n} unit${n === 1 ? "" : "s"} to remove`,
+    noOrder: (u) => `${u} has no order`,
+    mustRetreat: (u, to) => (to ? `${u} must retreat (to ${to}) or disband` : `${u} must disband`),
+    waives: "waives", build: "build", remove: "remove", disband: "disband", via: "via",
+    bounce: "bounce", cut: "cut", dislodged: "dislodged", destroyed: "destroyed",
+    invalid: "invalid", failed: "failed",
+    left: (p) => `${p} left the game - its units hold until it comes back`,
+    back: (p) => `${p} is back in the game`,
+    drawBetween: (ps) => `the game ended in a draw between ${ps}`,
+    solo: (p) => `${p} won the game alone`,
+    closed: "the server closed the game",
+    and: "and",
+  },
+  fr: {
+    allIn: "tous vos ordres sont donnés", nothing: "aucun ordre à donner cette saison",
+    builds: (n) => `${n} construction${n === 1 ? "" : "s"} à ordonner (ou à renoncer)`,
+    removals: (n) => `${n} unité${n === 1 ? "" : "s"} à supprimer`,
+    noOrder: (u) => `${u} n'a pas d'ordre`,
+    mustRetreat: (u, to) => (to ? `${u} doit faire retraite (vers ${to}) ou être dissoute` : `${u} doit être dissoute`),
+    waives: "renonce", build: "construit", remove: "supprime", disband: "dissoute", via: "par",
+    bounce: "rebond", cut: "coupé", dislodged: "délogée", destroyed: "détruite",
+    invalid: "invalide", failed: "échec",
+    left: (p) => `${p} a quitté la partie - ses unités tiennent jusqu'à son retour`,
+    back: (p) => `${p} est de retour`,
+    drawBetween: (ps) => `la partie s'est terminée par une nulle entre ${ps}`,
+    solo: (p) => `${p} a gagné seul la partie`,
+    closed: "le serveur a fermé la partie",
+    and: "et",
+  },
+};
+
+const POWERS_FR = { AUS: "Autriche-Hongrie", ENG: "Angleterre", FRA: "France", GER: "Allemagne",
+  ITA: "Italie", RUS: "Russie", TUR: "Turquie" };
+
+const COASTS = { NCS: "nc", SCS: "sc", ECS: "ec", WCS: "wc", NEC: "nec", NWC: "nwc", SEC: "sec", SWC: "swc" };
+
+function capital(id) {
+  return id.charAt(0) + id.slice(1).toLowerCase();
+}
+
+export class Words {
+  // mapInfo: GET /api/map; lang: "en" or "fr".
+  constructor(mapInfo, lang = "en") {
+    this.map = mapInfo;
+    this.lang = lang === "fr" ? "fr" : "en";
+    this.t = TEXTS[this.lang];
+    this.french = (this.lang === "fr" && mapInfo.french) || {};
+  }
+
+  power(p) {
+    if (this.lang === "fr" && POWERS_FR[p] && this.map.variant === "standard") return POWERS_FR[p];
+    return (this.map.power_names || {})[p] || capital(String(p));
+  }
+
+  powers(list) {
+    const names = list.map((p) => this.power(p));
+    return names.length > 1 ? `${names.slice(0, -1).join(", ")} ${this.t.and} ${names[names.length - 1]}` : names.join("");
+  }
+
+  province(id) {
+    const fr = this.french[id];
+    return capital(fr ? fr.abbr : String(id));
+  }
+
+  provinceName(id) {
+    const fr = this.french[id];
+    if (fr) return fr.name;
+    const p = (this.map.provinces || []).find((q) => q.id === id);
+    return p ? p.name : String(id);
+  }
+
+  location(node) {
+    if (Array.isArray(node)) return `${this.province(node[0])}/${COASTS[node[1]] || String(node[1]).toLowerCase()}`;
+    return this.province(node);
+  }
+
+  unit(node) {
+    // ( power AMY|FLT location ) - the power is left out, as players write it.
+    return `${node[1] === "FLT" ? "F" : "A"} ${this.location(node[2])}`;
+  }
+
+  season(turn) {
+    const [s, y] = String(turn || "").split(" ");
+    return `${SEASONS[this.lang][s] || s} ${y || ""}`.trim();
+  }
+
+  // One order (the tree of `( ( FRA AMY PAR ) MTO BUR )` without its outer brackets).
+  order(o) {
+    if (!Array.isArray(o)) return String(o);
+    if (o.length === 1 && Array.isArray(o[0])) return this.order(o[0]);
+    if (o[1] === "WVE") return `${this.power(o[0])} ${this.t.waives}`;
+    const unit = this.unit(o[0]);
+    const rest = o.slice(2);
+    switch (o[1]) {
+      case "HLD": return `${unit} H`;
+      case "MTO": return `${unit} - ${this.location(rest[0])}`;
+      case "RTO": return `${unit} R ${this.location(rest[0])}`;
+      case "DSB": return `${unit} ${this.t.disband}`;
+      case "BLD": return `${this.t.build} ${unit}`;
+      case "REM": return `${this.t.remove} ${unit}`;
+      case "SUP":
+        return rest.length >= 3 ? `${unit} S ${this.unit(rest[0])} - ${this.location(rest[2])}`
+          : `${unit} S ${this.unit(rest[0])}`;
+      case "CVY": return `${unit} C ${this.unit(rest[0])} - ${this.location(rest[2])}`;
+      case "CTO": {
+        const via = rest[2] && Array.isArray(rest[2]) ? ` ${this.t.via} ${rest[2].map((p) => this.province(p)).join(", ")}` : "";
+        return `${unit} - ${this.location(rest[0])}${via}`;
+      }
+      default: return `${unit} ${o[1]}`;
+    }
+  }
+
+  // THX ( order ) ( note ): the note in words.
+  note(code) {
+    return NOTES[this.lang][code] || String(code);
+  }
+
+  // ORD ( turn ) ( order ) ( result ): {text, ok}; `destroyed`: the dislodged unit had no retreat.
+  result(ord, destroyed = false) {
+    const order = this.order(ord[2]);
+    const codes = (ord[3] || []).filter((c) => typeof c === "string");
+    const ok = codes.includes("SUC") || (codes.length === 0);
+    const why = [];
+    for (const c of codes) {
+      if (c === "BNC") why.push(ord[2][1] === "RTO" ? this.t.failed : this.t.bounce);
+      else if (c === "CUT") why.push(this.t.cut);
+      else if (c === "NSO") why.push(this.t.invalid);
+      else if (c === "DSR") why.push(this.t.failed);
+      else if (c === "RET") why.push(destroyed ? this.t.destroyed : this.t.dislodged);
+      else if (c !== "SUC") why.push(this.note(c));
+    }
+    const text = ok ? order : order.charAt(0) + order.slice(1).toLowerCase();
+    return { text: text + why.map((w) => ` (${w})`).join(""), ok };
+  }
+
+  // MIS ...: what is still to order, one sentence each (none: all in).
+  missing(mis) {
+    const items = mis.slice(1);
+    if (!items.length) return [this.t.allIn];
+    const out = [];
+    for (const item of items) {
+      if (!Array.isArray(item)) continue;
+      if (typeof item[0] === "number") {
+        if (item[0] < 0) out.push(this.t.builds(-item[0]));
+        else if (item[0] > 0) out.push(this.t.removals(item[0]));
+        else out.push(this.t.allIn);
+      } else if (item.includes("MRT")) {
+        const to = (item[item.indexOf("MRT") + 1] || []).map((l) => this.location(l)).join(", ");
+        out.push(this.t.mustRetreat(this.unit(item), to));
+      } else out.push(this.t.noOrder(this.unit(item)));
+    }
+    return out.length ? out : [this.t.allIn];
+  }
+
+  left(p) { return this.t.left(this.power(p)); }
+  back(p) { return this.t.back(this.power(p)); }
+  draw(powers) { return this.t.drawBetween(this.powers(powers)); }
+  solo(p) { return this.t.solo(this.power(p)); }
+}
+
+// The page's language: ?lang=, then the player's stored choice, then the browser's.
+export function pageLanguage() {
+  const asked = new URLSearchParams(location.search).get("lang");
+  if (asked === "fr" || asked === "en") { localStorage.setItem("daide-lang", asked); return asked; }
+  const stored = localStorage.getItem("daide-lang");
+  if (stored === "fr" || stored === "en") return stored;
+  return (navigator.language || "en").toLowerCase().startsWith("fr") ? "fr" : "en";
+}
+
+// The page's fixed texts (data-text="key") in French; English is the HTML's own.
+const UI_FR = {
+  play: "Jouer", games: "parties", watch: "regarder", showDaide: "voir le DAIDE", name: "Nom",
+  power: "Puissance", join: "Rejoindre la partie", myOrders: "Retour à mes ordres",
+  lastResults: "Résultats de la saison passée", finalTable: "Classement final", player: "Joueur",
+  centres: "Centres", result: "Résultat", score: "Score", replay: "Revoir la partie",
+  orders: "Vos ordres", submit: "Donner l'ordre", toOrder: "Reste à ordonner :",
+  defaults: "Tenir / dissoudre / renoncer pour le reste", preview: "Prévoir les résultats",
+  againstHolds: "si les autres tiennent", againstLast: "contre les derniers ordres des autres",
+  previewBtn: "Montrer sur la carte", summary: "Ordres reçus par le serveur", summaryBtn: "Demander au serveur",
+  results: "Derniers résultats", press: "Messages", send: "Envoyer",
+  events: "Événements (les plus récents en haut)", forget: "Oublier cette place",
+  help: "Cliquez une de vos unités puis une région pour la déplacer (l'unité à nouveau : elle tient) ; "
+    + "votre unité, une autre unité, puis une région pour la soutenir ; une flotte en mer, une armée, "
+    + "puis une région pour la convoyer.  Ou tapez A Par - Bou, F Man C A Lon - Bel, A Par S A Bou.",
+};
+
+export function translatePage(lang) {
+  if (lang !== "fr") return;
+  for (const node of document.querySelectorAll("[data-text]")) {
+    const text = UI_FR[node.dataset.text];
+    if (text) node.textContent = text;
+  }
+}
