@@ -17,11 +17,13 @@ it joined, joins or watches) or, with ``game N`` in front, on game N.
 Authority (issue 27, "Authority"):
 
 * ``help`` and ``admin TOKEN`` are open to every connection.  ``admin
-  TOKEN`` with the server's admin token (`server.admin_token`) makes the
-  connection an admin for as long as it lasts; a wrong token counts towards
-  the per-address block of wrong IAM passcodes (`server.limits.IamGuard`)
-  and towards the connection's own limit of wrong passcodes, and while the
-  address is blocked every ``admin`` is refused unchecked.
+  TOKEN`` with the server's admin token makes the connection an admin for
+  as long as it lasts.  The token is checked as every door checks it
+  (`server.admin_token.AdminToken.authorize`): a wrong one counts towards
+  the per-address block of wrong IAM passcodes (`server.limits.IamGuard`),
+  and while the address is blocked every ``admin`` is refused unchecked;
+  here it also counts towards the connection's own limit of wrong passcodes
+  (the connection is closed at ``iam_failures_per_connection``, as for IAM).
 * An admin may run every command, at once, on any game.
 * With ``ServerSettings.player_admin`` (``daide serve --player-admin``) the
   players of a game (joined or waiting for the start) may also run the
@@ -52,7 +54,8 @@ import structlog
 import trio
 
 from protocol.messages import Adm
-from server.hosting import GameSpec, Host, HostingError, Origin
+from server.admin_token import AdminToken
+from server.hosting import UNAUTHORIZED, GameSpec, Host, HostingError, Origin
 from server.limits import IamGuard
 from server.session import Client, Role
 from server.settings import GameSettings, ServerSettings, SettingsError
@@ -80,10 +83,6 @@ NUMBER_OPTIONS = {"level": "level", "mtl": "mtl", "rtl": "rtl", "btl": "btl", "p
 FLAG_OPTIONS = ("dsd", "aoa", "pda", "npr", "npb")
 
 
-class _Token(Protocol):
-    def matches(self, text: str) -> bool: ...
-
-
 class LobbyView(Protocol):
     """What the admin messages use of the lobby (`server.lobby.Lobby`)."""
 
@@ -94,7 +93,7 @@ class LobbyView(Protocol):
     def host(self) -> Host: ...
 
     @property
-    def admin_token(self) -> _Token: ...
+    def admin_token(self) -> AdminToken: ...
 
     @property
     def iam_guard(self) -> IamGuard: ...
@@ -336,23 +335,21 @@ async def _carry_out(lobby: LobbyView, desk: Desk, proposal: Proposal, delay: fl
 
 async def _admin(ask: Ask, found: re.Match[str]) -> list[str]:
     lobby, client = ask.lobby, ask.client
-    now = trio.current_time()
-    if lobby.iam_guard.blocked(client.address, now):
-        log.warning("admin_token_refused", conn=client.id, reason="address blocked")
-        return ["Your address is blocked after too many wrong tokens or passcodes;"
-                " try again later."]
-    token = " ".join(ask.raw[1:])
-    if lobby.admin_token.matches(token):
-        ask.desk.admins.add(client)
-        log.info("admin_token_accepted", conn=client.id)
-        return ["You are an admin on this connection."]
-    client.iam_failures += 1
-    blocked = lobby.iam_guard.failed(client.address, now)
-    log.warning("admin_token_wrong", conn=client.id, failures=client.iam_failures,
-                address_blocked=blocked)
-    if client.iam_failures >= lobby.settings.iam_failures_per_connection:
-        client.finish("too many wrong passcodes")
-    return ["That is not the admin token."]
+    try:
+        # The one check of every admin door: refused unchecked while the address is
+        # blocked, and a wrong token counted towards the block (`server.admin_token`).
+        lobby.admin_token.authorize(" ".join(ask.raw[1:]) or None, lobby.iam_guard,
+                                    client.address, trio.current_time())
+    except HostingError as exc:
+        if exc.status == UNAUTHORIZED and len(ask.raw) > 1:
+            # Like a wrong IAM passcode, a wrong token counts on the connection too.
+            client.iam_failures += 1
+            if client.iam_failures >= lobby.settings.iam_failures_per_connection:
+                client.finish("too many wrong passcodes")
+        raise
+    ask.desk.admins.add(client)
+    log.info("admin_token_accepted", conn=client.id)
+    return ["You are an admin on this connection."]
 
 
 async def _help(ask: Ask, found: re.Match[str]) -> list[str]:

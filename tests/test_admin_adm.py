@@ -109,13 +109,13 @@ async def test_a_wrong_token_counts_towards_the_address_block(
         nursery: trio.Nursery, tmp_path: Path) -> None:
     server, port = await _serve(nursery, tmp_path, iam_failures_per_address=2)
     first = await ScriptClient.connect(port, "guess1")
-    assert await ask(first, "admin 12345") == ["That is not the admin token."]
+    assert await ask(first, "admin 12345") == ["Wrong admin token."]
     second = await ScriptClient.connect(port, "guess2")
-    assert await ask(second, "admin letmein") == ["That is not the admin token."]
+    assert await ask(second, "admin letmein") == ["Wrong admin token."]
     # Two wrong: the address is blocked, the right token is refused unchecked ...
     third = await ScriptClient.connect(port, "right")
     assert await ask(third, f"admin {_token(server)}") == [
-        "Your address is blocked after too many wrong tokens or passcodes; try again later."]
+        "Too many wrong passcodes or admin tokens from this address: wait."]
     assert await ask(third, "list games") == [
         'Only a connection that has shown the admin token may do that'
         ' (say "Server: admin TOKEN" first).']
@@ -128,9 +128,9 @@ async def test_wrong_tokens_close_the_connection_like_wrong_passcodes(
         nursery: trio.Nursery, tmp_path: Path) -> None:
     _server, port = await _serve(nursery, tmp_path, iam_failures_per_connection=2)
     client = await ScriptClient.connect(port, "guesser")
-    assert await ask(client, "admin one") == ["That is not the admin token."]
+    assert await ask(client, "admin one") == ["Wrong admin token."]
     await client.send("ADM ( 'guesser' ) ( 'Server: admin two' )")
-    assert await client.receive() == "ADM ( 'Server' ) ( 'That is not the admin token.' )"
+    assert await client.receive() == "ADM ( 'Server' ) ( 'Wrong admin token.' )"
     assert await client.expect_closed() == "FM"
 
 
