@@ -19,7 +19,7 @@ random power.  This module's wishes:
 * `Preferences` - a ranked list of groups of equal powers;
 * `Requested` - one power asked for with the MILA convention ``'FRA:name'``
   (docs/protocol.md §8.1), as the server has always honoured it;
-* `Invitation` - ``[invite CODE]``: the seat of an invitation (the code in
+* `Invited` - ``[invite CODE]``: the seat of an invitation (the code in
   upper case, as `server.hosted` issues codes).  It is not a
   wish about powers: the caller resolves it to its seat and passes that
   power to `assign` as *taken*; `assign` refuses one.
@@ -111,13 +111,13 @@ class Preferences:
 
 
 @dataclass(frozen=True, slots=True)
-class Invitation:
+class Invited:
     """``[invite CODE]``: the seat of an invitation, resolved by the caller."""
 
     code: str
 
 
-Wish = NoPreference | RandomPower | Requested | Preferences | Invitation
+Wish = NoPreference | RandomPower | Requested | Preferences | Invited
 
 NO_PREFERENCE = NoPreference()
 RANDOM_POWER = RandomPower()
@@ -197,7 +197,7 @@ def assign(powers: Sequence[str], wishes: Sequence[Wish], taken: Collection[str]
                 lists.append((index, wish))
             case NoPreference():
                 left_over.append(index)
-            case Invitation():
+            case Invited():
                 raise AssignmentError("an invitation is seated by its code, not dealt a power")
     for index in chance:                        # rule 2a
         award(index, rng.choice(free))
@@ -253,7 +253,7 @@ def _parse_body(body: str, powers: Sequence[str], power_names: Mapping[str, str]
         if len(words) != 2 or not _INVITE_CODE.fullmatch(words[1]):
             raise AssignmentError("an invitation suffix is [invite CODE], with one code of "
                                   "1 to 40 letters, digits and '-'")
-        return Invitation(words[1].upper())
+        return Invited(words[1].upper())
     tokens = _TOKEN.findall(body)
     if any(t.casefold() in _RANDOM_WORDS for t in tokens):
         if len(tokens) != 1:
@@ -321,5 +321,5 @@ def _show(text: str) -> str:
     return repr(text if len(text) <= 20 else text[:20] + "...")
 
 
-__all__ = ["NO_PREFERENCE", "RANDOM_POWER", "AssignmentError", "Invitation", "NoPreference",
+__all__ = ["NO_PREFERENCE", "RANDOM_POWER", "AssignmentError", "Invited", "NoPreference",
            "Preferences", "RandomPower", "Requested", "Wish", "assign", "parse_name"]

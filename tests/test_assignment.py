@@ -22,7 +22,7 @@ from server.assignment import (
     NO_PREFERENCE,
     RANDOM_POWER,
     AssignmentError,
-    Invitation,
+    Invited,
     NoPreference,
     Preferences,
     RandomPower,
@@ -308,8 +308,8 @@ def test_players_without_lists_get_every_power_equally_often() -> None:
     ("bob [random]", "bob", RANDOM_POWER),
     ("bob [RANDOM]", "bob", RANDOM_POWER),
     ("bob [*]", "bob", RANDOM_POWER),
-    ("carol [invite 7f3K-2q]", "carol", Invitation("7F3K-2Q")),
-    ("carol [ Invite K7Q2-9XMB-3TCP ]", "carol", Invitation("K7Q2-9XMB-3TCP")),
+    ("carol [invite 7f3K-2q]", "carol", Invited("7F3K-2Q")),
+    ("carol [ Invite K7Q2-9XMB-3TCP ]", "carol", Invited("K7Q2-9XMB-3TCP")),
     ("FRA:dave", "FRA:dave", Requested("FRA")),       # a request was never secret
     ("t:DumbBot#T1.G2.1", "t:DumbBot#T1.G2.1", Requested("TUR")),
     ("DumbBot[2]", "DumbBot[2]", NO_PREFERENCE),
@@ -379,7 +379,7 @@ def test_every_variants_powers_by_mnemonic_and_full_name(variant: str) -> None:
     ([NO_PREFERENCE], ("XYZ",), "XYZ is not a power of this game"),
     ([Requested("XYZ")], (), "XYZ is not a power of this game"),
     ([ranked("FRA", "XYZ")], (), "XYZ is not a power of this game"),
-    ([Invitation("abc")], (), "an invitation is seated by its code"),
+    ([Invited("abc")], (), "an invitation is seated by its code"),
 ])
 def test_assign_refuses_with_one_line(wishes: list[Wish], taken: tuple[str, ...],
                                       problem: str) -> None:
@@ -389,6 +389,6 @@ def test_assign_refuses_with_one_line(wishes: list[Wish], taken: tuple[str, ...]
 
 def test_wish_kinds_are_distinct() -> None:
     kinds: list[Wish] = [NoPreference(), RandomPower(), Requested("FRA"), ranked("FRA"),
-                         Invitation("FRA")]
+                         Invited("FRA")]
     assert kinds[0] == NO_PREFERENCE and kinds[1] == RANDOM_POWER
     assert len(set(kinds)) == len(kinds)
