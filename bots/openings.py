@@ -21,7 +21,7 @@ from orders import Hold, Location, Move, Order
 
 OPENINGS: dict[str, tuple[tuple[str, ...], ...]] = {
     "ENG": (("F LON - NTH", "F EDI - NWG", "A LVP - YOR"),
-            ("F LON - ENG", "F EDI - NTH", "A LVP - YOR")),
+            ("F LON - ECH", "F EDI - NTH", "A LVP - YOR")),
     "FRA": (("F BRE - MAO", "A PAR - BUR", "A MAR - SPA"),
             ("F BRE - MAO", "A PAR - PIC", "A MAR - BUR")),
     "GER": (("F KIE - DEN", "A BER - KIE", "A MUN - RUH"),
@@ -30,8 +30,8 @@ OPENINGS: dict[str, tuple[tuple[str, ...], ...]] = {
             ("F NAP - ION", "A ROM - VEN", "A VEN - TYR")),
     "AUS": (("F TRI - ALB", "A VIE - GAL", "A BUD - SER"),
             ("F TRI - ALB", "A VIE - TRI", "A BUD - SER")),
-    "RUS": (("F STP/SC - BOT", "A MOS - UKR", "A WAR - GAL", "F SEV - BLA"),
-            ("F STP/SC - BOT", "A MOS - STP", "A WAR - UKR", "F SEV - BLA")),
+    "RUS": (("F STP/SC - GOB", "A MOS - UKR", "A WAR - GAL", "F SEV - BLA"),
+            ("F STP/SC - GOB", "A MOS - STP", "A WAR - UKR", "F SEV - BLA")),
     "TUR": (("F ANK - BLA", "A CON - BUL", "A SMY - CON"),
             ("F ANK - BLA", "A CON - BUL", "A SMY - ARM")),
 }
