@@ -57,7 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
 
     def action(name: str, text: str) -> argparse.ArgumentParser:
-        return actions.add_parser(name, help=text, description=text, parents=[common])
+        # No abbreviations: `--token X` must not pass for `--token-file X`.
+        return actions.add_parser(name, help=text, description=text, parents=[common],
+                                  allow_abbrev=False)
 
     new = action("new", "create a game with its own settings")
     _new_arguments(new)
@@ -325,19 +327,21 @@ SETTING_WORDS = (("level", "press level"),
                  ("pda", "partial draws allowed"), ("npr", "no press in retreats"),
                  ("npb", "no press in builds"), ("idle_years_draw", "draw after idle years"),
                  ("max_year", "draw after year"), ("stop_unchanged", "stop when unchanged"),
-                 ("expedite", "expedited removal"), ("access", "who may join"),
-                 ("press_numbering", "press numbering"))
+                 ("expedite", "expedited removal"))
 
 
 def _print_game(game: dict[str, Any]) -> None:
     name = f" \"{game['name']}\"" if game.get("name") else ""
     where = (f"its own port {game.get('port')}" if game.get("own_port")
              else f"the shared port {game.get('port')}")
-    print(f"Game {game.get('id')}{name}: {game.get('variant')}, {_status(game)}, "
-          f"{turn_words(game.get('turn'))}, on {where}.")
+    turn = f", {turn_words(game['turn'])}" if game.get("turn") else ""
+    print(f"Game {game.get('id')}{name}: {game.get('variant')}, {_status(game)}{turn}, "
+          f"on {where}.")
     settings = game.get("settings") or {}
     shown = [f"{words} {'yes' if value is True else value}" for key, words in SETTING_WORDS
              if (value := settings.get(key)) not in (None, False, "")]
+    shown.append("by invitation only" if settings.get("access") == "invitation"
+                 else "open to anyone")
     if shown:
         print("Settings: " + "; ".join(shown) + ".")
     bots = game.get("bots") or {}
