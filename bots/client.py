@@ -132,6 +132,10 @@ class ClientSettings:
     pace: float = 0.0
     """Seconds to wait before submitting each phase's orders (``daide demo --pace``:
     a game slow enough to watch in a browser)."""
+    rejoin: tuple[str, int] | None = None
+    """Join with ``IAM (power) (passcode)`` instead of NME: a seat this client's
+    process never held, e.g. a server-started bot taking a power over
+    (`server.bot_seats`); the map, HLO and the position are asked for after YES."""
     reconnect_attempts: int = 40
     reconnect_delay: float = 0.05
     """First wait before reconnecting; doubles per attempt up to 2 s."""
@@ -180,6 +184,8 @@ class BotClient:
         self._joined: Callable[[Any], None] | None = None
         self.joined = False
         """True once the map was accepted (or, after a restart, IAM was)."""
+        if self.settings.rejoin is not None:
+            self.tracker.power, self.tracker.passcode = self.settings.rejoin
 
     # -- public -----------------------------------------------------------------
 
@@ -314,6 +320,10 @@ class BotClient:
                 self.tracker.map_name = self._map_name
                 await self._send(link, ("YES", ("MAP", (Text(self._map_name or "standard"),))))
                 self._mark_joined()
+                if self.tracker.started and self.tracker.position is None:
+                    # Rejoined a seat with no map yet (`ClientSettings.rejoin`): the position now.
+                    await self._send(link, ("SCO",))
+                    await self._send(link, ("NOW",))
             case Hlo(variant=variant):
                 self.log.info("game started", power=self.tracker.power,
                               variant=self._text(("HLO", variant.to_node())))
@@ -363,8 +373,13 @@ class BotClient:
         if isinstance(inner, Iam):
             self.rejoins += 1
             self.log.info("rejoined", power=self.tracker.power)
-            self._mark_joined()
             # docs/protocol.md §13.2: nothing is repeated after IAM; ask for the state.
+            if self.tracker.geography is None:
+                # A seat taken over with IAM: the map first, the position once it is read.
+                await self._send(link, ("MAP",))
+                await self._send(link, ("HLO",))
+                return
+            self._mark_joined()
             await self._send(link, ("SCO",))
             await self._send(link, ("NOW",))
 

@@ -40,6 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="search budget per phase of a searching bot (lookahead): "
                              "CPU seconds (0.3 or 0.3s), adjudications (800it) or both "
                              "(800it,0.5s); default 2000it capped at 1 s")
+    parser.add_argument("--rejoin", metavar="POWER:PASSCODE",
+                        help="take over a power with IAM instead of joining with NME (a seat in "
+                             "civil disorder, e.g. after `daide game eject`)")
     parser.add_argument("--press-numbering", choices=("daide", "parlance", "mila"),
                         default="daide",
                         help="press-token values the server uses (docs/protocol.md §6.7; default daide)")
@@ -59,14 +62,27 @@ def build_clients(args: argparse.Namespace) -> list[BotClient]:
         except ValueError as exc:
             raise CommandError(f"--budget: {exc}") from None
     base = args.name or make_strategy(args.kind).name
+    rejoin = _rejoin(getattr(args, "rejoin", None))
+    if rejoin is not None and args.count != 1:
+        raise CommandError("--rejoin takes one seat: --count must be 1")
     clients = []
     for i in range(args.count):
         name = base if args.count == 1 else f"{base}-{i + 1}"
         settings = ClientSettings(host=args.host, port=args.port, name=name,
                                   seed=args.seed + i, draw_from_year=args.draw_year,
-                                  press_numbering=args.press_numbering)
+                                  press_numbering=args.press_numbering, rejoin=rejoin)
         clients.append(BotClient(make_strategy(args.kind, budget), settings))
     return clients
+
+
+def _rejoin(text: str | None) -> tuple[str, int] | None:
+    """``FRA:1234`` -> ``("FRA", 1234)``; a one-line CommandError if malformed."""
+    if text is None:
+        return None
+    power, _, code = text.partition(":")
+    if not (len(power) == 3 and power.isalpha() and code.isdigit() and 1 <= int(code) <= 8191):
+        raise CommandError(f"--rejoin is POWER:PASSCODE (e.g. FRA:1234), not {text!r}")
+    return power.upper(), int(code)
 
 
 async def _play_until_interrupted(clients: list[BotClient]) -> list[ClientOutcome] | None:

@@ -91,6 +91,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="draw when this year has ended (the Player's Technical Guide's 35 years: 1935)")
     rules.add_argument("--stop-unchanged", action="store_true",
                        help="stop (a draw) when the centre table is unchanged for three years")
+    rules.add_argument("--expedite", action="store_true",
+                       help="expedited removal of players: a power whose retreats or removals "
+                            "cannot matter loses those units at once, so nobody waits for it "
+                            "(docs/adjudication-conventions.md)")
     limits = parser.add_argument_group("limits")
     for name, kind, text in LIMITS:
         limits.add_argument("--" + name.replace("_", "-"), type=kind, default=None, help=text)
@@ -103,6 +107,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the players of a game may run the DAIDE admin commands on it "
                              "(ADM 'Server: ...'); each change waits 20 s for a veto "
                              "(docs/hosting.md)")
+    parser.add_argument("--bot", action="append", default=[], metavar="NAME=COMMAND",
+                        dest="bot_commands",
+                        help="an external DAIDE program hosts may start into seats besides the "
+                             "sample bots; {host}, {port} and {name} in COMMAND (repeatable; "
+                             "docs/hosting.md)")
     parser.add_argument("--log-json", action=argparse.BooleanOptionalAction, default=None,
                         help="JSON log lines (default: JSON unless stderr is a terminal)")
 
@@ -110,6 +119,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import trio
 
+    from bots.launcher import ProcessBots, parse_bot_options
     from daide.errors import CommandError
     from engine.variants import VariantError, load_variant
     from server.admin_token import AdminTokenError
@@ -127,7 +137,8 @@ def run(args: argparse.Namespace) -> int:
             variant=args.variant, level=args.level, mtl=args.mtl, rtl=args.rtl, btl=args.btl,
             ptl=args.ptl, dsd=args.dsd, aoa=args.aoa, pda=args.pda, npr=args.npr,
             npb=args.npb, idle_years_draw=args.idle_years, max_year=args.max_year,
-            stop_unchanged=args.stop_unchanged, press_numbering=args.press_numbering,
+            stop_unchanged=args.stop_unchanged, expedite=args.expedite,
+            press_numbering=args.press_numbering,
             start=_start_text(args.start_from))
         chosen = {name: getattr(args, name) for name, _, _ in LIMITS
                   if getattr(args, name) is not None}
@@ -142,8 +153,12 @@ def run(args: argparse.Namespace) -> int:
         check_start(load_variant(game.variant), game)
     except (SettingsError, VariantError) as exc:
         raise CommandError(str(exc)) from exc
+    try:
+        bots = ProcessBots(parse_bot_options(args.bot_commands))
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
     configure_logging(json=args.log_json)
-    server = Server(settings)
+    server = Server(settings, bots=bots)
 
     try:
         try:

@@ -26,14 +26,18 @@ from __future__ import annotations
 
 import gc
 from functools import partial
+from pathlib import Path
 
 import structlog
 import trio
 
 from engine.variants import Variant, load_variant
 from server.accept import accept_loop
+from server.bot_seats import BotLauncher, BotSeats
 from server.connection import handle_connection
 from server.durability import GroupCommitStore
+from server.game_doors import GameDoors
+from server.hosting import Host
 from server.lobby import Lobby
 from server.lock import acquire as acquire_lock
 from server.lock import needs_lock
@@ -46,8 +50,9 @@ log = structlog.get_logger("server.app")
 class Server:
     """One server: a listening socket, a lobby of games, a database."""
 
-    def __init__(self, settings: ServerSettings) -> None:
+    def __init__(self, settings: ServerSettings, *, bots: BotLauncher | None = None) -> None:
         self.settings = settings
+        self.bots = bots                      # the bots a host may start (server.bot_seats)
         self._stop = trio.Event()
         self.lobby: Lobby | None = None
         self.http_url: str | None = None     # the web side's address once it listens
@@ -106,7 +111,14 @@ class Server:
         """Games and connections, until `stop` (or cancellation)."""
         async with trio.open_nursery() as nursery:
             lobby.nursery = nursery
+            lobby.tcp_port = int(listeners[0].socket.getsockname()[1])
+            db = self.settings.db_path
+            bot_logs = None if str(db) == ":memory:" else Path(f"{db}.bots")
+            host = lobby.host = Host(lobby, GameDoors(lobby, self.settings.host),
+                                     BotSeats(self.bots, nursery, self.settings.host, bot_logs))
             lobby.resume(lobby.store.load_unfinished())
+            await host.reopen_doors()
+            host.restore()
             freeze_startup_heap()
             accepting = trio.CancelScope()
 
@@ -137,7 +149,9 @@ class Server:
             finally:
                 with trio.CancelScope(shield=True):
                     accepting.cancel()
+                    host.doors.close_all()
                     await self._drain(lobby)
+                    host.bot_seats.stop_all()
                 nursery.cancel_scope.cancel()
 
     async def _drain(self, lobby: Lobby) -> None:
@@ -169,8 +183,8 @@ def freeze_startup_heap() -> None:
         gc.set_threshold(50_000, 20, 100)
 
 
-async def serve(settings: ServerSettings, *,
+async def serve(settings: ServerSettings, *, bots: BotLauncher | None = None,
                 task_status: trio.TaskStatus[list[trio.SocketListener]]
                 = trio.TASK_STATUS_IGNORED) -> None:
     """Run a server until cancelled (see the module docstring)."""
-    await Server(settings).run(task_status=task_status)
+    await Server(settings, bots=bots).run(task_status=task_status)

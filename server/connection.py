@@ -103,9 +103,11 @@ def peer_name(stream: trio.abc.Stream) -> str:
 _WEB_GATE = ConnectionGate(total=1 << 62, per_address=1 << 62)
 
 async def handle_connection(stream: trio.abc.Stream, lobby: Lobby, peer: str | None = None,
-                            *, watch_game: int | None = None) -> None:
+                            *, watch_game: int | None = None, door: int | None = None) -> None:
     """Serve one client from accept to close (``peer`` names it when the stream cannot;
-    ``watch_game``: the game its OBS watches, `server.http`'s ``/daide?watch=N``)."""
+    ``watch_game``: the game its OBS watches, `server.http`'s ``/daide?watch=N``;
+    ``door``: the game whose own port it came in by - its RM and its NME, OBS and
+    IAM are that game's, docs/hosting.md)."""
     settings = lobby.settings
     peer = peer or peer_name(stream)
     # A WebSocket was admitted by the web door's own budget (server.web_door):
@@ -122,9 +124,10 @@ async def handle_connection(stream: trio.abc.Stream, lobby: Lobby, peer: str | N
                 stream.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
             except OSError:
                 pass
-        machine = Machine(Sender.SERVER, lobby.variant.rep, level=settings.game.level)
+        machine = Machine(Sender.SERVER, lobby.door_variant(door).rep, level=settings.game.level)
         send_channel, receive_channel = trio.open_memory_channel[Outgoing](settings.outbound_queue)
-        client = Client(peer, send_channel, level=settings.game.level, watch_game=watch_game)
+        client = Client(peer, send_channel, level=settings.game.level, watch_game=watch_game,
+                        door=door)
         with structlog.contextvars.bound_contextvars(conn=client.id, peer=client.peer):
             log.info("connection_opened")
             lobby.connected(client)
@@ -184,7 +187,8 @@ class _Reader:
         self.settings = settings = lobby.settings
         now = trio.current_time()
         self.im_deadline: float | None = now + settings.im_timeout
-        self.intake = Intake(machine, client, settings, lobby.variant.rep, lobby.turn_stats, now)
+        self.intake = Intake(machine, client, settings, lobby.door_variant(client.door).rep,
+                             lobby.turn_stats, now)
         self.frames = self.intake.frames
         self.numbering = self.intake.numbering
         #: Set when the peer has closed (EOF) or reset: the writer's orderly close waits for it.
@@ -215,7 +219,8 @@ class _Reader:
                 await lobby.received(client, event.message, event.tokens)
             case InitialReceived():
                 self.im_deadline = None
-                rm = RepresentationMessage.for_representation(lobby.variant.rep)
+                rm = RepresentationMessage.for_representation(
+                    lobby.door_variant(client.door).rep)
                 client.send(machine.send(rm))
                 # The RM carries only powers and provinces; the disputed press
                 # tokens follow the connection's numbering (docs/protocol.md §6.7).

@@ -100,6 +100,18 @@ class PhaseClock:
         self._deadline = self.now() + left
         return left
 
+    def extend(self, seconds: float) -> float:
+        """Move the deadline ``seconds`` later (a host's ``extend``); returns the seconds left."""
+        if self._limit is None:
+            raise ValueError("no deadline to extend")
+        if self._left is not None:
+            self._left += seconds
+        else:
+            self._deadline += seconds
+        left = self.remaining()
+        assert left is not None
+        return left
+
     def expired(self) -> bool:
         """True once a running deadline has been reached."""
         return self.running and self.now() >= self._deadline

@@ -8,12 +8,18 @@ game the lobby may look at.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import trio
 
 from protocol.messages import Message
+from server.hosted import HostedState, Invitation
 from server.session import Client
+
+if TYPE_CHECKING:
+    from engine.variants import Variant
 
 #: Capacity of a game's inbox; a full inbox makes senders wait (backpressure).
 INBOX_SIZE = 128
@@ -21,10 +27,11 @@ INBOX_SIZE = 128
 
 @dataclass(frozen=True)
 class Join:
-    """An NME the lobby sent to this (forming) game."""
+    """An NME the lobby sent to this (forming) game, with the invitation it used."""
 
     client: Client
     message: Message
+    invitation: Invitation | None = None
 
 
 @dataclass(frozen=True)
@@ -67,15 +74,37 @@ class Left:
     client: Client
 
 
-Event = Join | Observe | Rejoin | Request | Announce | Left
+class ActionReply:
+    """The answer to a `HostAction`, set once by the game actor and awaited by the host."""
+
+    def __init__(self) -> None:
+        self.done = trio.Event()
+        self.value: dict[str, Any] | None = None
+        self.error: Exception | None = None
+
+    def set(self, value: dict[str, Any] | None = None, error: Exception | None = None) -> None:
+        self.value, self.error = value, error
+        self.done.set()
+
+
+@dataclass(frozen=True)
+class HostAction:
+    """A host's action on this game (`server.hosting`): ``act(game)`` runs in the actor
+    and returns the answer, or raises `server.hosting.HostingError`."""
+
+    act: Callable[[Any], dict[str, Any]]
+    reply: ActionReply
+
+
+Event = Join | Observe | Rejoin | Request | Announce | Left | HostAction
 
 
 @dataclass(eq=False)
 class GameHandle:
     """What the lobby knows of a game: its inbox and how full it is.
 
-    ``claimed`` counts NMEs sent to a forming game (the lobby increments it,
-    the game decrements it when a joining client leaves), so the lobby can
+    ``claimed`` counts NMEs without an invitation sent to a forming game (the
+    lobby increments it, the game decrements it when such a client leaves), so the lobby can
     choose the game that is filling without asking the actor.  ``passcodes``
     lets the lobby route an IAM to the game it belongs to.
     """
@@ -83,9 +112,16 @@ class GameHandle:
     id: int
     seats: int
     inbox: trio.MemorySendChannel[Event]
+    variant: Variant
     claimed: int = 0
     status: str = "forming"
     passcodes: dict[str, int] = field(default_factory=dict)
+    #: A host's game: its invitations, bots and pause (the actor keeps it current).
+    hosted: HostedState | None = None
+    #: Open to anyone who joins through its door (False: by invitation only).
+    open_access: bool = True
+    #: Its own TCP port (None: the shared port's games).
+    port: int | None = None
 
     async def send(self, event: Event) -> None:
         """Put ``event`` on the inbox, waiting for room only when it is full
@@ -97,4 +133,8 @@ class GameHandle:
 
     @property
     def open_seats(self) -> int:
-        return self.seats - self.claimed if self.status == "forming" else 0
+        """Seats an NME without an invitation may take (invitations hold theirs)."""
+        if self.status != "forming" or not self.open_access:
+            return 0
+        reserved = len(self.hosted.invitations) if self.hosted is not None else 0
+        return max(0, self.seats - reserved - self.claimed)

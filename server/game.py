@@ -44,7 +44,8 @@ from __future__ import annotations
 
 import math
 import secrets
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
 import structlog
 import trio
@@ -78,12 +79,15 @@ from protocol.messages import (
 from protocol.parse import Sender, parse_message
 from protocol.press import ReceivedPress
 from protocol.text import parse_text, render_text, tree_from_text
+from server.assignment import NO_PREFERENCE, AssignmentError, Invited, assign, parse_name
 from server.deadline import PhaseClock, TimeRequests, whole_seconds
 from server.endings import Ending, HouseRules, YearTable, elimination_years
 from server.events import (
+    ActionReply,
     Announce,
     Event,
     GameHandle,
+    HostAction,
     Join,
     Left,
     Observe,
@@ -91,6 +95,7 @@ from server.events import (
     Request,
 )
 from server.history import History, PlayedPhase
+from server.hosted import HostedState, Invitation
 from server.press import (
     Deliver,
     Eliminated,
@@ -155,6 +160,8 @@ class Game:
         self.year_tables: list[YearTable] = []            # ownership after each year-end
         self.end_messages: tuple[Message, ...] = ()
         self.suspended = False
+        self.hosted: HostedState | None = handle.hosted     # a host's game (server.hosted)
+        self.invited: dict[str, Client] = {}              # invitation code -> joining client
         if record is not None:
             self._restore(record)
 
@@ -255,7 +262,13 @@ class Game:
         return False
 
     def _due(self) -> bool:
-        return self.running and (self._ready() or (self.clock.expired() and self._attended()))
+        return self.running and not self.paused and \
+            (self._ready() or (self.clock.expired() and self._attended()))
+
+    @property
+    def paused(self) -> bool:
+        """A host paused the game: its clock stands and no phase is processed."""
+        return self.hosted is not None and self.hosted.paused
 
     def _shutdown(self) -> None:
         """Server shutdown: OFF to every client (docs/protocol.md §4.4); the state is already stored."""
@@ -300,8 +313,8 @@ class Game:
             case Request(client, message, tokens):      # the common event first
                 if not client.closed:
                     answer(self, client, message, tokens)
-            case Join(client, message):
-                self._on_join(client, message)
+            case Join(client, message, invitation):
+                self._on_join(client, message, invitation)
             case Observe(client, message):
                 self._on_observe(client, message)
             case Rejoin(client, message, power):
@@ -310,24 +323,58 @@ class Game:
                 self._on_left(client)
             case Announce(message):
                 self._broadcast(message)
+            case HostAction(act, reply):
+                self._on_command(act, reply)
 
-    def _on_join(self, client: Client, message: Message) -> None:
-        if self.handle.status != "forming" or \
-                len(self.joining) + len(self.accepted) >= len(self.variant.powers):
+    def _on_join(self, client: Client, message: Message,
+                 invitation: Invitation | None = None) -> None:
+        seats = len(self.variant.powers)
+        refused = self.handle.status != "forming" or \
+            len(self.joining) + len(self.accepted) >= seats
+        if invitation is not None:
+            holder = self.invited.get(invitation.code)
+            refused = refused or (holder is not None and not holder.closed)
+        if refused:
             # The lobby sends NMEs only to games with a free seat; a client that
-            # left in between lands here.
+            # left in between lands here (or a second client with one invitation).
+            if invitation is None:
+                self.handle.claimed -= 1
             client.game_id = None
             client.send(Rej(message))
             return
-        client.name = getattr(message, "name", "")
+        try:
+            name, wish = parse_name(getattr(message, "name", ""), self.variant.powers,
+                                    self.variant.map.power_names)
+        except AssignmentError as exc:      # a malformed preference list: one line, nothing kept
+            if invitation is None:
+                self.handle.claimed -= 1
+            client.game_id = None
+            client.send(Rej(message))
+            self.log.info("join_refused", conn=client.id, reason=str(exc))
+            return
+        client.name = name
+        client.wish = NO_PREFERENCE if isinstance(wish, Invited) else wish
         client.version = getattr(message, "version", "")
         client.role = Role.JOINING
         client.game_id, client.level = self.handle.id, self.settings.level
+        if invitation is not None:
+            self.invited[invitation.code] = client
         self.joining.append(client)
         client.send(Yes(message))
         client.send(MapMessage(self.variant.name))
         self.log.info("joining", conn=client.id, client_name=client.name,
-                      client_version=client.version)
+                      client_version=client.version,
+                      **({"invited": True} if invitation is not None else {}))
+
+    def _on_command(self, act: Callable[[Game], dict[str, object]],
+                    reply: ActionReply) -> None:
+        """A host's action (`server.hosting`): its answer, or the error that refused it."""
+        try:
+            reply.set(act(self))
+        except Exception as exc:        # HostingError, or a bug: this action fails only
+            if not getattr(exc, "status", None):
+                self.log.exception("host_action_failed")
+            reply.set(error=exc)
 
     def _on_observe(self, client: Client, message: Message) -> None:
         client.role = Role.WATCHING
@@ -424,7 +471,11 @@ class Game:
         for group in (self.joining, self.accepted):
             if client in group:
                 group.remove(client)
-                self.handle.claimed -= 1
+                code = self._invitation_of(client)
+                if code is None:
+                    self.handle.claimed -= 1
+                else:
+                    del self.invited[code]
                 self.log.info("seat_freed", conn=client.id)
         if client in self.observers:
             self.observers.remove(client)
@@ -433,16 +484,40 @@ class Game:
 
     # --- start -------------------------------------------------------------------------
 
+    def _invitation_of(self, client: Client) -> str | None:
+        return next((code for code, c in self.invited.items() if c is client), None)
+
     def _start_game(self) -> None:
-        for power, client in assign_powers(self.variant.powers, self.accepted).items():
+        hosted = self.hosted
+        fixed: dict[str, Client] = {}
+        bots: dict[str, str] = {}
+        if hosted is not None:
+            for invitation in hosted.invitations:
+                client = self.invited.get(invitation.code)
+                if client is not None and invitation.power is not None:
+                    fixed[invitation.power] = client
+        rest = [c for c in self.accepted if c not in fixed.values()]
+        # docs/hosting.md "Which power you get"; the wishes go with the deal
+        dealt = assign(self.variant.powers, [c.wish for c in rest], fixed, secrets.SystemRandom())
+        assignment = {**fixed, **dict(zip(dealt, rest, strict=True))}
+        for client in rest:
+            client.wish = NO_PREFERENCE
+        for power, client in sorted(assignment.items()):
             self.seats[power] = Seat(power, self._new_passcode(power), client.name, client.version)
             client.role, client.power = Role.PLAYER, power
             self.players[power] = client
+            code = self._invitation_of(client)
+            used = hosted.invitation(code) if hosted is not None and code else None
+            if used is not None and used.bot is not None:
+                bots[power] = used.bot
         self.accepted.clear()
+        self.invited.clear()
+        if hosted is not None:
+            hosted = self.hosted = self.handle.hosted = replace(hosted, bots=bots)
         sco, sco_e = self._sco_of(self.engine)
         now_e = self.encode(now_message(self.engine.state))
         self.store.start_game(self.handle.id, list(self.seats.values()), str(self.engine.turn),
-                              sco_e.text, now_e.text)
+                              sco_e.text, now_e.text, hosted)
         self.handle.status = "running"
         self.handle.passcodes = {p: s.passcode for p, s in self.seats.items()}
         self.history = History([PlayedPhase("", None, sco_e.packet, now_e.packet)])
@@ -542,8 +617,9 @@ class Game:
         return NotMessage(tme) if self.clock.paused else tme
 
     def _must_pause(self) -> bool:
-        """The clock stands while nobody plays, or (DSD) while a power owing orders is away."""
-        if not self._attended():
+        """The clock stands while nobody plays, while a host has paused the game, or
+        (DSD) while a power owing orders is away."""
+        if not self._attended() or self.paused:
             return True
         if self.settings.dsd:
             # 13.1: "if the disconnected power still owed orders".
@@ -799,27 +875,3 @@ def owners(sco: Sco) -> dict[str, str]:
     """Centre -> owner (``UNO`` for neutral) from an SCO message."""
     return {centre: str(group.owner) for group in sco.ownership for centre in group.centres}
 
-
-def assign_powers(powers: Sequence[str], clients: Iterable[Client]) -> dict[str, Client]:
-    """Give each client a power, at random, honouring ``'FRA:name'`` requests.
-
-    A client name of the form ``'PREFIX:name'`` asks for the power whose
-    mnemonic starts with PREFIX (the MILA convention, docs/protocol.md §8.1 [X]);
-    requests are served in joining order, the other clients get the rest at
-    random.
-    """
-    free = list(powers)
-    assignment: dict[str, Client] = {}
-    rest: list[Client] = []
-    for client in clients:
-        prefix, colon, _ = client.name.partition(":")
-        wanted = [p for p in free if colon and prefix and p.startswith(prefix.upper())]
-        if wanted:
-            free.remove(wanted[0])
-            assignment[wanted[0]] = client
-        else:
-            rest.append(client)
-    secrets.SystemRandom().shuffle(free)
-    for client, power in zip(rest, free, strict=True):
-        assignment[power] = client
-    return dict(sorted(assignment.items()))

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from server.fold import OrderEntries
+from server.hosted import HostedState
 from server.journal import PhaseEntry
 from server.schema import utc
 from server.settings import GameSettings
@@ -89,14 +90,17 @@ class GameRecord:
     seats: tuple[Seat, ...]
     pending: Mapping[str, tuple[str, ...]]
     pending_turn: str | None
+    hosted: HostedState | None = None
+    """Invitations, bots and pause of a game a host created (`server.hosted`)."""
 
 
 class GameLog(Protocol):
     """What a game stores, and reads back after a restart."""
 
     def start_game(self, game_id: int, seats: Sequence[Seat], turn: str,
-                   sco: str, now: str) -> None:
-        """The start: seats and passcodes, the starting position as phase 0."""
+                   sco: str, now: str, hosted: HostedState | None = None) -> None:
+        """The start: seats and passcodes, the starting position as phase 0
+        (and, for a hosted game, its state with the bots' powers)."""
         ...
 
     def save_orders(self, game_id: int, power: str, turn: str, orders: Sequence[str]) -> None:

@@ -27,10 +27,13 @@ phase; what the database holds is what a restart resumes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import structlog
 import trio
 
-from engine.variants import Variant
+from engine.variants import Variant, VariantError, load_variant
 from protocol.codec import Codec
 from protocol.messages import (
     Adm,
@@ -54,12 +57,14 @@ from protocol.messages import (
     Tme,
     Yes,
 )
+from server.assignment import AssignmentError, Invited, parse_name
 from server.durability import Durability
 from server.events import (
     INBOX_SIZE,
     Announce,
     Event,
     GameHandle,
+    HostAction,
     Join,
     Left,
     Observe,
@@ -68,6 +73,8 @@ from server.events import (
 )
 from server.game import Game
 from server.game_actor import run_game
+from server.hosted import AdminAction, HostedState, Invitation
+from server.hosting_errors import CONFLICT, HostingError
 from server.limits import ConnectionGate, IamGuard
 from server.press import wire_representation
 from server.session import Client, Role
@@ -93,7 +100,8 @@ class Lobby:
         self.nursery = nursery
         self.start = variant.start()      # what clients outside any game are shown
         # The encoder of what the games send, its kept parts shared by them all.
-        self.codec = Codec(wire_representation(variant.rep, settings.game.press_numbering))
+        self._codecs: dict[tuple[str, str], Codec] = {}
+        self.codec = self.codec_for(variant, settings.game.press_numbering)
         # Every bot asks for the MDF: encoded once, not once per client.
         self.mdf = encode(self.codec, variant.mdf).packet
         self.games: dict[int, GameHandle] = {}
@@ -110,23 +118,53 @@ class Lobby:
         self.idle.set()
         self.no_games = trio.Event()      # set while no game actor runs
         self.no_games.set()
+        #: The shared DAIDE TCP port, once the server listens (for server-started bots).
+        self.tcp_port = settings.port
+        #: The host's operations (`server.hosting.Host`), once the server has built them.
+        self.host: Any = None
+        #: Called with a game's id when its actor has ended (its door and bots go).
+        self.on_game_over: Callable[[int], None] | None = None
 
     # --- games ---------------------------------------------------------------------
 
-    def _open_game(self, settings: GameSettings, record: GameRecord | None = None) -> GameHandle:
-        game_id = record.id if record is not None else self.store.create_game(settings)
+    def _open_game(self, settings: GameSettings, record: GameRecord | None = None, *,
+                   hosted: HostedState | None = None,
+                   action: AdminAction | None = None) -> GameHandle:
+        """Start the actor of a new game (stored first, with a host's state and action),
+        or of a stored one (``record``: running, or a host's game still forming)."""
+        variant = load_variant(settings.variant)
+        if record is not None:
+            game_id, hosted = record.id, record.hosted
+        else:
+            game_id = self.store.create_game(settings, hosted, action)
         send, receive = trio.open_memory_channel[Event](INBOX_SIZE)
-        handle = GameHandle(game_id, len(self.variant.powers), send)
-        game = Game(handle, receive, self.store, self.variant, settings,
+        handle = GameHandle(game_id, len(variant.powers), send, variant, hosted=hosted,
+                            open_access=settings.access == "open", port=settings.port)
+        running = record if record is not None and record.status == "running" else None
+        game = Game(handle, receive, self.store, variant, settings,
                     passcode_taken=self._passcode_taken,
                     disorder_grace=self.settings.disorder_grace, linger=self.settings.linger,
-                    record=record, codec=self.codec)
+                    record=running, codec=self.codec_for(variant, settings.press_numbering))
         self.games[game_id] = handle
         self.no_games = trio.Event()
         self.nursery.start_soon(self._run_game, game, name=f"game-{game_id}")
         if record is None:
-            log.info("game_opened", game=game_id)
+            log.info("game_opened", game=game_id, variant=variant.name.lower(),
+                     **({"hosted": True} if hosted is not None else {}))
         return handle
+
+    def codec_for(self, variant: Variant, numbering: str) -> Codec:
+        """The encoder of the games of one variant and press numbering, shared by them all."""
+        key = (variant.name, numbering)
+        codec = self._codecs.get(key)
+        if codec is None:
+            codec = self._codecs[key] = Codec(wire_representation(variant.rep, numbering))
+        return codec
+
+    def door_variant(self, door: int | None) -> Variant:
+        """The variant a connection speaks: its game door's, or the shared port's."""
+        handle = self.games.get(door) if door is not None else None
+        return handle.variant if handle is not None else self.variant
 
     async def _run_game(self, game: Game) -> None:
         # The task was spawned from a connection task: drop its conn/peer context.
@@ -140,6 +178,9 @@ class Lobby:
                 log.exception("game_failed")
             finally:
                 self.games.pop(game.handle.id, None)
+                _refuse_commands(game)
+                if self.on_game_over is not None:
+                    self.on_game_over(game.handle.id)
                 if game.handle.status == "finished":
                     self._remember_finished(game.handle.id, game.handle.passcodes)
                 if not self.games:
@@ -159,11 +200,11 @@ class Lobby:
             if finished.status == "finished":
                 self._remember_finished(finished.id, {s.power: s.passcode for s in finished.seats})
         for record in records:
-            if record.settings.variant.lower() != self.variant.name.lower():
+            try:
+                self._open_game(record.settings, record)
+            except VariantError as exc:
                 log.warning("game_not_resumed", game=record.id, variant=record.settings.variant,
-                            reason="this server plays another variant")
-                continue
-            self._open_game(record.settings, record)
+                            reason=str(exc))
 
     def storage_failed(self, reason: str) -> None:
         """The database cannot be written: say so, refuse new games, freeze the rest."""
@@ -247,28 +288,72 @@ class Lobby:
                 self._answer_anonymous(client, message, tokens)
 
     async def _join(self, client: Client, message: Nme) -> None:
-        forming = [h for h in self.games.values() if h.open_seats > 0]
-        if forming:
-            handle = min(forming, key=lambda h: h.id)
-        else:
-            opened = self._try_open_game()
-            if opened is None:
+        """An NME: to the game its invitation names, to its door's game, or to the
+        forming game of the template (then the next one) - docs/hosting.md."""
+        variant = self.door_variant(client.door)
+        try:
+            _name, wish = parse_name(message.name, variant.powers, variant.map.power_names)
+        except AssignmentError as exc:
+            log.info("join_refused", reason=str(exc))
+            client.send(Rej(message))
+            return
+        invitation = None
+        if isinstance(wish, Invited):
+            found = self._invited_game(client, wish.code)
+            if found is None:
+                log.info("join_refused", reason="unknown invitation")
                 client.send(Rej(message))
                 return
-            handle = opened
-        handle.claimed += 1
+            handle, invitation = found
+        elif client.door is not None:
+            door = self.games.get(client.door)
+            if door is None or door.open_seats <= 0:
+                client.send(Rej(message))
+                return
+            handle = door
+        else:
+            forming = [h for h in self.games.values() if h.open_seats > 0 and h.hosted is None]
+            if forming:
+                handle = min(forming, key=lambda h: h.id)
+            else:
+                opened = self._try_open_game()
+                if opened is None:
+                    client.send(Rej(message))
+                    return
+                handle = opened
+        if invitation is None:
+            handle.claimed += 1
         client.game_id = handle.id
-        if not await self._to_game(handle, Join(client, message)):
+        if not await self._to_game(handle, Join(client, message, invitation)):
             client.game_id = None
             client.send(Rej(message))
 
+    def _invited_game(self, client: Client, code: str) -> tuple[GameHandle, Invitation] | None:
+        """The forming game holding invitation ``code``, reachable from the client's door."""
+        variant = self.door_variant(client.door)
+        for handle in self.games.values():
+            if handle.hosted is None or handle.status != "forming" or handle.variant.name != variant.name:
+                continue
+            if client.door is not None and handle.id != client.door:
+                continue
+            invitation = handle.hosted.invitation(code)
+            if invitation is not None:
+                return handle, invitation
+        return None
+
     async def _observe(self, client: Client, message: Obs) -> None:
-        live = [h for h in self.games.values() if h.status != "finished"]
-        wanted = self.games.get(client.watch_game) if client.watch_game is not None else None
+        variant = self.door_variant(client.door)
+        live = [h for h in self.games.values() if h.status != "finished" and h.variant.name == variant.name
+                and (client.door is None or h.id == client.door)]
+        watch = client.door if client.door is not None else client.watch_game
+        wanted = self.games.get(watch) if watch is not None else None
         if wanted is not None and wanted.status != "finished":
             handle = wanted                 # the web page's /watch/N
         elif live:
             handle = max(live, key=lambda h: h.id)
+        elif client.door is not None:
+            client.send(Rej(message))       # its door's game is over
+            return
         else:
             opened = self._try_open_game()
             if opened is None:
@@ -309,8 +394,10 @@ class Lobby:
             log.info("iam_refused", power=message.power, reason=f"game {ended} is over")
             client.send(Rej(message))
             return
+        variant = self.door_variant(client.door)
         handle = next((h for h in self.games.values()
-                       if h.status == "running" and h.passcodes.get(message.power) == message.passcode),
+                       if h.status == "running" and h.passcodes.get(message.power) == message.passcode
+                       and h.variant.name == variant.name and client.door in (None, h.id)),
                       None)
         if handle is not None:
             client.game_id = handle.id
@@ -328,13 +415,16 @@ class Lobby:
 
     def _answer_anonymous(self, client: Client, message: Message,
                           tokens: tuple[int, ...]) -> None:
-        """A client outside any game: replies only (docs/protocol.md §5)."""
-        start = self.start
+        """A client outside any game: replies only (docs/protocol.md §5), about the
+        variant of the door it came in by."""
+        variant = self.door_variant(client.door)
+        start = self.start if variant.name == self.variant.name else variant.start()
         match message:
             case MapRequest():
-                client.send(MapMessage(self.variant.name))
+                client.send(MapMessage(variant.name))
             case MdfRequest():
-                client.send(self.mdf)
+                client.send(self.mdf if variant.name == self.variant.name
+                            else encode(self.codec_for(variant, "daide"), variant.mdf).packet)
             case NowRequest():
                 client.send(start.now_message())
             case ScoRequest():
@@ -362,3 +452,14 @@ class Lobby:
             handle.inbox.send_nowait(Announce(message))
         except (trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
             log.info("adm_not_relayed", game=handle.id)
+
+
+def _refuse_commands(game: Game) -> None:
+    """A host's actions still waiting in an ended game's inbox: answered, not lost."""
+    while True:
+        try:
+            event = game.inbox.receive_nowait()
+        except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
+            return
+        if isinstance(event, HostAction):
+            event.reply.set(error=HostingError(f"game {game.handle.id} is over", CONFLICT))

@@ -12,11 +12,17 @@ One database file (WAL journal) holds every game:
 * ``phases`` - one row per processed phase (``seq`` 0 is the game's start):
   the orders adjudicated (JSON, power -> texts), the messages announced
   (ORD..., SCO, SLO, NOW; a JSON list), the SCO and NOW after it;
+* ``hosted`` - the games a host created (`server.hosting`): their invitations,
+  server-started bots and pause, as JSON (`server.hosted.HostedState`); a
+  hosted game is kept while it forms, across restarts;
+* ``admin_log`` - every admin action on a game: time, origin, action, outcome;
 * ``press`` - every press message the server delivered (docs/protocol.md §16.1),
   numbered per game in the one global order all players saw it in: the
-  turn, sender, recipients, the FRM text as delivered and the time.  Added
-  by ``CREATE TABLE IF NOT EXISTS``, so a database of an older server gains
-  it on opening and keeps schema 1.
+  turn, sender, recipients, the FRM text as delivered and the time.
+
+Tables added after schema 1 (``press``, ``hosted``, ``admin_log``) are made
+by ``CREATE TABLE IF NOT EXISTS``, so a database of an older server gains
+them on opening and keeps schema 1.
 
 Messages and orders are stored in the DAIDE text form (docs/protocol.md §6.8), so
 the database reads like a game log and `daide export` needs no decoding; times
@@ -76,6 +82,19 @@ CREATE TABLE IF NOT EXISTS phases (
     sco          TEXT NOT NULL,
     now          TEXT NOT NULL,
     processed_at TEXT NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+CREATE TABLE IF NOT EXISTS hosted (
+    game_id INTEGER PRIMARY KEY REFERENCES games (id),
+    state   TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS admin_log (
+    game_id INTEGER NOT NULL REFERENCES games (id),
+    seq     INTEGER NOT NULL,
+    at      TEXT NOT NULL,
+    origin  TEXT NOT NULL,
+    action  TEXT NOT NULL,
+    outcome TEXT NOT NULL,
     PRIMARY KEY (game_id, seq)
 );
 CREATE TABLE IF NOT EXISTS press (

@@ -23,6 +23,7 @@ import structlog
 import trio
 
 from protocol.messages import Message
+from server.assignment import NO_PREFERENCE, Wish
 from server.limits import TokenBucket
 from server.wire import Packet
 
@@ -87,6 +88,8 @@ class Client:
     cancel_scope: trio.CancelScope | None = None
     adm_bucket: TokenBucket | None = None
     watch_game: int | None = None     # the game an OBS asks to watch (web page: /daide?watch=N)
+    door: int | None = None           # the game whose own door it came in by (None: the shared one)
+    wish: Wish = NO_PREFERENCE        # the power it asked for (server.assignment); never logged
 
     def adm_allowed(self, now: float) -> bool:
         """ADM within ``ADM_PER_MINUTE`` (bursts of ``ADM_BURST``); over that it is refused."""

@@ -53,6 +53,7 @@ from server.fold import (
     fold_phases,
 )
 from server.gamelog import GameLog, GameRecord, PhaseRecord, PressRecord, Seat, merge
+from server.hosted import AdminAction, HostedState
 from server.journal import Journal, PhaseEntry, Replay, encode_json, journal_path, read_journal
 from server.schema import connect_readonly, connect_sqlite, migrate, utc_now
 from server.settings import GameSettings
@@ -250,21 +251,61 @@ class Store(GameLog):
 
     # --- writes --------------------------------------------------------------
 
-    def create_game(self, settings: GameSettings) -> int:
-        """A new game that is forming (waiting for players); returns its id."""
+    def create_game(self, settings: GameSettings, hosted: HostedState | None = None,
+                    action: AdminAction | None = None) -> int:
+        """A new game that is forming (waiting for players); returns its id.  A host's
+        game (``hosted``) is stored with its state and the admin action that made it."""
         with self._transaction():
             cur = self._db.execute(
                 "INSERT INTO games (settings, status, created_at) VALUES (?, 'forming', ?)",
                 (settings.to_json(), utc_now()),
             )
-        assert cur.lastrowid is not None
+            assert cur.lastrowid is not None
+            if hosted is not None:
+                self._db.execute("INSERT INTO hosted (game_id, state) VALUES (?, ?)",
+                                 (cur.lastrowid, hosted.to_json()))
+            if action is not None:
+                self._log_action(cur.lastrowid, action)
         return cur.lastrowid
 
+    def record_admin(self, game_id: int, action: AdminAction, *,
+                     hosted: HostedState | None = None, seat: Seat | None = None) -> None:
+        """One admin action, with what it changed (the hosted state, a seat's passcode),
+        in one transaction: a restart sees the game before it or after it."""
+        with self._transaction():
+            if hosted is not None:
+                self._db.execute("UPDATE hosted SET state = ? WHERE game_id = ?",
+                                 (hosted.to_json(), game_id))
+            if seat is not None:
+                self._db.execute("UPDATE seats SET passcode = ?, client_name = ?,"
+                                 " client_version = ? WHERE game_id = ? AND power = ?",
+                                 (seat.passcode, seat.client_name, seat.client_version,
+                                  game_id, seat.power))
+            self._log_action(game_id, action)
+
+    def _log_action(self, game_id: int, action: AdminAction) -> None:
+        row = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM admin_log WHERE game_id = ?",
+                               (game_id,)).fetchone()
+        self._db.execute("INSERT INTO admin_log (game_id, seq, at, origin, action, outcome)"
+                         " VALUES (?, ?, ?, ?, ?, ?)",
+                         (game_id, int(row[0]) + 1, action.at, action.origin, action.action,
+                          action.outcome))
+
+    def admin_log(self, game_id: int) -> list[AdminAction]:
+        """The game's admin actions, oldest first."""
+        rows = self._db.execute("SELECT * FROM admin_log WHERE game_id = ? ORDER BY seq",
+                                (game_id,)).fetchall()
+        return [AdminAction(r["at"], r["origin"], r["action"], r["outcome"]) for r in rows]
+
     def start_game(self, game_id: int, seats: Sequence[Seat], turn: str,
-                   sco: str, now: str) -> None:
-        """Record the start: seats and passcodes, the starting position as phase 0."""
+                   sco: str, now: str, hosted: HostedState | None = None) -> None:
+        """Record the start: seats and passcodes, the starting position as phase 0
+        (a hosted game's state too: which powers its server-started bots play)."""
         stamp = utc_now()
         with self._transaction():
+            if hosted is not None:
+                self._db.execute("UPDATE hosted SET state = ? WHERE game_id = ?",
+                                 (hosted.to_json(), game_id))
             self._db.executemany(
                 "INSERT INTO seats (game_id, power, passcode, client_name, client_version)"
                 " VALUES (?, ?, ?, ?, ?)",
@@ -397,19 +438,23 @@ class Store(GameLog):
         return seq
 
     def abandon_forming(self, game_id: int) -> None:
-        """Delete a game that never started (server shutdown while forming)."""
+        """Delete a game that never started (server shutdown while forming); a host's
+        game is kept: it forms again after the restart."""
         with self._transaction():
-            self._db.execute("DELETE FROM games WHERE id = ? AND status = 'forming'", (game_id,))
+            self._db.execute("DELETE FROM games WHERE id = ? AND status = 'forming'"
+                             " AND id NOT IN (SELECT game_id FROM hosted)", (game_id,))
 
     def load_unfinished(self) -> list[GameRecord]:
-        """The running games, to resume after a restart (forming games are dropped).
+        """The running games, to resume after a restart, and the hosts' forming games
+        (the other forming games are dropped).
 
         The server's start: the journal's phases are folded into ``phases``
         and ``games``, its live order entries into ``pending_orders`` (one
         transaction, synced to disk), and the journal starts afresh.
         """
         with self._synchronous("FULL"), self._transaction():
-            self._db.execute("DELETE FROM games WHERE status = 'forming'")
+            self._db.execute("DELETE FROM games WHERE status = 'forming'"
+                             " AND id NOT IN (SELECT game_id FROM hosted)")
             fold_phases(self._db, self._unfolded)
             fold_orders(self._db, self._orders)
         self._unfolded.clear()
@@ -421,7 +466,7 @@ class Store(GameLog):
             raise self._journal_failed(exc) from exc
         with self._snapshot():
             rows = self._db.execute(
-                "SELECT * FROM games WHERE status = 'running' ORDER BY id").fetchall()
+                "SELECT * FROM games WHERE status IN ('running', 'forming') ORDER BY id").fetchall()
             return [self._merged(row)[0] for row in rows]
 
     # --- reads ---------------------------------------------------------------
@@ -469,12 +514,14 @@ class Store(GameLog):
         pending = {r["power"]: tuple(json.loads(r["orders"])) for r in self._db.execute(
             "SELECT power, orders FROM pending_orders WHERE game_id = ? AND turn = ?",
             (game_id, row["turn"]))}
+        hosted = self._hosted_row(game_id)
         folded = GameRecord(
             id=game_id, settings=GameSettings.from_json(row["settings"]), status=row["status"],
             created_at=row["created_at"], started_at=row["started_at"],
             finished_at=row["finished_at"], turn=row["turn"], sco=row["sco"], now=row["now"],
             ending=tuple(json.loads(row["ending"])) if row["ending"] else (),
             seats=seats, pending=pending, pending_turn=row["turn"] if pending else None,
+            hosted=HostedState.from_json(hosted["state"]) if hosted is not None else None,
         )
         folded_phases = []
         if phases:
@@ -492,6 +539,14 @@ class Store(GameLog):
         elif journal:
             folded_seq = self._folded_seq(game_id)
         return merge(folded, folded_seq, folded_phases, journal, self._orders.get(game_id, {}))
+
+    def _hosted_row(self, game_id: int) -> sqlite3.Row | None:
+        try:
+            row: sqlite3.Row | None = self._db.execute(
+                "SELECT state FROM hosted WHERE game_id = ?", (game_id,)).fetchone()
+        except sqlite3.OperationalError:     # a read-only look at an older server's database
+            return None
+        return row
 
     def press(self, game_id: int) -> list[PressRecord]:
         """Every press message delivered in a game, in the order it was delivered."""

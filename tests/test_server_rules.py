@@ -9,13 +9,10 @@ import time
 
 import pytest
 import structlog
-import trio
 
 from orders import Hold, Location, Move, Unit, Waive
 from server.endings import Ending, HouseRules, elimination_years, idle_years
-from server.game import assign_powers
 from server.logconfig import UtcTimestamp, configure_logging
-from server.session import Client
 from server.settings import GameSettings, SettingsError
 from server.turn import TurnState
 
@@ -86,14 +83,6 @@ def test_orders_replace_per_unit_except_adjustments() -> None:
     winter.accept("ENG", Waive("ENG"))
     winter.accept("ENG", Waive("ENG"))
     assert winter.of("ENG") == [Waive("ENG"), Waive("ENG")]
-
-
-async def test_power_requests_are_honoured_and_the_rest_dealt() -> None:
-    send, _receive = trio.open_memory_channel[object](1)
-    clients = [Client("x", send, name=n) for n in ("FRA:alpha", "beta", "F:gamma", "tur:delta")]
-    got = assign_powers(("AUS", "ENG", "FRA", "TUR"), clients)
-    assert got["FRA"].name == "FRA:alpha" and got["TUR"].name == "tur:delta"
-    assert {got["AUS"].name, got["ENG"].name} == {"beta", "F:gamma"}
 
 
 def test_settings_are_checked() -> None:

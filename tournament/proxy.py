@@ -9,7 +9,7 @@ reads only what it must:
 * the bot's ``NME ('name') ('version')`` is rewritten to
   ``NME ('POW:name#tag') ('version')``, so the server seats the bot at the
   power the tournament plan gives it (the ``'FRA:name'`` convention of
-  docs/protocol.md §8.1 that `server.game.assign_powers` honours) and the game
+  docs/protocol.md §8.1 that `server.assignment` honours) and the game
   can be found again in the server's ``seats`` table by that name;
 * the bot's ``YES (MAP ...)`` says its seat is taken (`SeatProxy.accepted`);
 * the server's ``HLO`` (passcode), ``NOW`` (turn), ``SMR``/``OFF`` (the
