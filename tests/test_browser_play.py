@@ -220,3 +220,59 @@ def test_a_person_plays_1901_and_1902_by_clicks_in_words(tmp_path: Path) -> None
             # The DAIDE text stays behind the switch.
             page.check("#show-daide")
             assert "DRW" in page.inner_text("#events") or "SMR" in page.inner_text("#events")
+
+
+def test_a_missed_deadline_says_what_the_units_did_and_failures_read_in_lower_case(
+        tmp_path: Path) -> None:
+    """Findings 11 (the countdown warns, a missed deadline is explained) and 14
+    (results in the French adjudicator's notation: a failed order in lower case,
+    with what happened in brackets)."""
+    with served(tmp_path, "--mtl", "12", "--level", "0") as server, \
+            browser_page("play-deadline") as page:
+        page.goto(server.url + "play?lang=en")
+        page.fill("#name", "Bob")
+        page.select_option("#power", "FRA")
+        page.click("#join")
+        with bots(server.port, "holdbot", 6):
+            page.wait_for_selector("#map svg[data-turn='SPR 1901']")
+            # The last minute: the countdown is coloured and the tab's title says it.
+            page.wait_for_selector("#deadline[data-warning=true]")
+            assert page.title().startswith("0:") and "left!" in page.title()
+            typed(page, "A Par - Bur")
+            typed(page, "A Mar - Bur")
+            accepted(page, "( FRA AMY MAR ) MTO BUR")
+            page.wait_for_selector("#missing[data-missing='MIS ( FRA FLT BRE )']")
+            # Nobody presses Ready: the deadline plays the phase.
+            page.wait_for_selector("#map svg[data-turn='FAL 1901']", timeout=40_000)
+            page.wait_for_selector("#events [data-event=deadline]")
+            assert "F Bre had no order and held" in page.inner_text("#events [data-event=deadline]")
+            results = page.inner_text("#results")
+            # As the French reports write it: the unit's letter, then the order in lower case.
+            assert "A par - bur (bounce)" in results and "A mar - bur (bounce)" in results, results
+            assert "F Bre H" in results
+            page.wait_for_selector("#gof[data-ready=false]")
+            assert not jargon(visible(page)), jargon(visible(page))
+            screenshot(page, "play-missed-deadline")
+
+
+def test_the_french_page(tmp_path: Path) -> None:
+    """The page in French: its texts, the Descartes map's names, orders typed in French."""
+    with served(tmp_path, "--mtl", "600") as server, browser_page("play-fr") as page:
+        page.goto(server.url + "play?lang=fr")
+        page.fill("#name", "Claire")
+        page.select_option("#power", "FRA")
+        page.click("#join")
+        with bots(server.port, "holdbot", 6):
+            page.wait_for_selector("#map svg[data-turn='SPR 1901']")
+            assert page.inner_text("#orders-box h2") == "Vos ordres"
+            assert page.inner_text("#turn") == "Printemps 1901"
+            typed(page, "A Par - Bou")
+            accepted(page, "( FRA AMY PAR ) MTO BUR")
+            typed(page, "A Tou S A Par - Bourgogne")
+            accepted(page, "( FRA AMY MAR ) SUP ( FRA AMY PAR ) MTO BUR")
+            typed(page, "F Bre - Man")
+            accepted(page, "( FRA FLT BRE ) MTO ECH")
+            text = page.inner_text("#order-list")
+            assert "A Par - Bou" in text and "A Tou S A Par - Bou" in text and "F Bre - Man" in text
+            assert page.inner_text("#missing") == "tous vos ordres sont donnés"
+            screenshot(page, "play-french")

@@ -123,7 +123,7 @@ def read_fr(text: str, season: str = "SPR") -> str:
     # The French Descartes map's names (issue 28): Bou is Burgundy, Man the Channel...
     ("A Par - Bou", "( ( FRA AMY PAR ) MTO BUR )"),
     ("A Par - Bourgogne", "( ( FRA AMY PAR ) MTO BUR )"),
-    ("F Bre - Man", "( ( FRA FLT BRE ) MTO ENG )"),
+    ("F Bre - Man", "( ( FRA FLT BRE ) MTO ECH )"),
     ("F Bre - Atl", "( ( FRA FLT BRE ) MTO MAO )"),
     # Toulon is Marseilles; MAR is Maroc-et-Algérie (North Africa) in French.
     ("A Tou - Pie", "( ( FRA AMY MAR ) MTO PIE )"),
@@ -136,6 +136,11 @@ def read_fr(text: str, season: str = "SPR") -> str:
 ])
 def test_french_orders(text: str, order: str) -> None:
     assert read_fr(text) == order
+
+
+def test_the_french_names_cover_the_standard_map() -> None:
+    from server.french import FRENCH
+    assert set(FRENCH) == {p.mnemonic for p in STANDARD.provinces}
 
 
 def test_mar_is_marseilles_in_english_and_maroc_in_french() -> None:

@@ -344,3 +344,37 @@ async def test_preview_against_the_last_orders_keeps_those_that_still_fit(game: 
     assert "ORD ( FAL 1901 ) ( ( FRA AMY PAR ) MTO BUR ) ( SUC )" in results
     status, held, _ = await http(base + "api/preview", {**body, "against": "holds"})
     assert "ORD ( FAL 1901 ) ( ( ENG AMY LVP ) HLD ) ( SUC )" in held["results"]
+
+
+async def test_press_history_is_the_powers_own_and_needs_its_passcode(
+        nursery: trio.Nursery, tmp_path: Path) -> None:
+    """POST /api/press (issue 28, finding 12): every press message the power sent or
+    received, as the FRM the server delivered; another power's talk is not in it."""
+    server, port = await start_server(nursery, tmp_path / "games.db", {"http_port": 0},
+                                      level=8000, mtl=600)
+    clients = await seven_players(server, port)
+    await clients["FRA"].send("SND ( ENG ) ( 'Hello from Paris' )")
+    assert (await clients["FRA"].receive_until("YES"))[-1].startswith("YES ( SND")
+    await clients["ENG"].send("SND ( GER ) ( 'A secret' )")
+    assert (await clients["ENG"].receive_until("YES"))[-1].startswith("YES ( SND")
+    await clients["ENG"].send("SND ( FRA ) ( 'Hello from London' )")
+    assert (await clients["ENG"].receive_until("YES"))[-1].startswith("YES ( SND")
+    base = server.http_url
+    status, answer, _ = await http(base + "api/press",
+                                   {"game": 1, "power": "FRA", "passcode": clients["FRA"].passcode})
+    assert status == 200, answer
+    assert [m["frm"] for m in answer["messages"]] == [
+        "FRM ( FRA ) ( ENG ) ( 'Hello from Paris' )",
+        "FRM ( ENG ) ( FRA ) ( 'Hello from London' )"]
+    assert answer["messages"][0]["turn"] == "SPR 1901"
+    status, refused, _ = await http(
+        base + "api/press", {"game": 1, "power": "FRA",
+                             "passcode": (clients["FRA"].passcode + 1) % 8000})
+    assert status == 403 and "wrong passcode" in refused["error"]
+    status, refused, _ = await http(base + "api/press", {"game": 1, "power": "FRA"})
+    assert status == 400 and refused["error"].startswith("press takes")
+    # The games list: names as people read them, seats and deadlines.
+    status, games, _ = await http(base + "api/games")
+    game = games["games"][0]
+    assert {p["name"] for p in game["players"]} == {"web", "bot"}
+    assert game["seats"] == 7 and game["deadlines"]["mtl"] == 600 and game["level"] == 8000

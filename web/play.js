@@ -632,7 +632,9 @@ function showResults(results, nextNow) {
   }
   const turn = turnOf(results[0]);
   $("results").replaceChildren(el("li", { class: "turn" }, words.season(turn)),
-    ...results.map((r) => resultItem(r, dislodged)));
+    // The player's own results first.
+    ...results.filter((r) => r.includes(`( ( ${me.power} `)).map((r) => resultItem(r, dislodged)),
+    ...results.filter((r) => !r.includes(`( ( ${me.power} `)).map((r) => resultItem(r, dislodged)));
   $("results").dataset.turn = turn;
 }
 
