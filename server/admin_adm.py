@@ -162,6 +162,8 @@ async def handle_adm(lobby: LobbyView, client: Client, message: Adm) -> bool:
         lines = [_sentence(exc.message)]
     for line in lines[:MAX_LINES]:
         client.send(Adm(SERVER, line))
+    if ask.close_reason:
+        client.finish(ask.close_reason)        # after the answer saying why
     return True
 
 
@@ -206,6 +208,7 @@ class Ask:
         self.raw = text.split()
         self.game_id: int | None = client.game_id
         self.explicit = False         # the command said ``game N``
+        self.close_reason = ""        # close the connection once answered
 
     @property
     def host(self) -> Host:
@@ -345,7 +348,7 @@ async def _admin(ask: Ask, found: re.Match[str]) -> list[str]:
             # Like a wrong IAM passcode, a wrong token counts on the connection too.
             client.iam_failures += 1
             if client.iam_failures >= lobby.settings.iam_failures_per_connection:
-                client.finish("too many wrong passcodes")
+                ask.close_reason = "too many wrong passcodes"
         raise
     ask.desk.admins.add(client)
     log.info("admin_token_accepted", conn=client.id)
@@ -374,19 +377,18 @@ async def _new_game(ask: Ask, found: re.Match[str]) -> list[str]:
                 ' ("Server: help" lists them).']
     try:
         changes, fill = _new_game_options(options)
-        settings = dataclasses.replace(
-            template, variant=variant, name="", access="open", port=None,
-            start=template.start if variant == template.variant.lower() else None, **changes)
+        base = {"variant": variant, "name": "", "access": "open", "port": None,
+                "start": template.start if variant == template.variant.lower() else None}
+        settings = dataclasses.replace(template, **{**base, **changes})
     except SettingsError as exc:
         return [f"No game created: {exc}."]
     result = await ask.host.new_game(GameSpec(settings, fill=fill), ask.origin())
     number = result.get("id", "?")
     lines = [f"Game {number} is open: {_settings_text(settings)}."]
-    port = result.get("port")
-    if port:
-        lines.append(f"Its own port is {port}.")
+    if result.get("own_port"):
+        lines.append(f"Its players join on its own port, {result.get('port')}.")
     if fill:
-        lines.append(f"Server-started {fill} bots take the seats nobody takes.")
+        lines.append(f"Server-started {fill} bots take the seats nobody has taken.")
     return lines
 
 
@@ -438,9 +440,10 @@ async def _status(ask: Ask, found: re.Match[str]) -> list[str]:
     lines = [_game_line(game)]
     settings = game.get("settings")
     if isinstance(settings, dict):
-        lines.append(_limits_text(settings) + ".")
+        lines.append(_sentence(f"press level {settings.get('level', '?')},"
+                               f" {_limits_text(settings)}"))
     if ask.admin:
-        seats = _seats_text(game.get("seats"))
+        seats = _seats_text(game)
         if seats:
             lines.append(f"Seats: {seats}.")
     for proposal in ask.desk.pending(ask.game_id):
@@ -719,13 +722,19 @@ def _game_line(game: dict[str, Any]) -> str:
     return f"{head}: {', '.join(parts)}."
 
 
-def _seats_text(seats: Any) -> str:
-    if not isinstance(seats, list):
-        return ""
+def _seats_text(game: dict[str, Any]) -> str:
+    """Who holds which power (`server.hosting.Host.game`): for the admin's ``status``."""
+    bots: dict[str, Any] = game["bots"] if isinstance(game.get("bots"), dict) else {}
     out = []
-    for seat in seats[:40]:
-        if not isinstance(seat, dict):
-            continue
-        holder = seat.get("bot") or seat.get("name") or "free"
-        out.append(f"{seat.get('power', '?')} {_cut(str(holder), 30)}")
-    return ", ".join(out)
+    for seat in game.get("seats") or []:
+        power = str(seat.get("power", "?"))
+        if power in bots:
+            out.append(f"{power} {_cut(str(bots[power]), 30)} (server-started)")
+        else:
+            out.append(f"{power} {_cut(str(seat.get('name') or 'nobody'), 30)}")
+    for invited in game.get("invited") or []:
+        holder = invited.get("bot") or invited.get("name") or "?"
+        out.append(f"{invited.get('power') or 'any power'} invited: {_cut(str(holder), 30)}")
+    if game.get("free_seats"):
+        out.append(f"{game['free_seats']} free")
+    return ", ".join(out[:40])

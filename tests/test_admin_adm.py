@@ -15,12 +15,16 @@ before the MAP.
 from __future__ import annotations
 
 import re
+import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest
 import trio
 
 from server.app import Server
-from tests.server_helpers import ScriptClient, join_game, start_server
+from server.settings import GameSettings, ServerSettings
+from tests.server_helpers import ScriptClient, join_game
 
 ADM_LINE = re.compile(r"ADM \( 'Server' \) \( '(.*)' \)")
 
@@ -47,9 +51,32 @@ def _token(server: Server) -> str:
     return server.settings.admin_token_file.read_text().strip()
 
 
-async def _admin(port: int, server: Server, name: str = "director") -> ScriptClient:
-    """A connection that has shown the admin token (it has four ADMs left in its burst)."""
+@pytest.fixture
+async def opened() -> AsyncIterator[list[ScriptClient]]:
+    """The clients a test opened, closed at its end."""
+    clients: list[ScriptClient] = []
+    yield clients
+    for client in clients:
+        await client.close()
+
+
+async def _connect(opened: list[ScriptClient], port: int, name: str) -> ScriptClient:
     client = await ScriptClient.connect(port, name)
+    opened.append(client)
+    return client
+
+
+async def _players(opened: list[ScriptClient], port: int) -> dict[str, ScriptClient]:
+    """Seven players in game 1, started (`join_game`)."""
+    clients = await join_game(port)
+    opened.extend(clients.values())
+    return clients
+
+
+async def _admin(opened: list[ScriptClient], port: int, server: Server,
+                 name: str = "director") -> ScriptClient:
+    """A connection that has shown the admin token (it has four ADMs left in its burst)."""
+    client = await _connect(opened, port, name)
     assert await ask(client, f"admin {_token(server)}") == ["You are an admin on this connection."]
     return client
 
@@ -65,9 +92,28 @@ async def _hears_next(listener: ScriptClient, speaker: ScriptClient, text: str) 
             return
 
 
+class HoldBots:
+    """The bots these servers may start: HoldBots, run as ``daide bot`` processes."""
+
+    def kinds(self) -> tuple[str, ...]:
+        return ("holdbot",)
+
+    def command(self, kind: str, host: str, port: int, name: str,
+                rejoin: tuple[str, int] | None) -> list[str]:
+        argv = [sys.executable, "-m", "daide", "bot", kind, "--host", host,
+                "--port", str(port), "--name", name]
+        return argv + ([f"--rejoin={rejoin[0]}:{rejoin[1]}"] if rejoin else [])
+
+
 async def _serve(nursery: trio.Nursery, tmp_path: Path, **options: object) -> tuple[Server, int]:
-    return await start_server(nursery, tmp_path / "g.db",
-                              {"admin_token_file": tmp_path / "admin-token", **options}, mtl=600)
+    """A server on port 0 whose games have a 600 s move deadline and which starts HoldBots."""
+    settings = ServerSettings(host="127.0.0.1", port=0, db_path=tmp_path / "g.db",
+                              game=GameSettings(mtl=600),
+                              admin_token_file=tmp_path / "admin-token",
+                              **options)  # type: ignore[arg-type]
+    server = Server(settings, bots=HoldBots())
+    listeners = await nursery.start(server.run)
+    return server, int(listeners[0].socket.getsockname()[1])
 
 
 def _has(lines: list[str], part: str) -> bool:
@@ -78,9 +124,9 @@ def _has(lines: list[str], part: str) -> bool:
 
 
 async def test_help_is_open_and_every_other_command_needs_the_token(
-        nursery: trio.Nursery, tmp_path: Path) -> None:
+        nursery: trio.Nursery, tmp_path: Path, opened: list[ScriptClient]) -> None:
     server, port = await _serve(nursery, tmp_path)
-    clients = await join_game(port)
+    clients = await _players(opened, port)
     eng, fra = clients["ENG"], clients["FRA"]
 
     lines = await ask(eng, "help")
@@ -92,7 +138,7 @@ async def test_help_is_open_and_every_other_command_needs_the_token(
     # Refused or answered, a server command is never relayed to the other clients.
     await _hears_next(fra, eng, "hello")
 
-    outsider = await ScriptClient.connect(port, "outsider")
+    outsider = await _connect(opened, port, "outsider")
     assert await ask(outsider, "game 1 pause") == [
         'Only a connection that has shown the admin token may do that'
         ' (say "Server: admin TOKEN" first).']
@@ -102,18 +148,18 @@ async def test_help_is_open_and_every_other_command_needs_the_token(
     [unknown] = await ask(outsider, "dance")
     assert unknown == 'Unknown command "dance"; "Server: help" lists them.'
     # An ADM that is not a server command is relayed as before.
-    await _hears_next(fra, eng, "Servers are fine")
+    await _hears_next(fra, clients["GER"], "Servers are fine")
 
 
 async def test_a_wrong_token_counts_towards_the_address_block(
-        nursery: trio.Nursery, tmp_path: Path) -> None:
+        nursery: trio.Nursery, tmp_path: Path, opened: list[ScriptClient]) -> None:
     server, port = await _serve(nursery, tmp_path, iam_failures_per_address=2)
-    first = await ScriptClient.connect(port, "guess1")
+    first = await _connect(opened, port, "guess1")
     assert await ask(first, "admin 12345") == ["Wrong admin token."]
-    second = await ScriptClient.connect(port, "guess2")
+    second = await _connect(opened, port, "guess2")
     assert await ask(second, "admin letmein") == ["Wrong admin token."]
     # Two wrong: the address is blocked, the right token is refused unchecked ...
-    third = await ScriptClient.connect(port, "right")
+    third = await _connect(opened, port, "right")
     assert await ask(third, f"admin {_token(server)}") == [
         "Too many wrong passcodes or admin tokens from this address: wait."]
     assert await ask(third, "list games") == [
@@ -125,9 +171,9 @@ async def test_a_wrong_token_counts_towards_the_address_block(
 
 
 async def test_wrong_tokens_close_the_connection_like_wrong_passcodes(
-        nursery: trio.Nursery, tmp_path: Path) -> None:
+        nursery: trio.Nursery, tmp_path: Path, opened: list[ScriptClient]) -> None:
     _server, port = await _serve(nursery, tmp_path, iam_failures_per_connection=2)
-    client = await ScriptClient.connect(port, "guesser")
+    client = await _connect(opened, port, "guesser")
     assert await ask(client, "admin one") == ["Wrong admin token."]
     await client.send("ADM ( 'guesser' ) ( 'Server: admin two' )")
     assert await client.receive() == "ADM ( 'Server' ) ( 'Wrong admin token.' )"
@@ -137,29 +183,33 @@ async def test_wrong_tokens_close_the_connection_like_wrong_passcodes(
 # --- an admin's commands -----------------------------------------------------------
 
 
-async def test_an_admin_runs_every_command(nursery: trio.Nursery, tmp_path: Path) -> None:
+async def test_an_admin_runs_every_command(nursery: trio.Nursery, tmp_path: Path,
+                                           opened: list[ScriptClient]) -> None:
     server, port = await _serve(nursery, tmp_path)
-    clients = await join_game(port)
+    clients = await _players(opened, port)
     eng, fra = clients["ENG"], clients["FRA"]
 
-    first = await _admin(port, server)
+    first = await _admin(opened, port, server)
     assert _has(await ask(first, "list variants"), "modern")
-    assert _has(await ask(first, "list bots"), "dumbbot")
+    assert await ask(first, "list bots") == ["Bots the server can start: holdbot."]
     assert await ask(first, "list games") == ["Game 1: standard, running, SPR 1901."]
-    assert await ask(first, "new modern game level 8000 mtl 300 name Friday") == [
-        'Game 2 is open: modern, press level 8000, time limits move 300 seconds,'
-        ' named "Friday".']
+    opened_game, door = await ask(first, "new modern game level 8000 mtl 300 name Friday")
+    assert opened_game == ('Game 2 is open: modern, press level 8000, time limits move'
+                           ' 300 seconds, named "Friday".')
+    # The shared port speaks the server's variant: a modern game has a port of its own.
+    assert re.fullmatch(r"Its players join on its own port, \d+\.", door), door
 
-    second = await _admin(port, server)
+    second = await _admin(opened, port, server)
     lines = await ask(second, "game 2 status")
     assert lines[0] == 'Game 2 "Friday": modern, forming.'
-    assert lines[1] == "Time limits move 300 seconds."
+    assert lines[1] == "Press level 8000, time limits move 300 seconds."
+    assert lines[2] == "Seats: 10 free."      # the modern map has ten powers
     assert await ask(second, "game 1 pause") == [
         "Game 1 is paused: no deadline runs and no phase is processed."]
     assert _has(await ask(second, "game 1 status"), "paused")
     assert await ask(second, "game 1 resume") == ["Game 1 runs again."]
 
-    third = await _admin(port, server)
+    third = await _admin(opened, port, server)
     assert await ask(third, "game 1 extend 60") == [
         "The deadline of game 1 is 60 seconds later."]
     who = await ask(third, "game 1 who")
@@ -175,7 +225,7 @@ async def test_an_admin_runs_every_command(nursery: trio.Nursery, tmp_path: Path
         "pause - done", "resume - done", "extend 60 - done", "eject FRA - done"]
     assert all("director" in line for line in log)
 
-    fourth = await _admin(port, server)
+    fourth = await _admin(opened, port, server)
     assert await ask(fourth, "game 1 move time limit") == [
         "The move time limit of game 1 is 600 seconds."]
     [refused] = await ask(fourth, "game 1 build time limit 100")
@@ -185,19 +235,31 @@ async def test_an_admin_runs_every_command(nursery: trio.Nursery, tmp_path: Path
     assert await ask(fourth, "game 1 veto") == [
         "No command of game 1 is waiting for a veto."]
 
+    # A server-started bot takes the power in civil disorder: it comes back (IAM).
+    fifth = await _admin(opened, port, server)
+    assert await ask(fifth, "game 1 start a holdbot as FRA") == [
+        "A holdbot takes FRA in game 1."]
+    await eng.receive_until("NOT ( CCD ( FRA ) )")
+    assert _has(await ask(fifth, "game 1 status"), "FRA holdbot (server-started)")
+
     # A player who has shown the token acts on its own game without "game N" (a player
     # also hears what the host's actions told the game, hence "_has").
     assert _has(await ask(eng, f"admin {_token(server)}"), "You are an admin on this connection.")
     assert _has(await ask(eng, "status"), "Game 1: standard, running, SPR 1901")
-    assert _has(await ask(eng, "end game"), "Game 1 is over, a draw of the survivors.")
-    await eng.receive_until("DRW")
+    # Ending it: the game tells everyone, then ends (DRW, SMR, OFF) before the asker's
+    # own answer could follow.
+    await eng.send("ADM ( 'ENG:bot' ) ( 'Server: end game' )")
+    ended = await eng.receive_until("OFF")
+    assert _server_lines(ended) == [
+        "The host has ended the game: a draw between the powers still in it."]
+    assert "DRW" in ended
 
 
 async def test_an_admins_bad_commands_get_one_line_each(
-        nursery: trio.Nursery, tmp_path: Path) -> None:
+        nursery: trio.Nursery, tmp_path: Path, opened: list[ScriptClient]) -> None:
     server, port = await _serve(nursery, tmp_path)
-    await join_game(port)
-    admin = await _admin(port, server)
+    await _players(opened, port)
+    admin = await _admin(opened, port, server)
     [line] = await ask(admin, "new atlantis game")
     assert "atlantis" in line
     [line] = await ask(admin, "new game level 7 name X")
@@ -206,7 +268,7 @@ async def test_an_admins_bad_commands_get_one_line_each(
     assert "99" in line
     [line] = await ask(admin, "game 1 eject XYZ")
     assert "XYZ" in line
-    admin = await _admin(port, server)
+    admin = await _admin(opened, port, server)
     [line] = await ask(admin, "new game colour blue")
     assert line.startswith('No game created: unknown option "colour"')
     [line] = await ask(admin, "pause")
@@ -221,9 +283,9 @@ async def test_an_admins_bad_commands_get_one_line_each(
 
 
 async def test_a_players_command_is_carried_out_after_the_veto_delay(
-        nursery: trio.Nursery, tmp_path: Path) -> None:
+        nursery: trio.Nursery, tmp_path: Path, opened: list[ScriptClient]) -> None:
     _server, port = await _serve(nursery, tmp_path, player_admin=True, veto_delay=0.2)
-    clients = await join_game(port)
+    clients = await _players(opened, port)
     eng, fra = clients["ENG"], clients["FRA"]
 
     # Reading is answered at once, to the asker only.
@@ -241,18 +303,19 @@ async def test_a_players_command_is_carried_out_after_the_veto_delay(
     assert heard[-1] == ("ENG (ENG:bot): Game 1 is paused: no deadline runs and no phase"
                          " is processed.")
 
-    # A change is announced, then carried out when nobody vetoes it.
-    await eng.send("ADM ( 'ENG:bot' ) ( 'Server: resume' )")
+    # A change is announced, then carried out when nobody vetoes it.  (ENG has sent
+    # the five ADMs of its burst: GER asks.)
+    await clients["GER"].send("ADM ( 'GER:bot' ) ( 'Server: resume' )")
     heard = _server_lines(await fra.receive_until(lambda m: "Nobody vetoed" in m))
-    assert ('ENG (ENG:bot) is resuming the game. Any player or observer may stop it within'
+    assert ('GER (GER:bot) is resuming the game. Any player or observer may stop it within'
             ' 0.2 seconds by saying "Server: veto".') in heard
-    assert heard[-1] == "Nobody vetoed resuming the game (ENG (ENG:bot)): game 1 runs again."
+    assert heard[-1] == "Nobody vetoed resuming the game (GER (GER:bot)): game 1 runs again."
 
 
 async def test_a_vetoed_command_is_not_carried_out(
-        nursery: trio.Nursery, tmp_path: Path) -> None:
+        nursery: trio.Nursery, tmp_path: Path, opened: list[ScriptClient]) -> None:
     server, port = await _serve(nursery, tmp_path, player_admin=True, veto_delay=600)
-    clients = await join_game(port)
+    clients = await _players(opened, port)
     eng, fra, ger = clients["ENG"], clients["FRA"], clients["GER"]
 
     await eng.send("ADM ( 'ENG:bot' ) ( 'Server: end game' )")
@@ -262,7 +325,7 @@ async def test_a_vetoed_command_is_not_carried_out(
     assert _has(await ask(ger, "status"), "Waiting for a veto: ENG (ENG:bot) is ending the game.")
 
     # A client of another game (or of none) cannot veto it; a player of the game can.
-    outsider = await ScriptClient.connect(port, "outsider")
+    outsider = await _connect(opened, port, "outsider")
     assert await ask(outsider, "game 1 veto") == [
         "Only the admin or a client of game 1 may veto its commands."]
     await fra.send("ADM ( 'FRA:bot' ) ( 'Server: veto end' )")
@@ -275,5 +338,5 @@ async def test_a_vetoed_command_is_not_carried_out(
     assert not _has(lines, "Waiting for a veto")
     assert await ask(ger, "veto") == ["No command of game 1 is waiting for a veto."]
     # Nothing was done: the admin log holds no end.
-    admin = await _admin(port, server)
+    admin = await _admin(opened, port, server)
     assert not _has(await ask(admin, "game 1 log"), "end")
