@@ -276,3 +276,44 @@ def test_the_french_page(tmp_path: Path) -> None:
             assert "A Par - Bou" in text and "A Tou S A Par - Bou" in text and "F Bre - Man" in text
             assert page.inner_text("#missing") == "tous vos ordres sont donnés"
             screenshot(page, "play-french")
+
+
+def test_the_watch_slider_keeps_its_count_and_every_step_is_played_from_its_position(
+        tmp_path: Path) -> None:
+    """Findings 9 (the slider's label follows the game while the watcher looks back)
+    and 13 (one board convention: a phase from the position it was played from)."""
+    with served(tmp_path, "--max-year", "1903") as server, browser_page("watch-steps") as page:
+        with bots(server.port, "randbot", 1):
+            server.wait_for("game_opened")
+            page.goto(server.url + "watch/1")
+            server.wait_for("observing")
+            with bots(server.port, "randbot", 6):
+                page.wait_for_function(
+                    "() => Number(document.querySelector('#phase').dataset.steps) >= 3")
+                page.fill("#slider", "0")                   # back, while the game goes on
+                page.wait_for_selector("#phase[data-step='0'][data-turn='SPR 1901']")
+                page.wait_for_selector("[data-event=drw]", timeout=40_000)
+        steps = int(page.get_attribute("#phase", "data-steps"))
+        assert int(page.get_attribute("#slider", "max")) == steps - 1
+        assert page.inner_text("#phase").endswith(f"(1 / {steps})"), page.inner_text("#phase")
+        assert page.get_attribute("#phase", "data-turn") == "SPR 1901"
+        assert "the game ended in a draw between" in page.inner_text("#events")
+        assert not jargon(page.inner_text("#events")), page.inner_text("#events")
+        # Every step's orders start from units on its board: no arrow from an empty province.
+        for step in range(steps):
+            page.fill("#slider", str(step))
+            page.wait_for_selector(f"#phase[data-step='{step}']")
+            wanted = page.get_attribute("#phase", "data-turn")
+            page.wait_for_selector(f"#map svg[data-turn='{wanted}']")
+            on_board = set(page.eval_on_selector_all(
+                "#map [data-unit]", "nodes => nodes.map(n => n.dataset.unit)"))
+            ordered = page.eval_on_selector_all(
+                "#map g.order", "nodes => nodes.map(n => n.dataset.order)")
+            for order in ordered:
+                if " WVE" in order or " BLD" in order:
+                    continue
+                unit = re.match(r"(\w+ (?:AMY|FLT) (?:\(\w+ \w+\)|\w+))", order)
+                assert unit and unit.group(1) in on_board, (wanted, order)
+            if step < steps - 1:
+                assert ordered, wanted                      # a played phase shows its orders
+        screenshot(page, "watch-final")

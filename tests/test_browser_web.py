@@ -67,10 +67,12 @@ def test_a_page_watching_bots_sees_the_turn_advance_and_units_move(tmp_path: Pat
         assert int(page.get_attribute("#slider", "max")) >= 6
         assert page.get_attribute("#chart", "data-points") == "3"
         screenshot(page, "watch-end")
-        # Back to the start with the slider: the stored phases (the game is over).
+        # Back to the start with the slider: the stored phases (the game is over),
+        # spring 1901 from the starting position with its orders.
         page.fill("#slider", "0")
-        page.wait_for_selector("#map svg[data-turn='SPR 1901']")
+        page.wait_for_selector("#map svg[data-turn='SPR 1901'] g.order")
         assert units(page) == start_units
+        assert page.get_attribute("#phase", "data-turn") == "SPR 1901"
         page.goto(server.url)
         page.wait_for_selector("#games tr[data-game='1'][data-status='finished']")
         assert "draw" in page.inner_text("#games tr[data-game='1']")
@@ -147,13 +149,17 @@ def watch_back(page: Any, url: str) -> None:
         watcher.wait_for_selector("#status:has-text('watching')")
         assert "Tester <img src=x id=injected>" in watcher.inner_text("#players")
         assert watcher.query_selector("#injected") is None
+        # One convention (issue 28, finding 13): a step is a phase from the position
+        # it was played from, with its orders and results - never arrows from
+        # empty provinces - and the HST answer gives the same.
         watcher.fill("#slider", "0")
-        watcher.wait_for_selector("#map svg[data-turn='SPR 1901']")
-        watcher.fill("#slider", "1")
-        watcher.wait_for_selector("#phase[data-source=hst]:has-text('after SPR 1901')")
+        watcher.wait_for_selector("#phase[data-source=hst][data-turn='SPR 1901']")
         watcher.wait_for_selector("#orders li[data-ord*='( FRA AMY PAR ) MTO BUR']")
-        # The map is drawn by the server (/api/render), after the label and the
-        # orders: wait for the drawing of the position after SPR 1901.
+        assert "A Par - Bur" in watcher.inner_text("#orders")
+        watcher.wait_for_selector("#map svg[data-turn='SPR 1901'] [data-unit='FRA AMY PAR']")
+        watcher.wait_for_selector("#map svg[data-turn='SPR 1901'] "
+                                  "g.order[data-order='FRA AMY PAR MTO BUR']")
+        watcher.fill("#slider", "1")
         watcher.wait_for_selector("#map svg[data-turn='SUM 1901'], #map svg[data-turn='FAL 1901']")
     finally:
         watcher.close()

@@ -2,11 +2,16 @@
 //
 // The phases stored so far come from GET /api/games/N/history; from then on
 // the observer's SCO / ORD / NOW messages extend them live.  The slider
-// moves through the phases: while the game runs it asks the server with
-// HST ( turn ) (the ORDs of that phase and the SCO / NOW after it); a
-// finished game is read from the stored history.
-import { DaideSocket, Tokens, api, el } from "./daide.js";
+// moves through the phases with one convention (the play page's and the
+// replay's too): a phase is shown as the position it was played from, with
+// its orders and their results; the position after it is the next phase, and
+// the last step is the current (or final) position.  While the game runs a
+// step back asks the server with HST ( turn ) (the ORDs of that phase and the
+// SCO / NOW after it); a finished game is read from the stored history.
+// Everything is in words (web/words.js), the DAIDE text behind "show DAIDE".
+import { DaideSocket, Tokens, api, el, parse } from "./daide.js";
 import { Board, Countdown, centreCounts, drawChart, turnOf } from "./board.js";
+import { Words, pageLanguage } from "./words.js";
 
 const gameId = Number(location.pathname.split("/").filter(Boolean)[1]);
 const board = new Board(document.getElementById("map"));
@@ -16,23 +21,40 @@ const events = document.getElementById("events");
 const countdown = new Countdown(document.getElementById("deadline"));
 const statusNode = document.getElementById("status");
 
-let mapInfo, socket;
-const phases = [];          // {turn, results, sco, now}: entry 0 is the start
-let following = true;       // the slider sits on the newest phase
+let mapInfo, socket, words;
+const phases = [];          // {turn, results, sco, now}: entry 0 is the start; results of turn, position after
+let following = true;       // the slider sits on the newest step
 let live = { sco: null, results: [] };
 let hst = null;             // the turn asked with HST, and what has come back
+let finished = false;
 
-function note(text, kind = "info") {
-  events.prepend(el("li", { class: kind, "data-event": kind }, `${new Date().toLocaleTimeString()} ${text}`));
+function note(text, kind = "info", daide = "") {
+  const parts = [el("span", {}, `${new Date().toLocaleTimeString()} ${text}`)];
+  if (daide) parts.push(" ", el("span", { class: "daide" }, daide));
+  events.prepend(el("li", { class: kind, "data-event": kind }, ...parts));
 }
 
-function label(phase) {
-  return phase.turn ? `after ${phase.turn}` : "start";
+// The steps of the slider: each processed phase from the position it was
+// played from, then the position now.
+function steps() {
+  const out = [];
+  for (let k = 1; k < phases.length; k++) {
+    out.push({ turn: phases[k].turn, now: phases[k - 1].now, sco: phases[k - 1].sco,
+               results: phases[k].results, source: phases[k].source, index: k });
+  }
+  const lastPhase = phases[phases.length - 1];
+  if (lastPhase) {
+    out.push({ turn: lastPhase.now ? turnOf(lastPhase.now) : null, now: lastPhase.now,
+               sco: lastPhase.sco, results: [], current: true, index: phases.length - 1 });
+  }
+  return out;
 }
 
 function refreshSlider() {
-  slider.max = Math.max(0, phases.length - 1);
+  const all = steps();
+  slider.max = Math.max(0, all.length - 1);
   if (following) slider.value = slider.max;
+  showLabel(Number(slider.value), all);
   const rows = [];
   for (const p of phases) {
     const year = (turnOf(p.now) || "").split(" ")[1];
@@ -43,31 +65,50 @@ function refreshSlider() {
   drawChart(document.getElementById("chart"), rows, mapInfo.powers, mapInfo.colours);
 }
 
+function showLabel(index, all = steps()) {
+  const step = all[index];
+  if (!step) return;
+  const name = step.turn ? words.season(step.turn) : "start";
+  const what = step.current ? (finished ? "final position" : "now") : "orders and results";
+  phaseLabel.textContent = `${name}: ${what} (${index + 1} / ${all.length})`;
+  phaseLabel.dataset.turn = step.turn || "";
+  phaseLabel.dataset.step = index;
+  phaseLabel.dataset.steps = all.length;
+  phaseLabel.dataset.source = step.source || "history";     // "hst": as the server sent it again
+}
+
 function showPhase(index) {
-  const phase = phases[index];
-  if (!phase) return;
-  phaseLabel.textContent = `${label(phase)} (${index + 1} / ${phases.length})`;
-  phaseLabel.dataset.source = phase.source || "history";     // "hst": as the server sent it again
-  board.show(phase.now, phase.sco, phase.results);
+  const all = steps();
+  const step = all[index];
+  if (!step) return;
+  showLabel(index, all);
+  board.show(step.now, step.sco, step.results);
   const orders = document.getElementById("orders");
-  orders.replaceChildren(...phase.results.map((r) => el("li", { "data-ord": r }, r.replace(/^ORD \( \w+ -?\d+ \) /, ""))));
+  orders.replaceChildren(...step.results.map((r) => {
+    const { text, ok } = words.result(parse(r));
+    return el("li", { "data-ord": r, class: ok ? "ok" : "failed" }, el("span", {}, text), " ",
+      el("span", { class: "daide" }, r));
+  }));
 }
 
 function addPhase(phase) {
   const last = phases[phases.length - 1];
   if (last && last.now === phase.now) return;         // the position we already have
-  phases.push(phase);
+  if (last && !last.turn && !phase.results.length) {
+    Object.assign(last, { now: phase.now, sco: phase.sco || last.sco });   // the game starts
+  } else phases.push(phase);
   refreshSlider();
-  if (following) showPhase(phases.length - 1);
+  if (following) showPhase(steps().length - 1);
 }
 
 slider.addEventListener("input", () => {
   const index = Number(slider.value);
-  following = index === phases.length - 1;
-  const phase = phases[index];
-  if (socket && socket.ready && phase && phase.turn && !following) {
-    hst = { turn: phase.turn, index, results: [], sco: null };
-    socket.send(`HST ( ${phase.turn} )`);
+  const all = steps();
+  following = index === all.length - 1;
+  const step = all[index];
+  if (socket && socket.ready && step && !step.current && step.turn) {
+    hst = { turn: step.turn, index: step.index, results: [], sco: null };
+    socket.send(`HST ( ${step.turn} )`);
   }
   showPhase(index);
 });
@@ -82,10 +123,11 @@ function onMessage(text) {
       const { index, results, sco } = hst;
       hst = null;
       phases[index] = { turn: phases[index].turn, results, sco, now: text, source: "hst" };
-      if (Number(slider.value) === index) showPhase(index);
+      if (Number(slider.value) === index - 1) showPhase(index - 1);
       return;
     }
   }
+  const tree = parse(text);
   switch (command) {
     case "MAP": socket.send(`YES ( ${text} )`); break;
     case "HLO": statusNode.textContent = `watching game ${gameId}`; showInfo(); break;
@@ -98,21 +140,33 @@ function onMessage(text) {
       const previous = phases[phases.length - 1];
       addPhase({ turn: results.length ? turnOf(results[0]) : previous ? turnOf(previous.now) : null,
                  results, sco: live.sco, now: text });
-      document.getElementById("current").textContent = turnOf(text);
+      document.getElementById("current").textContent = words.season(turnOf(text));
       break;
     }
     case "TME": countdown.set(Number(text.match(/-?\d+/)[0])); break;
-    case "CCD": note(`${text.match(/\( (\w+) \)/)[1]} is in civil disorder`, "ccd"); break;
+    case "CCD": note(words.left(tree[1][0]), "ccd", text); break;
     case "NOT":
-      if (text.startsWith("NOT ( CCD")) note(`${text.match(/CCD \( (\w+) \)/)[1]} is back`, "back");
+      if (text.startsWith("NOT ( CCD")) note(words.back(tree[1][1][0]), "back", text);
       else if (text.startsWith("NOT ( TME")) countdown.pause(Number(text.match(/-?\d+/)[0]));
       break;
-    case "DRW": note("the game ends in a draw", "drw"); statusNode.textContent = "drawn"; gameOver(); break;
-    case "SLO": note(`${text.match(/\( (\w+) \)/)[1]} wins alone`, "slo"); statusNode.textContent = "solo"; gameOver(); break;
-    case "SMR": note("game over: " + text.slice(4, 120), "smr"); break;
-    case "OFF": note("the server has closed the game", "off"); break;
-    case "REJ": note("refused: " + text, "rej"); break;
+    case "DRW": {
+      const powers = tree.length > 1 ? tree.slice(1).flat() : Object.keys(centreCounts(live.sco || (phases[phases.length - 1] || {}).sco));
+      note(words.draw(powers), "drw", text); statusNode.textContent = "drawn"; gameOver(); break;
+    }
+    case "SLO": note(words.solo(tree[1][0]), "slo", text); statusNode.textContent = "solo"; gameOver(); break;
+    case "SMR": note("the game is over: the final table is in Players", "smr", text); finalTable(tree); break;
+    case "OFF": note(words.t.closed, "off", text); break;
+    case "REJ": note("the server refused a request of this page", "rej", text); break;
     default: break;
+  }
+}
+
+// SMR ( turn ) ( power ( 'name' ) ( 'version' ) centres [year] ) ...: centres in the players list.
+function finalTable(tree) {
+  for (const entry of tree.slice(2).filter(Array.isArray)) {
+    const row = document.querySelector(`#players li[data-power="${entry[0]}"]`);
+    if (row) row.dataset.centres = entry[3];
+    if (row) row.append(` - ${entry[3]} centres${entry[4] !== undefined ? `, out in ${entry[4]}` : ""}`);
   }
 }
 
@@ -123,8 +177,10 @@ function showTitle(status) {
 
 // A solo or a draw seen live: the game is over (the API says so once it is stored).
 function gameOver() {
+  finished = true;
   countdown.stop();
   showTitle("finished");
+  refreshSlider();
 }
 
 // Title and players from the API (again once the game has started).
@@ -133,7 +189,8 @@ async function showInfo(known) {
   variantName = game.variant;
   showTitle(game.status);
   document.getElementById("players").replaceChildren(...game.players.map(
-    ({ power, name }) => el("li", { style: `border-left: 0.8em solid ${mapInfo.colours[power]}` }, `${power}: ${name}`)));
+    ({ power, name }) => el("li", { "data-power": power, style: `border-left: 0.8em solid ${mapInfo.colours[power]}` },
+      `${words.power(power)}: ${name}`)));
   return game;
 }
 
@@ -141,19 +198,19 @@ async function main() {
   const [tokens, info, game, history] = await Promise.all([
     Tokens.load(), api("/api/map"), api(`/api/games/${gameId}`), api(`/api/games/${gameId}/history`)]);
   mapInfo = info;
+  words = new Words(mapInfo, pageLanguage());
+  document.getElementById("show-daide").addEventListener("change", (event) =>
+    document.body.classList.toggle("show-daide", event.target.checked));
   document.title = `Game ${gameId} - DAIDE`;
+  finished = game.status === "finished";
   await showInfo(game);
   // The start of the game first (the map's starting position when it is not stored).
-  if (history.phases.length && history.phases[0].turn) phases.push({ turn: null, results: [], sco: null, now: null });
+  if (!history.phases.length || history.phases[0].turn) phases.push({ turn: null, results: [], sco: null, now: null });
   for (const p of history.phases) phases.push({ turn: p.turn, results: p.results, sco: p.sco, now: p.now });
-  if (!phases.length) {
-    await board.show(null, null, []);
-  } else {
-    refreshSlider();
-    showPhase(phases.length - 1);
-  }
+  refreshSlider();
+  showPhase(steps().length - 1);
   statusNode.textContent = game.status;
-  if (game.status === "finished") {
+  if (finished) {
     countdown.stop();
     if (game.result) note(`ended: ${game.result}`, "end");
     return;
