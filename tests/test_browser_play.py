@@ -317,3 +317,41 @@ def test_the_watch_slider_keeps_its_count_and_every_step_is_played_from_its_posi
             if step < steps - 1:
                 assert ordered, wanted                      # a played phase shows its orders
         screenshot(page, "watch-final")
+
+
+def test_the_games_list_says_what_each_game_is_and_join_goes_to_it(tmp_path: Path) -> None:
+    """Findings 7 (the games list: variant, press, deadlines, players by name, free
+    seats, a Join button) and 8 (the join form and the waiting page say which game)."""
+    with served(tmp_path, "--mtl", "600", "--btl", "120") as server, \
+            browser_page("games-join") as page:
+        page.goto(server.url + "play?lang=en")
+        page.fill("#name", "Alice")
+        page.select_option("#power", "FRA")
+        page.click("#join")
+        page.wait_for_selector("#waiting[data-game='1'][data-taken='1'][data-seats='7']")
+        with bots(server.port, "holdbot", 5):
+            page.wait_for_selector("#waiting[data-taken='6']")
+            assert "6 of 7 seats taken" in page.inner_text("#waiting")
+            other = page.context.browser.new_page()
+            try:
+                other.goto(server.url + "?lang=en")
+                other.wait_for_selector("#games tr[data-game='1'][data-open='1']")
+                text = other.inner_text("#games tr[data-game='1']")
+                for part in ("standard", "no press", "moves 10 min, builds 2 min", "1 seat free"):
+                    assert part in text, text
+                other.click("#games a[data-join='1']")
+                other.wait_for_selector("#join-form:not([hidden])")
+                assert "You join game 1: 1 of 7 seats free" in other.inner_text("#join-info")
+                other.fill("#name", "Bea")
+                other.click("#join")
+                other.wait_for_selector("#map svg[data-turn='SPR 1901']")
+                page.wait_for_selector("#map svg[data-turn='SPR 1901']")
+                assert page.inner_text("#me") == "France - Alice"
+                assert other.inner_text("#me").endswith(" - Bea")
+                other.goto(server.url)
+                other.wait_for_selector("#games tr[data-game='1'][data-status='running']")
+                players = other.inner_text("#games tr[data-game='1']")
+                assert "France: Alice" in players and "FRA:" not in players, players
+                screenshot(other, "games-list")
+            finally:
+                other.close()

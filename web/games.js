@@ -1,15 +1,63 @@
-// /: the games of this server (GET /api/games), each linked to its watch page.
+// /: the games of this server (GET /api/games): each with its variant, press
+// level, deadlines, players by name and free seats; a forming game has a Join
+// button, every game a link to its watch page.  Refreshed every 5 seconds.
 import { api, el } from "./daide.js";
+import { Words, pageLanguage } from "./words.js";
+
+let words;
+
+function minutes(seconds) {
+  if (!seconds) return null;
+  return seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`;
+}
+
+function deadlines(d) {
+  const parts = [["moves", d.mtl], ["retreats", d.rtl], ["builds", d.btl]]
+    .filter(([, s]) => s).map(([what, s]) => `${what} ${minutes(s)}`);
+  return parts.length ? parts.join(", ") : "none";
+}
+
+function press(level) {
+  if (!level) return "no press";
+  if (level >= 8000) return "free text";
+  return `DAIDE press level ${level}`;
+}
+
+function seatsFree(n) {
+  return `${n} seat${n === 1 ? "" : "s"} free`;
+}
+
+function statusWords(g) {
+  if (g.status === "finished") {
+    const [kind, ...powers] = (g.result || "").split(" ");
+    if (kind === "solo") return `finished: ${words.power(powers[0])} won alone`;
+    if (kind === "draw") return `finished: a draw between ${words.powers(powers)}`;
+    return "finished";
+  }
+  if (g.status === "forming") return `forming: ${seatsFree(g.open_seats)} of ${g.seats}`;
+  return g.status;
+}
+
+function row(g) {
+  const players = g.players.length
+    ? g.players.map((p) => `${words.power(p.power)}: ${p.name}`).join(", ")
+    : g.status === "forming" ? `${g.seats - g.open_seats} joined, ${seatsFree(g.open_seats)}` : "";
+  const actions = [el("a", { href: `/watch/${g.id}` }, "watch")];
+  if (g.status === "forming" && g.open_seats > 0) {
+    actions.unshift(el("a", { class: "button join", href: `/play?game=${g.id}`, "data-join": g.id }, "Join"), " ");
+  }
+  return el("tr", { "data-game": g.id, "data-status": g.status, "data-open": g.open_seats },
+    el("td", {}, `${g.id}${g.name ? " " + g.name : ""}`), el("td", {}, g.variant),
+    el("td", {}, press(g.level)), el("td", {}, deadlines(g.deadlines || {})),
+    el("td", {}, statusWords(g)), el("td", {}, g.turn ? words.season(g.turn) : ""),
+    el("td", {}, Object.entries(g.centres).map(([p, n]) => `${words.power(p)} ${n}`).join(", ")),
+    el("td", {}, players), el("td", {}, ...actions));
+}
 
 async function main() {
+  if (!words) words = new Words(await api("/api/map"), pageLanguage());
   const { games } = await api("/api/games");
-  const body = document.querySelector("#games tbody");
-  body.replaceChildren(...games.map((g) => el("tr", { "data-game": g.id, "data-status": g.status },
-    el("td", {}, String(g.id)), el("td", {}, g.status + (g.result ? ` (${g.result})` : "")),
-    el("td", {}, g.turn || ""),
-    el("td", {}, Object.entries(g.centres).map(([p, n]) => `${p} ${n}`).join(", ")),
-    el("td", {}, g.players.map((p) => `${p.power} ${p.name}`).join(", ") || (g.open_seats ? `${g.open_seats} seats free` : "")),
-    el("td", {}, el("a", { href: `/watch/${g.id}` }, "watch")))));
+  document.querySelector("#games tbody").replaceChildren(...games.map(row));
   document.getElementById("empty").hidden = games.length > 0;
   setTimeout(main, 5000);
 }

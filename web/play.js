@@ -763,9 +763,12 @@ async function offerPowers() {
     const { games } = await api("/api/games");
     const forming = games.filter((g) => g.status === "forming").sort((a, b) => a.id - b.id)[0];
     if (forming && forming.free_powers) free = forming.free_powers;
-    $("join-info").textContent = forming
-      ? `game ${forming.id}: ${forming.open_seats} of ${forming.seats} seats free`
-      : "a new game will be opened";
+    const asked = Number(new URLSearchParams(location.search).get("game")) || null;
+    let info = forming
+      ? `You join game ${forming.id}: ${forming.open_seats} of ${forming.seats} seats free.`
+      : "No game is forming: joining opens a new one.";
+    if (asked && (!forming || forming.id !== asked)) info = `Game ${asked} is not forming any more. ${info}`;
+    $("join-info").textContent = info;
     $("join-info").dataset.game = forming ? forming.id : "";
   } catch (error) { /* offer every power */ }
   $("power").replaceChildren(el("option", { value: "" }, "any free power"),
