@@ -355,3 +355,60 @@ def test_the_games_list_says_what_each_game_is_and_join_goes_to_it(tmp_path: Pat
                 screenshot(other, "games-list")
             finally:
                 other.close()
+
+
+def test_a_dislodged_unit_retreats_by_clicks(tmp_path: Path) -> None:
+    """A retreat by clicks, in words: two people (France and Germany) and five bots;
+    Germany dislodges France's army in Burgundy, which retreats to Gascony."""
+    with served(tmp_path, "--mtl", "600", "--rtl", "600", "--btl", "600") as server, \
+            browser_page("play-retreat") as page:
+        germany = page.context.browser.new_page()
+        try:
+            for who, name, power in ((page, "Alice", "FRA"), (germany, "Gus", "GER")):
+                who.goto(server.url + "play?lang=en")
+                who.fill("#name", name)
+                who.select_option("#power", power)
+                who.click("#join")
+                who.wait_for_selector("#waiting[data-game='1']")
+            with bots(server.port, "holdbot", 5):
+                for who in (page, germany):
+                    who.wait_for_selector("#map svg[data-turn='SPR 1901']")
+                typed(page, "A Par - Bur")
+                accepted(page, "( FRA AMY PAR ) MTO BUR")
+                page.click("#defaults")
+                page.wait_for_selector("#missing[data-complete=true]")
+                page.click("#gof")
+                typed(germany, "A Mun - Ruh")
+                typed(germany, "A Ber - Mun")
+                accepted(germany, "( GER AMY BER ) MTO MUN")
+                germany.click("#defaults")
+                germany.wait_for_selector("#missing[data-complete=true]")
+                germany.click("#gof")
+                for who in (page, germany):
+                    who.wait_for_selector("#map svg[data-turn='FAL 1901']")
+                typed(germany, "A Ruh - Bur")
+                typed(germany, "A Mun S A Ruh - Bur")
+                accepted(germany, "( GER AMY MUN ) SUP ( GER AMY RUH ) MTO BUR")
+                germany.click("#defaults")
+                germany.wait_for_selector("#missing[data-complete=true]")
+                germany.click("#gof")
+                page.click("#defaults")
+                accepted(page, "( FRA AMY BUR ) HLD")
+                ready_and_wait(page, "FAL 1901")
+                page.wait_for_selector("#map svg[data-turn='AUT 1901'] [data-unit='FRA AMY BUR'][data-dislodged=true]")
+                assert "A bur h (dislodged)" in page.inner_text("#results")
+                page.wait_for_selector("#missing[data-missing^='MIS ( FRA AMY BUR MRT']")
+                assert page.inner_text("#missing").startswith("A Bur must retreat (to ")
+                page.wait_for_selector("#gof[data-ready=false]")
+                click_unit(page, "FRA AMY BUR")
+                click_province(page, "GAS")
+                accepted(page, "( FRA AMY BUR ) RTO GAS")
+                drawn(page, "FRA AMY BUR RTO GAS")
+                assert page.inner_text("#order-list li[data-note=MBV]") == "A Bur R Gas"
+                assert not jargon(visible(page)), jargon(visible(page))
+                screenshot(page, "play-retreat")
+                ready_and_wait(page, "AUT 1901")
+                page.wait_for_selector("#map [data-unit='FRA AMY GAS']")
+                assert "A Bur R Gas" in page.inner_text("#results")
+        finally:
+            germany.close()
