@@ -54,8 +54,8 @@ import structlog
 import trio
 
 from protocol.messages import Adm
-from server.admin_token import AdminToken
-from server.hosting import UNAUTHORIZED, GameSpec, Host, HostingError, Origin
+from server.hosting_errors import UNAUTHORIZED, HostingError
+from server.hosting_terms import GameSpec, Origin
 from server.limits import IamGuard
 from server.session import Client, Role
 from server.settings import GameSettings, ServerSettings, SettingsError
@@ -83,6 +83,35 @@ NUMBER_OPTIONS = {"level": "level", "mtl": "mtl", "rtl": "rtl", "btl": "btl", "p
 FLAG_OPTIONS = ("dsd", "aoa", "pda", "npr", "npb")
 
 
+# The lobby calls `handle_adm`, and `server.hosting` and `server.admin_token` build on
+# the lobby: what is used of them is named here, so this module imports neither.
+
+
+class HostView(Protocol):
+    """The operations of `server.hosting.Host` these commands call."""
+
+    async def new_game(self, spec: GameSpec, origin: Origin) -> dict[str, Any]: ...
+    def games(self) -> list[dict[str, Any]]: ...
+    def game(self, game_id: int) -> dict[str, Any]: ...
+    async def pause(self, game_id: int, origin: Origin) -> dict[str, Any]: ...
+    async def resume(self, game_id: int, origin: Origin) -> dict[str, Any]: ...
+    async def extend(self, game_id: int, seconds: int, origin: Origin) -> dict[str, Any]: ...
+    async def end(self, game_id: int, origin: Origin) -> dict[str, Any]: ...
+    async def eject(self, game_id: int, power: str, origin: Origin) -> dict[str, Any]: ...
+    async def fill(self, game_id: int, bot: str, power: str | None,
+                   origin: Origin) -> dict[str, Any]: ...
+    def log(self, game_id: int) -> list[dict[str, Any]]: ...
+    def variants(self) -> list[str]: ...
+    def bots(self) -> list[str]: ...
+
+
+class TokenView(Protocol):
+    """`server.admin_token.AdminToken`: the one check of every admin door."""
+
+    def authorize(self, presented: str | None, guard: IamGuard, address: str,
+                  now: float) -> None: ...
+
+
 class LobbyView(Protocol):
     """What the admin messages use of the lobby (`server.lobby.Lobby`)."""
 
@@ -90,10 +119,10 @@ class LobbyView(Protocol):
     def settings(self) -> ServerSettings: ...
 
     @property
-    def host(self) -> Host: ...
+    def host(self) -> HostView: ...
 
     @property
-    def admin_token(self) -> AdminToken: ...
+    def admin_token(self) -> TokenView: ...
 
     @property
     def iam_guard(self) -> IamGuard: ...
@@ -206,12 +235,11 @@ class Ask:
         self.client = client
         self.name = name or client.name[:MAX_NAME] or "a client"
         self.raw = text.split()
-        self.game_id: int | None = client.game_id
-        self.explicit = False         # the command said ``game N``
+        self.game_id: int | None = client.game_id     # or N of ``game N ...``
         self.close_reason = ""        # close the connection once answered
 
     @property
-    def host(self) -> Host:
+    def host(self) -> HostView:
         return self.lobby.host
 
     @property
@@ -235,7 +263,7 @@ class Ask:
             number = _number(words[1])
             if number is None:
                 return ['"game" takes a game number first, e.g. "Server: game 3 status".']
-            self.game_id, self.explicit = number, True
+            self.game_id = number
             self.raw, words = self.raw[2:], words[2:]
             if not words:
                 return [f'Say what to do with game {number}, e.g. "Server: game {number} status".']
@@ -305,11 +333,16 @@ class Ask:
         return []               # the asker hears the announcement with the others
 
     def announce(self, game_id: int, text: str) -> None:
-        """An ADM from the server to every client of the game (joined, joining or watching)."""
-        notice = Adm(SERVER, text)
-        for member in list(self.lobby.clients):
-            if member.game_id == game_id:
-                member.send(notice)
+        _announce(self.lobby, game_id, text)
+
+
+def _announce(lobby: LobbyView, game_id: int, text: str) -> None:
+    """An ADM from the server to every client of the game, joined or not yet: players
+    waiting for the start hear it too (a game's own broadcasts reach joined clients only)."""
+    notice = Adm(SERVER, text)
+    for member in list(lobby.clients):
+        if member.game_id == game_id:
+            member.send(notice)
 
 
 async def _carry_out(lobby: LobbyView, desk: Desk, proposal: Proposal, delay: float) -> None:
@@ -323,14 +356,13 @@ async def _carry_out(lobby: LobbyView, desk: Desk, proposal: Proposal, delay: fl
     desk.proposals.remove(proposal)
     try:
         done = await proposal.act(proposal.origin)
-        text = f"Nobody vetoed {proposal.what} ({proposal.by}): {done}"
+        text, outcome = f"Nobody vetoed {proposal.what} ({proposal.by}): {done}", "done"
     except HostingError as exc:
         text = _sentence(f"{proposal.what} ({proposal.by}) failed: {exc.message}")
-    log.info("adm_carried_out", game=proposal.game_id, what=proposal.what, by=proposal.by)
-    notice = Adm(SERVER, text)
-    for member in list(lobby.clients):
-        if member.game_id == proposal.game_id:
-            member.send(notice)
+        outcome = exc.message
+    log.info("adm_carried_out", game=proposal.game_id, what=proposal.what, by=proposal.by,
+             outcome=outcome)
+    _announce(lobby, proposal.game_id, text)
 
 
 # --- the commands, one function each -----------------------------------------------

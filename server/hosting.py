@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -61,6 +61,7 @@ from server.hosting_errors import (
     UNAVAILABLE,
     HostingError,
 )
+from server.hosting_terms import GameSpec, Origin
 from server.schema import utc_now
 from server.settings import GameSettings
 from server.storage_errors import StorageFailure
@@ -79,39 +80,6 @@ log = structlog.get_logger("server.hosting")
 ACT_TIMEOUT = 10.0
 #: Longest extension at once: a TME value (docs/protocol.md §6.3).
 MAX_EXTEND = 8191
-
-@dataclass(frozen=True)
-class Origin:
-    """Who asked: the door (``cli``, ``http``, ``web``, ``daide``) and the peer's address,
-    plus, for DAIDE, the name the client gave (stored in the admin log)."""
-
-    door: str
-    address: str
-    who: str = ""
-
-    def __str__(self) -> str:
-        return f"{self.door} {self.address}" + (f" ({self.who})" if self.who else "")
-
-
-@dataclass(frozen=True)
-class GameSpec:
-    """What ``daide game new`` asks for.
-
-    ``settings`` are checked when built (`server.settings.GameSettings`);
-    ``port`` there may be 0 (any free port, chosen at creation).  ``seats``
-    reserves powers for invited players by name (``--seat FRA=alice``):
-    each gets an invitation code, returned once by `Host.new_game`.
-    ``fill`` is a bot kind (``dumbbot``...) started by the server into every
-    seat that is neither reserved nor taken when ``fill_after`` seconds have
-    passed (0: at once).  ``bots`` puts a given bot on a given power.
-    """
-
-    settings: Any                   # server.settings.GameSettings
-    seats: dict[str, str] = field(default_factory=dict)
-    fill: str | None = None
-    fill_after: float = 0.0
-    bots: dict[str, str] = field(default_factory=dict)
-
 
 class Host:
     """The operations (see the module doc) on a running server's lobby.
