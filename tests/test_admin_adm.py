@@ -15,13 +15,13 @@ before the MAP.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 import trio
 
+from bots.launcher import ProcessBots
 from server.app import Server
 from server.settings import GameSettings, ServerSettings
 from tests.server_helpers import ScriptClient, join_game
@@ -92,26 +92,14 @@ async def _hears_next(listener: ScriptClient, speaker: ScriptClient, text: str) 
             return
 
 
-class HoldBots:
-    """The bots these servers may start: HoldBots, run as ``daide bot`` processes."""
-
-    def kinds(self) -> tuple[str, ...]:
-        return ("holdbot",)
-
-    def command(self, kind: str, host: str, port: int, name: str,
-                rejoin: tuple[str, int] | None) -> list[str]:
-        argv = [sys.executable, "-m", "daide", "bot", kind, "--host", host,
-                "--port", str(port), "--name", name]
-        return argv + ([f"--rejoin={rejoin[0]}:{rejoin[1]}"] if rejoin else [])
-
-
 async def _serve(nursery: trio.Nursery, tmp_path: Path, **options: object) -> tuple[Server, int]:
-    """A server on port 0 whose games have a 600 s move deadline and which starts HoldBots."""
+    """A server on port 0 whose games have a 600 s move deadline; it starts the sample bots
+    as processes, as `daide serve` does."""
     settings = ServerSettings(host="127.0.0.1", port=0, db_path=tmp_path / "g.db",
                               game=GameSettings(mtl=600),
                               admin_token_file=tmp_path / "admin-token",
                               **options)  # type: ignore[arg-type]
-    server = Server(settings, bots=HoldBots())
+    server = Server(settings, bots=ProcessBots())
     listeners = await nursery.start(server.run)
     return server, int(listeners[0].socket.getsockname()[1])
 
@@ -191,7 +179,7 @@ async def test_an_admin_runs_every_command(nursery: trio.Nursery, tmp_path: Path
 
     first = await _admin(opened, port, server)
     assert _has(await ask(first, "list variants"), "modern")
-    assert await ask(first, "list bots") == ["Bots the server can start: holdbot."]
+    assert _has(await ask(first, "list bots"), "dumbbot, holdbot")
     assert await ask(first, "list games") == ["Game 1: standard, running, SPR 1901."]
     opened_game, door = await ask(first, "new modern game level 8000 mtl 300 name Friday")
     assert opened_game == ('Game 2 is open: modern, press level 8000, time limits move'
