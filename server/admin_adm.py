@@ -43,7 +43,6 @@ digits, names and answers are bounded, and a refusal is one line saying why.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -399,9 +398,8 @@ async def _help(ask: Ask, found: re.Match[str]) -> list[str]:
 
 async def _new_game(ask: Ask, found: re.Match[str]) -> list[str]:
     words = [w.lower() for w in ask.raw]
-    template = ask.lobby.settings.game
     if len(words) >= 2 and words[1] == "game":
-        variant, options = template.variant, ask.raw[2:]
+        variant, options = "standard", ask.raw[2:]
     elif len(words) >= 3 and words[2] == "game":
         variant, options = words[1], ask.raw[3:]
     else:
@@ -409,9 +407,9 @@ async def _new_game(ask: Ask, found: re.Match[str]) -> list[str]:
                 ' ("Server: help" lists them).']
     try:
         changes, fill = _new_game_options(options)
-        base = {"variant": variant, "name": "", "access": "open", "port": None,
-                "start": template.start if variant == template.variant.lower() else None}
-        settings = dataclasses.replace(template, **{**base, **changes})
+        # As `daide game new`: what is not asked for is the default, not the
+        # template of the server's own games (docs/hosting.md).
+        settings = GameSettings(variant=variant, **changes)
     except SettingsError as exc:
         return [f"No game created: {exc}."]
     result = await ask.host.new_game(GameSpec(settings, fill=fill), ask.origin())
