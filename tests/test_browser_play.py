@@ -412,3 +412,61 @@ def test_a_dislodged_unit_retreats_by_clicks(tmp_path: Path) -> None:
                 assert "A Bur R Gas" in page.inner_text("#results")
         finally:
             germany.close()
+
+
+def test_a_phone_sized_screen_and_the_keyboard_alone(tmp_path: Path) -> None:
+    """The board scales and the panels stack on a phone-sized screen; orders,
+    Ready and press work from the keyboard alone."""
+    with served(tmp_path, "--mtl", "600", "--level", "8000") as server, \
+            browser_page("play-phone") as page:
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.goto(server.url + "play?lang=en")
+        page.fill("#name", "Pat")
+        page.select_option("#power", "FRA")
+        page.press("#name", "Enter")                        # Enter joins
+        with bots(server.port, "holdbot", 6):
+            page.wait_for_selector("#map svg[data-turn='SPR 1901']")
+            board = page.locator("#map svg").bounding_box()
+            aside = page.locator("aside").bounding_box()
+            assert board["width"] <= 390 and aside["y"] >= board["y"] + board["height"] - 1
+            assert page.evaluate("document.documentElement.scrollWidth") <= 390
+            page.focus("#order-text")
+            for order in ("A Par - Bur", "A Mar - Spa", "F Bre - Mao"):
+                page.keyboard.type(order)
+                page.keyboard.press("Enter")
+            accepted(page, "( FRA FLT BRE ) MTO MAO")
+            page.focus("#press-text")
+            page.keyboard.type("Bonjour")
+            page.check("#recipients input[data-recipient=ITA]")
+            page.focus("#press-text")
+            page.keyboard.press("Enter")
+            page.wait_for_selector("[data-chat='ITA'] [data-delivered=true]")
+            page.wait_for_selector("#missing[data-complete=true]")
+            page.focus("#gof")
+            page.keyboard.press("Enter")
+            page.wait_for_selector("#map svg[data-turn='FAL 1901']")
+            screenshot(page, "play-phone")
+
+
+def test_screenshots_of_every_page_for_four_variants(tmp_path: Path) -> None:
+    """build/browser/: the games list, the join form and the board of standard,
+    modern, world3 and chromatic, at desktop and phone width (docs/web.md)."""
+    with browser_page("variants") as page:
+        for variant in ("standard", "modern", "world3", "chromatic"):
+            (tmp_path / variant).mkdir()
+            with served(tmp_path / variant, "--variant", variant) as server:
+                with bots(server.port, "holdbot", 1):
+                    server.wait_for("game_opened")
+                    for width, height, kind in ((1400, 1000, "desktop"), (390, 844, "phone")):
+                        page.set_viewport_size({"width": width, "height": height})
+                        page.goto(server.url + "watch/1?lang=en")
+                        page.wait_for_selector(f"#map svg[data-variant='{variant}' i]")
+                        box = page.locator("#map svg").bounding_box()
+                        assert box["width"] <= width
+                        screenshot(page, f"watch-{variant}-{kind}")
+                        page.goto(server.url + "?lang=en")
+                        page.wait_for_selector("#games tr[data-game='1']")
+                        screenshot(page, f"games-{variant}-{kind}")
+                        page.goto(server.url + "play?lang=en")
+                        page.wait_for_selector("#join-form:not([hidden])")
+                        screenshot(page, f"join-{variant}-{kind}")
