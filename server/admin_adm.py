@@ -359,6 +359,13 @@ async def _carry_out(lobby: LobbyView, desk: Desk, proposal: Proposal, delay: fl
     except HostingError as exc:
         text = _sentence(f"{proposal.what} ({proposal.by}) failed: {exc.message}")
         outcome = exc.message
+    except Exception:
+        # Never reached by bad input (the Host answers every refusal with a
+        # HostingError); this task runs in the server's nursery, so a bug here
+        # must not stop the server: it is logged and the game told.
+        log.exception("adm_proposal_failed", game=proposal.game_id, what=proposal.what)
+        text = _sentence(f"{proposal.what} ({proposal.by}) failed: an internal error, logged")
+        outcome = "internal error"
     log.info("adm_carried_out", game=proposal.game_id, what=proposal.what, by=proposal.by,
              outcome=outcome)
     _announce(lobby, proposal.game_id, text)
