@@ -63,8 +63,9 @@ log = structlog.get_logger("server.admin_adm")
 
 #: The name the server's own ADMs carry (docs/protocol.md §8.9).
 SERVER = "Server"
-#: What starts a server command (Parlance's prefix), compared case-insensitively.
-PREFIX = "server:"
+#: What starts a server command: Parlance's ``Server:``, in any case - and with
+#: blanks around it, so that ``Server : admin TOKEN`` is not relayed to everyone.
+PREFIX = re.compile(r"\s*server\s*:", re.IGNORECASE)
 #: At most this many lines answer one command, so that a long list cannot fill
 #: the asker's outbound queue (`server.session.Client.send` drops a client whose
 #: queue is full).
@@ -180,10 +181,11 @@ async def handle_adm(lobby: LobbyView, client: Client, message: Adm) -> bool:
     Called by `server.lobby.Lobby.received` after the ADM rate limit, before
     the relay; the answers go to ``client`` only.
     """
-    text = message.text.lstrip()
-    if text[:len(PREFIX)].lower() != PREFIX:
+    found = PREFIX.match(message.text)
+    if found is None:
         return False
-    ask = Ask(lobby, desk_of(lobby), client, _printable(message.name), text[len(PREFIX):])
+    ask = Ask(lobby, desk_of(lobby), client, _printable(message.name),
+              message.text[found.end():])
     try:
         lines = await ask.run()
     except HostingError as exc:

@@ -135,6 +135,10 @@ async def test_help_is_open_and_every_other_command_needs_the_token(
         ' (say "Server: admin TOKEN" first).']
     [unknown] = await ask(outsider, "dance")
     assert unknown == 'Unknown command "dance"; "Server: help" lists them.'
+    # The prefix in any case, with blanks: still a command, never relayed.
+    await outsider.send("ADM ( 'outsider' ) ( '  SERVER : help' )")
+    assert _has(_server_lines(await outsider.receive_until(lambda m: "this list" in m)),
+                "help - this list")
     # An ADM that is not a server command is relayed as before.
     await _hears_next(fra, clients["GER"], "Servers are fine")
 
