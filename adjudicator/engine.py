@@ -12,7 +12,10 @@
 2. Units without a (valid) order get the default: hold, disband, a waived
    build, a civil-disorder removal (DATC 4.D.8).
 3. The phase is resolved (:mod:`~adjudicator.movement`,
-   :mod:`~adjudicator.retreats`, :mod:`~adjudicator.adjustments`).
+   :mod:`~adjudicator.retreats`, :mod:`~adjudicator.adjustments`); with the
+   house rule ``Rulebook.expedite``, :mod:`~adjudicator.expedite` then takes
+   away the units of a power whose retreats or removals cannot matter (the
+   autumn's dislodged units, and the units at the year's end).
 4. Sequencing (docs/protocol.md §8.2, 8.4): after the fall moves (or the fall
    retreats, if any) centre ownership is recalculated and a solo (more than
    half the centres) is detected; phases in which nobody has anything to do
@@ -26,6 +29,7 @@ from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
 from adjudicator.adjustments import resolve_adjustments
+from adjudicator.expedite import destroy_dislodged, remove_centreless
 from adjudicator.movement import resolve_plan
 from adjudicator.results import OrderResult, PhaseResult, Rejected
 from adjudicator.retreats import resolve_retreats
@@ -126,16 +130,22 @@ def _movement(
     outcome = resolve_plan(checks, plan)
     results = _with_rejected(outcome.results, rejected)
     phase = state.phase
-    if outcome.dislodged:
+    dislodged = outcome.dislodged
+    if dislodged and rules.expedite and phase.season == "FAL":
+        # the house rule's part (a): no retreat for a power whose retreats cannot matter
+        dislodged, destroyed = destroy_dislodged(m, state.ownership, outcome.units, dislodged)
+        results += destroyed
+    if dislodged:
         season = "SUM" if phase.season == "SPR" else "AUT"
         new_state = GameState(
-            phase_of(season, phase.year), outcome.units, state.ownership, outcome.dislodged
+            phase_of(season, phase.year), outcome.units, state.ownership, dislodged
         )
         return _finish(state, phase, results, new_state, False, None)
     if phase.season == "SPR":
         new_state = GameState(phase_of("FAL", phase.year), outcome.units, state.ownership)
         return _finish(state, phase, results, new_state, False, None)
-    return _end_of_year(m, phase, results, outcome.units, _present(state), state.ownership)
+    return _end_of_year(m, phase, results, outcome.units, _present(state), state.ownership,
+                        rules.expedite)
 
 
 def _retreat(
@@ -148,7 +158,8 @@ def _retreat(
     if phase.season == "SUM":
         new_state = GameState(phase_of("FAL", phase.year), units, state.ownership)
         return _finish(state, phase, results, new_state, False, None)
-    return _end_of_year(m, phase, results, units, _present(state), state.ownership)
+    return _end_of_year(m, phase, results, units, _present(state), state.ownership,
+                        rules.expedite)
 
 
 def _end_of_year(
@@ -158,12 +169,15 @@ def _end_of_year(
     units: tuple[Unit, ...],
     present_before: set[str],
     old_ownership: Mapping[str, str],
+    expedite: bool,
 ) -> PhaseResult:
     """After the fall moves / retreats: update ownership, detect a solo, and
     go to the winter if anybody has builds or removals (docs/protocol.md §8.2).
 
     ``present_before`` are the powers that had a unit (dislodged or not) or
     a centre before the phase; those without either now are eliminated.
+    With ``expedite`` (the house rule's part (b)), the units of a power left
+    without a centre are removed now rather than in the winter.
     """
     t = tables(m)
     supply = t.supply
@@ -193,6 +207,12 @@ def _end_of_year(
         count = centres_per_power.get(owner)
         centres_per_power[owner] = 1 if count is None else count + 1
     winner = _solo(m, centres_per_power)
+    if expedite:
+        units, removed = remove_centreless(units, centres_per_power)
+        if removed:
+            results += removed
+            for power in [p for p in units_per_power if p not in centres_per_power]:
+                del units_per_power[power]
     gone = [p for p in present_before if p not in centres_per_power and p not in units_per_power]
     if centres_per_power != units_per_power:  # somebody builds or removes
         next_phase = phase_of("WIN", phase.year)

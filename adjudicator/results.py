@@ -133,6 +133,15 @@ class Default:
     why: str
 
 
+@dataclass(frozen=True, slots=True)
+class Expedited:
+    """The expedited removal of players (a house rule, :mod:`adjudicator.expedite`):
+    the power's orders could not matter, so the server gave this order for it -
+    ``why`` says which part of the rule applied."""
+
+    why: str
+
+
 Reason = (
     Bounced
     | OwnUnit
@@ -145,6 +154,7 @@ Reason = (
     | RetreatClash
     | Rejected
     | Default
+    | Expedited
 )
 
 
@@ -240,6 +250,7 @@ __all__ = [
     "Default",
     "DislodgedBy",
     "Disrupted",
+    "Expedited",
     "NSO",
     "NoRoute",
     "NotMatched",

@@ -9,8 +9,10 @@ is handled over DAIDE.
 
 Only choices that the engine implements are accepted: issues settled by the
 DAIDE grammar or the THX notes accept just the letter describing that
-behaviour.  Per-game options that are not DATC issues (AOA, docs/protocol.md §9.2)
-live here too, so one value carries "the rules of this game".
+behaviour.  Per-game options that are not DATC issues (AOA, docs/protocol.md §9.2;
+the French adjudicator's expedited removal of players, a house rule:
+docs/adjudication-conventions.md) live here too, so one value carries "the
+rules of this game".
 """
 
 from __future__ import annotations
@@ -91,12 +93,17 @@ class Rulebook:
     ``choices`` maps each DATC issue to its choice; ``aoa`` is the DAIDE
     "any orders accepted" option (docs/protocol.md §9.2, 10): every grammatical
     order gets THX MBV and an order that fails the checks holds (disbands,
-    is ignored) with its note shown as its ORD result.
+    is ignored) with its note shown as its ORD result.  ``expedite`` is the
+    French adjudicator's expedited removal of players (a house rule, off by
+    default; :mod:`adjudicator.expedite`): a power whose orders cannot matter
+    loses its dislodged units at the autumn moves and its units at the year's
+    end, so that nobody waits for its retreats or removals.
     """
 
     name: str = "datc-2.4"
     choices: Mapping[str, str] = field(default_factory=lambda: MappingProxyType(dict(_V24)))
     aoa: bool = False
+    expedite: bool = False
 
     def __post_init__(self) -> None:
         merged = dict(_V24)
@@ -113,15 +120,16 @@ class Rulebook:
         object.__setattr__(self, "choices", MappingProxyType(merged))
 
     def __hash__(self) -> int:
-        return hash((self.name, tuple(sorted(self.choices.items())), self.aoa))
+        return hash((self.name, tuple(sorted(self.choices.items())), self.aoa, self.expedite))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Rulebook):
             return NotImplemented
-        return (self.name, dict(self.choices), self.aoa) == (
+        return (self.name, dict(self.choices), self.aoa, self.expedite) == (
             other.name,
             dict(other.choices),
             other.aoa,
+            other.expedite,
         )
 
     @classmethod
@@ -146,6 +154,10 @@ class Rulebook:
     def with_aoa(self, aoa: bool = True) -> Rulebook:
         """A copy with the AOA game option switched on or off."""
         return replace(self, aoa=aoa)
+
+    def with_expedite(self, expedite: bool = True) -> Rulebook:
+        """A copy with the expedited removal of players switched on or off."""
+        return replace(self, expedite=expedite)
 
     # -- the switches the engine reads --------------------------------------
 

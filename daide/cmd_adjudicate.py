@@ -1,6 +1,6 @@
 """`daide adjudicate`: adjudicate positions given as DAIDE text, block by block.
 
-    daide adjudicate [--variant standard] [--rules datc-2.4] [FILE]
+    daide adjudicate [--variant standard] [--rules datc-2.4] [--expedite] [FILE]
 
 Input (FILE or stdin): blocks separated by an empty line.  A block holds one
 ``SCO ...`` line (ownership), one ``NOW ...`` line (phase and units; MRT
@@ -51,6 +51,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "`daide variants` lists them)")
     parser.add_argument("--rules", default="datc-2.4", choices=RULE_PRESETS,
                         help="rule preset (default: datc-2.4)")
+    parser.add_argument("--expedite", action="store_true",
+                        help="the expedited removal of players, a house rule "
+                             "(docs/adjudication-conventions.md)")
     parser.add_argument("file", nargs="?", default="-", metavar="FILE",
                         help="input file (default: standard input)")
 
@@ -81,7 +84,7 @@ def adjudicate_stream(game: Setting, lines: Iterable[str], out: TextIO) -> int:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        game = setting(args.variant, rulebook(args.rules))
+        game = setting(args.variant, rulebook(args.rules).with_expedite(args.expedite))
     except InputError as exc:
         raise CommandError(str(exc)) from None
     try:

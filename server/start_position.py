@@ -3,8 +3,9 @@
 `GameSettings.start` holds ``NOW (...)`` and ``SCO (...)`` in DAIDE text
 (``daide serve --start-from FILE``; `engine.start_text`); without it a game
 starts from the variant's own start.  The rulebook follows the game's rule
-settings (AOA).  A start the map cannot hold is a `SettingsError` of one
-line: `check_start` says so before a server takes any game.
+settings (AOA, the expedited removal of players).  A start the map cannot
+hold is a `SettingsError` of one line: `check_start` says so before a server
+takes any game.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from server.settings import GameSettings, SettingsError
 
 def rulebook_of(settings: GameSettings) -> Rulebook:
     """The adjudicator's rules for a game of these settings."""
-    return DEFAULT.with_aoa(settings.aoa)
+    return DEFAULT.with_aoa(settings.aoa).with_expedite(settings.expedite)
 
 
 def starting_engine(variant: Variant, settings: GameSettings) -> Engine:
