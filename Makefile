@@ -86,7 +86,7 @@ clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
 
 # --- hardening and load (docs/hardening.md, docs/performance.md) -----------------
-.PHONY: load fuzz crash
+.PHONY: load load-web fuzz fuzz-web crash
 
 # N concurrent games of seven RandBots; the server and the bots in their own processes.
 LOAD_ARGS ?= --sweep 25,50,100
@@ -95,13 +95,19 @@ load: $(STAMP)
 
 # Coverage-guided fuzzing with atheris (installed on demand; without it the
 # target says so and runs random cases instead).  Crashes land in build/fuzz-crashes/.
+# Then the web door (HTTP and WebSocket against daide serve --http-port): random cases.
 FUZZ_SECONDS ?= 300
+FUZZ_WEB_SECONDS ?= 300
 fuzz: $(STAMP)
 	$(BIN)/python -c "import atheris" 2>/dev/null || $(BIN)/pip install --quiet atheris \
 		|| echo "atheris could not be installed: falling back to random cases"
 	mkdir -p build/fuzz-corpus build/fuzz-crashes
 	$(BIN)/python -m fuzz.fuzz_server -max_total_time=$(FUZZ_SECONDS) -max_len=512 -len_control=0 \
 		-artifact_prefix=build/fuzz-crashes/ build/fuzz-corpus
+	$(BIN)/python -m fuzz.fuzz_web --seconds $(FUZZ_WEB_SECONDS)
+
+fuzz-web: $(STAMP)
+	$(BIN)/python -m fuzz.fuzz_web --seconds $(FUZZ_WEB_SECONDS)
 
 # The long crash-safety run (make test runs a short one: tests/test_crash.py).
 CRASH_ARGS ?= --games 10 --kills 20 --max-year 1912

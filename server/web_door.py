@@ -55,8 +55,10 @@ from __future__ import annotations
 
 import dataclasses
 import resource
+import traceback
 from collections.abc import Awaitable, Callable
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -102,12 +104,36 @@ def _guarded_ws_stream_class() -> type:
                     (name, value) for name, value in event.headers
                     if name.lower() != b"sec-websocket-extensions"])
             elif (isinstance(event, (Body, Data)) and not self.closed
-                  and getattr(self, "handshake", None) is not None and self.handshake.accepted):
+                  and getattr(self, "handshake", None) is not None):
+                if not self.handshake.accepted:
+                    await self._early(event)
+                    return
                 refusal = self.guard.feed(event.data)
                 if refusal is not None:
                     await self._refuse(refusal)
                     return
             await super().handle(event)
+
+        async def _early(self, event: Any) -> None:
+            """Data before the handshake was answered (a client waits for the answer,
+            RFC 6455 §4.1).  hypercorn answers 400 but leaves the application's accept,
+            which may be on its way, to follow: two answers to one request, which h11
+            refuses with an exception that took the whole server down.  Here the stream
+            is closed first, so the application's accept or refusal is dropped; if the
+            application has begun an answer, that one ends the request instead."""
+            if not event.data:
+                return
+            begun = (self.state != ASGIWebsocketState.HANDSHAKE
+                     or getattr(self, "response", None) is not None)
+            self.closed = True
+            client = self.client or ("?", 0)
+            log.warning("websocket_refused", peer=f"{client[0]}:{client[1]}", status=400,
+                        reason="data before the handshake was answered")
+            if self.app_put is not None:
+                await self.app_put({"type": "websocket.disconnect", "code": 1002})
+            if not begun:
+                await self._send_error_response(400)
+            await self.send(StreamClosed(stream_id=self.stream_id))
 
         async def _refuse(self, reason: str) -> None:
             client = self.client or ("?", 0)
@@ -287,6 +313,54 @@ def _closing_headers(scope: Scope) -> list[tuple[bytes, bytes]]:
     return headers
 
 
+class ClosingStream(trio.abc.HalfCloseableStream):
+    """A connection's socket stream as hypercorn's `TCPServer` gets it: once it has begun
+    to half-close (``send_eof``), a send is `trio.ClosedResourceError` - which hypercorn
+    takes for "the peer is gone" - rather than trio's `trio.BusyResourceError`, which it
+    does not catch.  hypercorn half-closes after an answer with ``Connection: close``
+    while its reader may be answering the next, malformed, request that the same bytes
+    held (make fuzz: "another task is currently sending data on this SocketStream")."""
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.socket = stream.socket
+        self._eof = False
+        self._sending = False
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        if self._eof:
+            await trio.lowlevel.checkpoint()
+            raise trio.ClosedResourceError("the connection is closing")
+        self._sending = True
+        try:
+            await self.stream.send_all(data)
+        finally:
+            self._sending = False
+
+    async def send_eof(self) -> None:
+        if self._sending:               # hypercorn then closes the socket
+            await trio.lowlevel.checkpoint()
+            raise trio.BusyResourceError("an answer is being sent")
+        self._eof = True
+        await self.stream.send_eof()
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.stream.wait_send_all_might_not_block()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        return await self.stream.receive_some(max_bytes)
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first exception inside ``exc``'s groups (trio's nurseries wrap them)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
 def reserve_descriptors(settings: ServerSettings) -> int:
     """The web door's connection cap, after raising the soft descriptor limit to hold
     both connection budgets and a reserve.  If the hard limit does not allow it,
@@ -335,7 +409,17 @@ async def serve_web(app: Asgi, config: Config, settings: ServerSettings, stop: t
     async def serve_one(stream: trio.SocketStream, host: str) -> None:
         try:
             await TCPServer(wrapped, config, context, ConnectionState({}),
-                            stream)  # type: ignore[arg-type]
+                            ClosingStream(stream))  # type: ignore[arg-type]
+        except Exception as exc:
+            # One connection's failure (a bug in hypercorn's or our handling of some
+            # input) ends that connection, never the server: one line, at error level
+            # because it is a bug to fix (make fuzz reports it).
+            leaf = _leaf(exc)
+            frames = traceback.extract_tb(leaf.__traceback__)
+            log.error("http_connection_failed", peer=host,
+                      error=f"{type(leaf).__name__}: {str(leaf)[:200]}",
+                      where=f"{Path(frames[-1].filename).name}:{frames[-1].lineno}"
+                      if frames else "?")
         finally:
             stream.socket.close()       # even when cancelled before hypercorn closed it
             gate.release(host)

@@ -93,8 +93,12 @@ class WebSocketStream(trio.abc.Stream):
             for frame in split_frames(self._outgoing):
                 try:
                     await self._send({"type": "websocket.send", "bytes": frame})
-                except (OSError, RuntimeError, trio.BrokenResourceError) as exc:
-                    # The ASGI server raises once the peer has gone.
+                except trio.Cancelled:
+                    raise
+                except Exception as exc:
+                    # The ASGI server raises once the peer has gone or closed, each with
+                    # an exception of its own (the ASGI spec's "server-specific" error:
+                    # hypercorn's UnexpectedMessageError after the client's close).
                     self._closed = True
                     raise trio.BrokenResourceError(str(exc)) from exc
 
@@ -111,5 +115,7 @@ class WebSocketStream(trio.abc.Stream):
         self._closed = True
         try:
             await self._send({"type": "websocket.close", "code": code})
-        except (OSError, RuntimeError, trio.BrokenResourceError):
+        except trio.Cancelled:
+            raise
+        except Exception:           # already closed (see send_all): nothing left to close
             pass
