@@ -163,7 +163,7 @@ ISLANDS: list[list[LonLat]] = [
 SCALE = 27.0          # pixels per degree of latitude
 # the frame, in degrees: west/east at the latitude of the frame's middle, north/south
 WEST, EAST, NORTH, SOUTH = -17.0, 46.0, 72.0, 31.5
-FONT = 10.5
+FONT = 11.0
 
 
 ASPECT = math.cos(math.radians(50.0))   # one degree of longitude at 50°N, in latitude units

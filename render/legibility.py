@@ -1,0 +1,158 @@
+"""How legible a map's drawing is: overlapping provinces, crossing borders, label size.
+
+A picture a person can read has no two provinces drawn over each other, no
+border crossing another, and labels big enough to read.  :func:`measure`
+counts these for a :class:`~render.layout.MapLayout`:
+
+* ``overlaps``: pairs of provinces whose shapes overlap - an edge of one
+  properly crosses an edge of the other, or a corner of one lies inside the
+  other (shared borders and touching corners do not count);
+* ``crossings``: pairs of drawn border segments (land, sea and coast) that
+  properly cross.
+
+A layout with a land outline (the standard map's, `render.standard`) draws
+its seas under the land on purpose - the coast is the outline - so there
+only land with land and sea with sea count.
+* ``label_px``: the labels' font size in pixels when the picture is drawn at
+  its default size (``render_svg`` without ``width``: one unit, one pixel).
+
+Pure geometry over the layout's polygons; pairs are looked up in a grid of
+cells so that a map of 200 provinces is measured in well under a second.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from render.geometry import Point
+from render.layout import MapLayout
+
+#: Distances below this (in layout units) are touching, not crossing.
+EPS = 1e-6
+
+Segment = tuple[Point, Point]
+
+
+@dataclass(frozen=True)
+class Legibility:
+    """The figures of one map's drawing (see the module doc)."""
+
+    variant: str
+    overlaps: tuple[tuple[str, str], ...]
+    crossings: int
+    label_px: float
+
+    def line(self) -> str:
+        return (f"{self.variant}: {len(self.overlaps)} overlapping province pairs, "
+                f"{self.crossings} crossing borders, labels {self.label_px:g} px")
+
+
+def _orient(a: Point, b: Point, c: Point) -> float:
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+
+
+def properly_cross(p: Segment, q: Segment) -> bool:
+    """The two segments cross at one point inside both (not at an end, not collinear)."""
+    (a, b), (c, d) = p, q
+    d1, d2 = _orient(c, d, a), _orient(c, d, b)
+    d3, d4 = _orient(a, b, c), _orient(a, b, d)
+    scale = max(1.0, abs(b[0] - a[0]) + abs(b[1] - a[1]), abs(d[0] - c[0]) + abs(d[1] - c[1]))
+    eps = EPS * scale * scale
+    return ((d1 > eps and d2 < -eps) or (d1 < -eps and d2 > eps)) and \
+        ((d3 > eps and d4 < -eps) or (d3 < -eps and d4 > eps))
+
+
+def _box(segment: Segment) -> tuple[float, float, float, float]:
+    (x1, y1), (x2, y2) = segment
+    return min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2)
+
+
+def _grid_pairs(items: Sequence[tuple[float, float, float, float]], cell: float
+                ) -> Iterable[tuple[int, int]]:
+    """Index pairs of boxes that share a grid cell, each pair once."""
+    grid: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for i, (x0, y0, x1, y1) in enumerate(items):
+        for gx in range(int(x0 // cell), int(x1 // cell) + 1):
+            for gy in range(int(y0 // cell), int(y1 // cell) + 1):
+                grid[gx, gy].append(i)
+    seen: set[tuple[int, int]] = set()
+    for members in grid.values():
+        for k, i in enumerate(members):
+            for j in members[k + 1:]:
+                pair = (i, j) if i < j else (j, i)
+                if pair not in seen:
+                    seen.add(pair)
+                    yield pair
+
+
+def _inside(p: Point, poly: Sequence[Point]) -> bool:
+    """Strictly inside: in the polygon and not within EPS of its boundary."""
+    x, y = p
+    inside = False
+    n = len(poly)
+    for i in range(n):
+        (x1, y1), (x2, y2) = poly[i], poly[(i + 1) % n]
+        if _near_segment(p, poly[i], poly[(i + 1) % n]):
+            return False
+        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
+            inside = not inside
+    return inside
+
+
+def _near_segment(p: Point, a: Point, b: Point, tolerance: float = 1e-3) -> bool:
+    (px, py), (ax, ay), (bx, by) = p, a, b
+    dx, dy = bx - ax, by - ay
+    length = dx * dx + dy * dy
+    t = 0.0 if length == 0 else max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / length))
+    cx, cy = ax + t * dx, ay + t * dy
+    return (px - cx) ** 2 + (py - cy) ** 2 <= tolerance * tolerance
+
+
+def _crossing_pairs(segments: Sequence[Segment], cell: float) -> list[tuple[int, int]]:
+    boxes = [_box(s) for s in segments]
+    return [(i, j) for i, j in _grid_pairs(boxes, cell)
+            if properly_cross(segments[i], segments[j])]
+
+
+def measure(layout: MapLayout) -> Legibility:
+    """The legibility figures of ``layout``."""
+    cell = max(layout.width, layout.height) / 40 or 1.0
+    layered = bool(layout.coast)
+    sea = {name for name, shape in layout.provinces.items() if shape.kind == "sea"}
+
+    def hidden(a: str, b: str) -> bool:
+        """A sea under the land of a layout with an outline: drawn so on purpose."""
+        return layered and ((a in sea) != (b in sea))
+
+    edges: list[Segment] = []
+    owner: list[str] = []
+    for name, shape in layout.provinces.items():
+        for poly in shape.polys:
+            for i in range(len(poly)):
+                edges.append((poly[i], poly[(i + 1) % len(poly)]))
+                owner.append(name)
+    overlapping: set[tuple[str, str]] = set()
+    for i, j in _crossing_pairs(edges, cell):
+        if owner[i] != owner[j] and not hidden(owner[i], owner[j]):
+            a, b = sorted((owner[i], owner[j]))
+            overlapping.add((a, b))
+    # A corner of one province inside another (a shape drawn wholly over another).
+    shapes = [(name, poly) for name, shape in layout.provinces.items() for poly in shape.polys]
+    boxes = [(min(x for x, _ in poly), min(y for _, y in poly),
+              max(x for x, _ in poly), max(y for _, y in poly)) for _, poly in shapes]
+    for i, j in _grid_pairs(boxes, cell):
+        (na, pa), (nb, pb) = shapes[i], shapes[j]
+        if na == nb or hidden(na, nb) or tuple(sorted((na, nb))) in overlapping:
+            continue
+        if any(_inside(p, pb) for p in pa) or any(_inside(p, pa) for p in pb):
+            a, b = sorted((na, nb))
+            overlapping.add((a, b))
+    if layered:      # the sea borders are under the land: each layer on its own
+        crossings = sum(len(_crossing_pairs(list(layer), cell))
+                        for layer in (layout.land_borders, layout.sea_borders))
+    else:
+        borders = list(layout.land_borders) + list(layout.sea_borders) + list(layout.coast_edges)
+        crossings = len(_crossing_pairs(borders, cell))
+    return Legibility(layout.variant, tuple(sorted(overlapping)), crossings, layout.font)
