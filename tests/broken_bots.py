@@ -1,0 +1,112 @@
+"""Deliberately broken bots, for the tests of ``daide check-bot``: each has one fault.
+
+    python -m tests.broken_bots FAULT --host HOST --port PORT
+
+=================  ====================================================
+``no-map``         joins (IM, NME) and never answers MAP
+``foreign-units``  orders another power's units and a unit that is not there
+``no-retreats``    orders nothing in retreat phases
+``no-builds``      orders nothing when it owes builds
+``crash-on-adm``   dies (an exception, exit status 1) on the first ADM
+``leaves-on-press`` closes its connection and exits on the first press
+=================  ====================================================
+
+The others play as the project's HoldBot (`bots.holdbot`), through the
+project's client (`bots.client`), so the one fault is all the checker should find.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+
+import trio
+
+from bots.board import ADJUSTMENT, MOVEMENT, RETREAT, BoardView
+from bots.client import BotClient, ClientSettings
+from bots.holdbot import HoldBot
+from bots.link import Received
+from orders import AMY, Hold, Location, Order, Unit
+from protocol.frames import InitialMessage, build_frame, dm_frame
+from protocol.messages import Adm, Frm
+from protocol.text import parse_text
+
+
+class ForeignUnits(HoldBot):
+    """Holds its own units, and orders a neighbour's unit and one that is nowhere."""
+
+    name = "ForeignUnits"
+
+    def orders(self, view: BoardView, rng: random.Random) -> list[Order]:
+        orders = super().orders(view, rng)
+        if view.phase_kind == MOVEMENT:
+            theirs = next((u for u in view.units if u.power != view.power), None)
+            if theirs is not None:
+                orders.append(Hold(Unit(theirs.power, theirs.kind, Location(theirs.province))))
+            orders.append(Hold(Unit(view.power, AMY, Location("BOH"))))
+        return orders
+
+
+class NoRetreats(HoldBot):
+    name = "NoRetreats"
+
+    def orders(self, view: BoardView, rng: random.Random) -> list[Order]:
+        return [] if view.phase_kind == RETREAT else super().orders(view, rng)
+
+
+class NoBuilds(HoldBot):
+    name = "NoBuilds"
+
+    def orders(self, view: BoardView, rng: random.Random) -> list[Order]:
+        if view.phase_kind == ADJUSTMENT and view.adjustment > 0:
+            return []
+        return super().orders(view, rng)
+
+
+class Crash(Exception):
+    """What the crash-on-adm bot dies of."""
+
+
+def crash_on_adm(received: Received) -> None:
+    if isinstance(received.message, Adm):
+        raise Crash(f"cannot handle {received.message.COMMAND}")
+
+
+def leave_on_press(received: Received) -> None:
+    if isinstance(received.message, Frm):
+        print("press received: leaving", flush=True)
+        sys.exit(0)
+
+
+async def never_answer_map(host: str, port: int) -> None:
+    stream = await trio.open_tcp_stream(host, port)
+    async with stream:
+        await stream.send_all(build_frame(InitialMessage()))
+        await stream.send_all(dm_frame(parse_text("NME ( 'NoMap' ) ( '1.0' )")))
+        while await stream.receive_some(65536):
+            pass        # MAP arrives and is never answered
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("fault", choices=("no-map", "foreign-units", "no-retreats", "no-builds",
+                                          "crash-on-adm", "leaves-on-press"))
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, required=True)
+    args = parser.parse_args()
+    if args.fault == "no-map":
+        trio.run(never_answer_map, args.host, args.port)
+        return 0
+    strategy = {"foreign-units": ForeignUnits(), "no-retreats": NoRetreats(),
+                "no-builds": NoBuilds()}.get(args.fault, HoldBot())
+    hook = {"crash-on-adm": crash_on_adm, "leaves-on-press": leave_on_press}.get(args.fault)
+    client = BotClient(strategy, ClientSettings(host=args.host, port=args.port,
+                                                name=type(strategy).__name__),
+                       on_message=hook)
+    trio.run(client.run)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
