@@ -45,8 +45,10 @@ LAYERS: dict[str, frozenset[str]] = {
     "web": frozenset(),
     "tournament": frozenset({"protocol", "maps", "orders", "adjudicator", "engine", "render", "bots",
                              "server"}),
+    # the bot checker (daide check-bot): beside tournament/, an embedded server and the bots
+    "botcheck": frozenset({"protocol", "maps", "orders", "adjudicator", "engine", "bots", "server"}),
     "daide": frozenset({"protocol", "maps", "orders", "adjudicator", "engine", "render", "bots", "server",
-                        "tournament", "web"}),
+                        "tournament", "botcheck", "web"}),
     "benchmarks": frozenset({"protocol", "maps", "orders", "adjudicator", "engine", "render", "bots",
                              "server", "tournament", "daide", "load"}),
     "load": frozenset({"protocol", "maps", "orders", "adjudicator", "engine", "bots", "server"}),
