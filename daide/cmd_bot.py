@@ -1,6 +1,6 @@
 """`daide bot`: connect sample no-press bots to a DAIDE server and play.
 
-    daide bot {holdbot,randbot,dumbbot,lookahead} [--host 127.0.0.1] [--port 16713]
+    daide bot {holdbot,randbot,dumbbot,lookahead,regret} [--host 127.0.0.1] [--port 16713]
               [--name NAME] [--seed N] [--count N] [--budget BUDGET]
 
 ``--count`` runs several bots in one process (joined one after the other);
@@ -37,9 +37,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--draw-year", type=int, default=None,
                         help="vote for a draw in every phase from this year on")
     parser.add_argument("--budget", default=None, metavar="BUDGET",
-                        help="search budget per phase of a searching bot (lookahead): "
+                        help="search budget per phase of a searching bot (lookahead, regret): "
                              "CPU seconds (0.3 or 0.3s), adjudications (800it) or both "
-                             "(800it,0.5s); default 2000it capped at 1 s")
+                             "(800it,0.5s); default 2000it (lookahead) or 1500it (regret), "
+                             "capped at 1 s")
     parser.add_argument("--rejoin", metavar="POWER:PASSCODE",
                         help="take over a power with IAM instead of joining with NME (a seat in "
                              "civil disorder, e.g. after `daide game eject`)")
