@@ -20,6 +20,9 @@ import trio
 
 import adjudicator as A
 from adjudicator.expedite import doomed_powers
+from bots.client import BotClient, ClientSettings
+from bots.registry import make_strategy
+from bots.runner import ClientOutcome, run_clients
 from tests.adjudicator_helpers import STD, loc, positions, result_of, run, state, unit
 from tests.cli_helpers import daide
 from tests.server_helpers import POWERS, ScriptClient, ServeProcess, start_server
@@ -278,6 +281,46 @@ async def test_over_tcp_without_the_rule_the_game_waits_in_the_autumn_retreats(
     assert not any("DSB" in m for m in heard)
     assert heard[-1].startswith("NOW ( AUT 1901 )")
     assert "( AUS AMY BOH MRT ( GAL ) )" in heard[-1]
+
+
+async def test_over_tcp_bots_play_on_through_the_rules_orders(tmp_path: Path) -> None:
+    """Austria is a bot that holds (and so is dislodged and destroyed), the powers
+    without units are bots that learn from the ORD results (RegretBot) or not:
+    all take the DSB in the autumn's results and the end of the game in their stride."""
+    lineup = {"AUS": "holdbot", "ENG": "regret", "FRA": "dumbbot", "ITA": "regret",
+              "TUR": "randbot"}
+    outcomes: list[ClientOutcome] = []
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, tmp_path / "g.db", start=START,
+                                          expedite=True, max_year=1901)
+        scripts: dict[str, ScriptClient] = {}
+        for power in ("GER", "RUS"):
+            scripts[power] = client = await ScriptClient.connect(port, f"{power}:script")
+            await client.join()
+        bots = [BotClient(make_strategy(name),
+                          ClientSettings(port=port, name=f"{power}:{name}", seed=i))
+                for i, (power, name) in enumerate(lineup.items())]
+
+        done = trio.Event()
+
+        async def play() -> None:
+            outcomes.extend(await run_clients(bots))
+            done.set()
+
+        nursery.start_soon(play)
+        for power, client in scripts.items():
+            await client.receive_until("NOW")
+            await client.send(ORDERS[power])
+        heard = await scripts["GER"].receive_until("SMR")
+        with trio.fail_after(60):
+            await done.wait()
+        server.stop()
+        for client in scripts.values():
+            await client.stream.aclose()
+    assert "ORD ( FAL 1901 ) ( ( AUS AMY BOH ) DSB ) ( SUC )" in heard
+    assert not any(m.startswith("NOW ( AUT") for m in heard)
+    assert [o.error for o in outcomes] == [None] * len(bots)
+    assert all(not bot.problems for bot in bots), [bot.problems for bot in bots]
 
 
 async def _autumn_over_a_served_game(nursery: trio.Nursery, tmp_path: Path) -> list[str]:
