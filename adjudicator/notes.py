@@ -1,4 +1,4 @@
-"""What each THX note means, in words (docs/protocol.md §9.3).
+"""What each THX note and ORD result means, in words (docs/protocol.md §9.3, §9.4).
 
 `adjudicator.validate` decides the note of an order; this is the one table
 that says what a note means to a person - the bot checker's report
@@ -36,6 +36,29 @@ NOTE_MEANINGS: Final[Mapping[str, tuple[str, str]]] = MappingProxyType({
 })
 
 
+#: ORD result token -> what it says (docs/protocol.md §9.4).
+RESULT_MEANINGS: Final[Mapping[str, str]] = MappingProxyType({
+    "SUC": "succeeded",
+    "BNC": "bounced (a bounced retreat destroys the unit)",
+    "CUT": "the support was cut",
+    "DSR": "a convoying fleet was dislodged, the convoy failed",
+    "NSO": "no such order: the supported or convoyed order did not match, or no convoy route",
+    "RET": "the unit was dislodged and must retreat",
+})
+
+
+def explain_result(outcome: str | None, retreat: bool = False) -> str:
+    """An ORD result in words: ``BNC, RET`` -> ``bounced ...; the unit was dislodged ...``.
+
+    In an AOA game the outcome may be a THX note (the order was invalid): explained as one."""
+    parts = []
+    if outcome is not None:
+        parts.append(RESULT_MEANINGS.get(outcome) or f"invalid order, {explain_note(outcome)}")
+    if retreat:
+        parts.append(RESULT_MEANINGS["RET"])
+    return "; ".join(parts)
+
+
 def explain_note(note: str) -> str:
     """``NSU (no such unit: there is no such unit there ...)``; an unknown note as it is."""
     meaning = NOTE_MEANINGS.get(note)
@@ -44,4 +67,4 @@ def explain_note(note: str) -> str:
     return f"{note} ({meaning[0]}: {meaning[1]})"
 
 
-__all__ = ["NOTE_MEANINGS", "explain_note"]
+__all__ = ["NOTE_MEANINGS", "RESULT_MEANINGS", "explain_note", "explain_result"]

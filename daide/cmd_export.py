@@ -1,4 +1,6 @@
-"""`daide export GAME`: write a stored game as a DAIDE text log and as JSON."""
+"""`daide export GAME`: write a stored game as a DAIDE text log and as JSON; with
+``--bot-log POWER``, print one power's side of it with each fault explained
+(`server.bot_log`)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--html", action="store_true",
                         help="write DIR/game-GAME.html instead: a self-contained replay (every "
                              "phase drawn with its orders and results, a centre chart)")
+    parser.add_argument("--bot-log", metavar="POWER", default=None,
+                        help="print what one power was sent and sent, phase by phase, with "
+                             "its results and each missing order explained (docs/bots.md)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,12 +38,16 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"no database at {args.db}")
     if args.html and args.stdout:
         raise CommandError("--html writes a file: leave --stdout out")
+    if args.bot_log is not None and (args.html or args.stdout):
+        raise CommandError("--bot-log prints one power's log: leave --html and --stdout out")
     if not args.stdout:
         writable_dir(args.out)      # before the work, not after it
     try:
         store = Store.open_readonly(args.db)
     except Exception as exc:  # sqlite3.DatabaseError and friends: not a server database
         raise CommandError(f"cannot open {args.db}: {exc}") from exc
+    if args.bot_log is not None:
+        return _print_bot_log(store, args)
     if args.html:
         return _write_html(store, args)
     try:
@@ -55,6 +64,21 @@ def run(args: argparse.Namespace) -> int:
     text_path.write_text(text, encoding="utf-8")
     json_path.write_text(data, encoding="utf-8")
     print(f"wrote {text_path} and {json_path}")
+    return 0
+
+
+def _print_bot_log(store: object, args: argparse.Namespace) -> int:
+    from daide.errors import CommandError
+    from server.bot_log import BotLogError, bot_log
+    from server.store import Store, StoreError
+
+    assert isinstance(store, Store)
+    try:
+        sys.stdout.write(bot_log(store, args.game, args.bot_log))
+    except (StoreError, BotLogError) as exc:
+        raise CommandError(str(exc)) from exc
+    finally:
+        store.close()
     return 0
 
 

@@ -1,0 +1,152 @@
+"""One power's side of a stored game, explained (``daide export GAME --bot-log POWER``).
+
+What a bot author wants after a game: what the bot was sent, what it sent,
+and why anything it did went wrong.  It is rebuilt from what the server
+stores (`server.store`):
+
+* the game's settings and the power's seat (name and version, never the
+  passcode) give the ``MAP`` and ``HLO`` it received;
+* each processed phase gives the position it started from (the SCO and NOW
+  the power received), the orders the server had accepted from the power
+  when it processed the phase, and the results announced (ORD, SCO, NOW,
+  SLO), the power's own ORDs with their result in words;
+* the press table gives every press message the power sent or received;
+* the game's end (DRW or SLO, SMR).
+
+What the store does not hold, the log cannot show: an order the server
+refused (a THX note other than MBV) is not stored, nor is a message it
+answered with HUH or REJ, nor the exact SUB messages (only the order set
+they left).  A refusal therefore shows as what it caused: an order still
+missing when the phase was processed, with what the rules did instead
+(the unit held, was disbanded, a build was waived, a removal chosen).
+"""
+
+from __future__ import annotations
+
+from adjudicator.notes import explain_result
+from engine.convert import order_from_node
+from engine.variants import Variant, VariantError, load_variant
+from orders import order_power
+from protocol.errors import ProtocolError
+from protocol.messages import Hlo, MapMessage, Message, Now, Ord, Sco
+from protocol.parse import Sender, parse_message
+from protocol.text import parse_text, render_text, tree_from_text
+from server.store import GameRecord, PhaseRecord, Store, StoreError
+
+
+class BotLogError(ValueError):
+    """No such power in the game, or a game that cannot be read."""
+
+
+def bot_log(store: Store, game_id: int, power: str) -> str:
+    """The log of ``power`` in game ``game_id`` (module docstring); StoreError, BotLogError."""
+    record = store.game(game_id)
+    power = power.upper()
+    try:
+        variant = load_variant(record.settings.variant)
+    except VariantError as exc:
+        raise BotLogError(str(exc)) from None
+    if power not in variant.powers:
+        raise BotLogError(f"{power} is not a power of game {game_id} "
+                          f"({', '.join(variant.powers)})")
+    phases = store.phases(game_id)
+    press = store.press(game_id)
+    out = _header(record, power, variant)
+    if not phases:
+        out.append("(the game has not started: nothing was sent to the power yet)")
+        return "\n".join(out) + "\n"
+    start = phases[0]
+    out += [f"received {start.sco}", f"received {start.now}"]
+    for before, after in zip(phases, phases[1:], strict=False):
+        out.append("")
+        out += _phase(variant, power, before, after)
+        out += [f"  press {_direction(p.sender, power)} {p.message}" for p in press
+                if p.turn == after.turn and (p.sender == power or power in p.recipients)]
+    later = [p for p in press if p.turn == phases[-1].now.split(" ) ")[0][len("NOW ( "):]
+             and (p.sender == power or power in p.recipients)]
+    if record.status != "finished":
+        out += ["", f"{record.turn}: the phase being played (orders accepted so far: "
+                    f"{', '.join(record.pending.get(power, ())) or 'none'})"]
+    out += [f"  press {_direction(p.sender, power)} {p.message}" for p in later]
+    if record.ending:
+        out.append("")
+        out += [f"received {line}" for line in record.ending]
+    return "\n".join(out) + "\n"
+
+
+def _direction(sender: str, power: str) -> str:
+    return "sent    " if sender == power else "received"
+
+
+def _header(record: GameRecord, power: str, variant: Variant) -> list[str]:
+    seat = next((s for s in record.seats if s.power == power), None)
+    who = (f"'{seat.client_name}' version '{seat.client_version}'" if seat is not None
+           else "no player took this seat")
+    hlo = render_text(Hlo(power, 0, record.settings.hlo_variant()).to_tokens(variant.rep),
+                      variant.rep).replace(f"( {power} ) ( 0 )", f"( {power} ) ( passcode )")
+    return [f"# game {record.id} ({record.settings.variant}), {power}: {who}; {record.status}",
+            "# from the store: what the server sent this power, the orders it had accepted "
+            "from it when each phase was processed, its press.",
+            "# Refused orders (THX other than MBV) are not stored: each shows as an order "
+            "missing at processing.",
+            f"received {render_text(MapMessage(variant.name).to_tokens(variant.rep), variant.rep)}",
+            f"received {hlo}"]
+
+
+def _parse(text: str, variant: Variant) -> Message | None:
+    try:
+        return parse_message(parse_text(text, variant.rep), variant.rep, sender=Sender.SERVER)
+    except (ProtocolError, ValueError):
+        return None
+
+
+def _phase(variant: Variant, power: str, before: PhaseRecord, after: PhaseRecord) -> list[str]:
+    """One processed phase: owed, accepted, missing, results - then the new position."""
+    sco, now = _parse(before.sco, variant), _parse(before.now, variant)
+    out = [f"{after.turn}:"]
+    texts = list(after.orders.get(power, ()))
+    if isinstance(sco, Sco) and isinstance(now, Now):
+        engine = variant.position(sco, now)
+        if power not in engine.owing():
+            out.append("  owed no orders")
+        else:
+            accepted = []
+            for text in texts:
+                try:
+                    accepted.append(order_from_node(tree_from_text(text, variant.rep),
+                                                    variant.rep))
+                except (ProtocolError, ValueError):
+                    continue
+            out += [f"  sent     {text}  (accepted)" for text in texts]
+            missing = engine.missing(power, accepted)
+            if missing is not None:
+                rendered = render_text(missing.to_tokens(variant.rep), variant.rep)
+                out.append(f"  missing  {rendered} when the phase was processed: "
+                           f"{_default(engine.state.phase.kind, missing.count)}")
+            elif not texts:
+                out.append("  owed orders, sent none")
+    for text in after.messages:
+        message = _parse(text, variant)
+        if isinstance(message, Ord):
+            if order_power(message.order) != power:
+                continue
+            outcome = message.result
+            out.append(f"  received {text}: "
+                       f"{explain_result(outcome.outcome, outcome.retreat)}")
+        else:
+            out.append(f"  received {text}")
+    return out
+
+
+def _default(kind: str, count: int | None) -> str:
+    """What the rules do with what was not ordered (docs/protocol.md §13)."""
+    if kind == "movement":
+        return "no order was accepted for these units; they held"
+    if kind == "retreat":
+        return "no order was accepted for these units; they were disbanded"
+    if count is not None and count < 0:
+        return f"{-count} build(s) not ordered; waived"
+    return "removal(s) not ordered; the server chose them by the civil-disorder rule"
+
+
+__all__ = ["BotLogError", "StoreError", "bot_log"]

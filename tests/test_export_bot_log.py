@@ -1,0 +1,66 @@
+"""`daide export GAME --bot-log POWER`: one power's side of a stored game, explained.
+
+A real game over TCP from a retreat position (DATC 6.H.1): Turkey's bot
+ignores its retreat, Austria's plays; the log of each, read from the
+database by the real `daide export`, says what was sent, what was accepted,
+what was missing when the phase was processed and what the rules did, and
+every result of the power's own orders in words.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio
+
+from bots.client import BotClient, ClientSettings
+from bots.holdbot import HoldBot
+from bots.runner import run_clients
+from tests.broken_bots import NoRetreats
+from tests.cli_helpers import daide, one_error_line
+from tests.server_helpers import POWERS, start_server
+
+START = ("NOW ( SUM 1901 ) ( AUS FLT TRI MRT ( ADR ALB ) ) ( AUS AMY SER ) "
+         "( TUR FLT GRE MRT ( ALB ( BUL SCS ) ) ) ( ITA AMY VEN ) ( ITA AMY TRI ) ( ITA FLT GRE ) "
+         "( ITA FLT AEG )")
+
+
+async def test_the_bot_log_explains_a_missing_retreat_and_the_results(tmp_path: Path) -> None:
+    db = tmp_path / "games.db"
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, db, start=START, max_year=1901, rtl=1, mtl=1)
+        clients = [BotClient(NoRetreats() if power == "TUR" else HoldBot(),
+                             ClientSettings(port=port, name=f"{power}:bot"))
+                   for power in POWERS]
+        with trio.fail_after(60):
+            await run_clients(clients)
+        server.stop()
+
+    turkey = daide("export", "1", "--db", str(db), "--bot-log", "tur")
+    assert turkey.returncode == 0, turkey.stderr
+    lines = turkey.stdout.splitlines()
+    assert lines[0] == "# game 1 (standard), TUR: 'TUR:bot' version '1.0'; finished"
+    assert "received HLO ( TUR ) ( passcode ) ( ( LVL 0 ) ( MTL 1 ) ( RTL 1 ) )" in lines
+    assert ("  missing  MIS ( TUR FLT GRE MRT ( ALB ( BUL SCS ) ) ) when the phase was "
+            "processed: no order was accepted for these units; they were disbanded") in lines
+    assert "  received ORD ( SUM 1901 ) ( ( TUR FLT GRE ) DSB ) ( SUC ): succeeded" in lines
+    assert lines[-2] == "received DRW" and lines[-1].startswith("received SMR ")
+    # Nothing of another power's orders, and never a passcode.
+    assert "AUS FLT TRI ) DSB ) ( SUC )" not in turkey.stdout
+
+    austria = daide("export", "1", "--db", str(db), "--bot-log", "AUS")
+    assert "  sent     ( AUS FLT TRI ) DSB  (accepted)" in austria.stdout.splitlines()
+    assert "  received ORD ( SUM 1901 ) ( ( AUS FLT TRI ) DSB ) ( SUC ): succeeded" \
+        in austria.stdout.splitlines()
+    assert "FAL 1901:" in austria.stdout and "  owed no orders" not in austria.stdout.split(
+        "FAL 1901:")[1].split("\n\n")[0]
+    stranger = daide("export", "1", "--db", str(db), "--bot-log", "XYZ")
+    assert "XYZ is not a power of game 1 (AUS, ENG, FRA, GER, ITA, RUS, TUR)" in one_error_line(
+        stranger, "export")
+    assert one_error_line(daide("export", "9", "--db", str(db), "--bot-log", "FRA"), "export")
+
+
+def test_a_power_not_in_the_game_is_a_one_line_error(tmp_path: Path) -> None:
+    db = tmp_path / "none.db"
+    missing = daide("export", "1", "--db", str(db), "--bot-log", "FRA")
+    assert one_error_line(missing, "export").endswith(f"no database at {db}")
