@@ -93,6 +93,10 @@ LOAD_ARGS ?= --sweep 25,50,100
 load: $(STAMP)
 	$(BIN)/python -m load $(LOAD_ARGS)
 
+# DAIDE turn latency with the web door quiet, held full and flooded (docs/hardening.md).
+load-web: $(STAMP)
+	$(BIN)/python -m load.web $(LOAD_WEB_ARGS)
+
 # Coverage-guided fuzzing with atheris (installed on demand; without it the
 # target says so and runs random cases instead).  Crashes land in build/fuzz-crashes/.
 # Then the web door (HTTP and WebSocket against daide serve --http-port): random cases.
