@@ -33,6 +33,7 @@ import trio
 
 from engine.variants import Variant, load_variant
 from server.accept import accept_loop
+from server.admin_token import AdminToken
 from server.bot_seats import BotLauncher, BotSeats
 from server.connection import handle_connection
 from server.durability import GroupCommitStore
@@ -114,6 +115,7 @@ class Server:
             lobby.tcp_port = int(listeners[0].socket.getsockname()[1])
             db = self.settings.db_path
             bot_logs = None if str(db) == ":memory:" else Path(f"{db}.bots")
+            lobby.admin_token = AdminToken.for_server(self.settings)
             host = lobby.host = Host(lobby, GameDoors(lobby, self.settings.host),
                                      BotSeats(self.bots, nursery, self.settings.host, bot_logs))
             lobby.resume(lobby.store.load_unfinished())

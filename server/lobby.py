@@ -57,6 +57,7 @@ from protocol.messages import (
     Tme,
     Yes,
 )
+from server.admin_adm import handle_adm
 from server.assignment import AssignmentError, Invited, parse_name
 from server.durability import Durability
 from server.events import (
@@ -122,6 +123,8 @@ class Lobby:
         self.tcp_port = settings.port
         #: The host's operations (`server.hosting.Host`), once the server has built them.
         self.host: Any = None
+        #: The one secret of the admin doors (`server.admin_token`), once the server has it.
+        self.admin_token: Any = None
         #: Called with a game's id when its actor has ended (its door and bots go).
         self.on_game_over: Callable[[int], None] | None = None
 
@@ -263,10 +266,13 @@ class Lobby:
     async def received(self, client: Client, message: Message, tokens: tuple[int, ...]) -> None:
         """A parsed message from a client - the one road in: to the client's game
         (through its inbox), or a join, watch or rejoin, or an answer here."""
-        if isinstance(message, Adm) and not client.adm_allowed(trio.current_time()):
-            # ADM is relayed to every client: a flood of it would reach them all.
-            client.send(Rej(message))
-            return
+        if isinstance(message, Adm):
+            if not client.adm_allowed(trio.current_time()):
+                # ADM is relayed to every client: a flood of it would reach them all.
+                client.send(Rej(message))
+                return
+            if await handle_adm(self, client, message):
+                return              # 'Server: ...' - a command for the host (docs/hosting.md)
         handle = self._game_of(client)
         if handle is not None:
             if client.role is Role.JOINING and isinstance(message, Yes) \
