@@ -321,7 +321,10 @@ def _no_units(runs: list[Played]) -> Check:
     run = _played(runs, "no-units")
     if run is None:
         return Check(group, name, NOT_RUN, "scenario not played")
-    subs = [line for line in run.lines if line.who == BOT and line.text.startswith("SUB")]
+    # The movement phase it had no units in (what follows is the game's end: a bot may
+    # well answer the WIN NOW that comes just before the DRW).
+    first = phase_lines(run).get("FAL 1901", [])
+    subs = [line for line in first if line.who == BOT and line.text.startswith("SUB")]
     lines = _excerpt(run.lines)
     if not run.over:
         return Check(group, name, FAIL, "did not stay to the end of the game" + _exit_note(run),
