@@ -204,6 +204,14 @@ class WebApi:
             board = render.board_from_daide(self.map, now=now, sco=sco, orders=orders)
         except render.RenderError as exc:
             raise ApiError(400, str(exc)) from None
+        # A unit or order of no power of the map (UNO's, or a name from another map) has
+        # no colour to draw it in (make fuzz found the renderer failing on one).
+        named = {u.power for u in board.units} | {o.unit.power for o in board.orders} \
+            | {o.other.power for o in board.orders if o.other is not None}
+        strangers = sorted(named - set(self.map.powers))
+        if strangers:
+            raise ApiError(400, f"{_short(' '.join(strangers), 30)} is not a power of the "
+                                f"{self.map.name} map")
         key = (now, sco, tuple(orders))
         svg = self._pictures.get(key)
         if svg is None:

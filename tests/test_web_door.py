@@ -347,6 +347,11 @@ async def test_every_bad_input_is_a_4xx_with_one_line_and_no_traceback(
         ("POST", "/api/render", json.dumps({"sco": "SCO" + " (" * 5000}).encode()),
         ("POST", "/api/render", json.dumps({"orders": ["(" * 10000 + ")" * 10000]}).encode()),
         ("POST", "/api/render", json.dumps({"orders": ["\x00\ud800"]}).encode()),
+        # Found by make fuzz: an order or unit of no power of the map (no colour to draw).
+        ("POST", "/api/render", json.dumps({"orders": ["( ( UNO AMY MAR ) RTO BLA )"]}).encode()),
+        ("POST", "/api/render", json.dumps({"now": "NOW ( SPR 1901 ) ( UNO AMY PAR )"}).encode()),
+        ("POST", "/api/render", json.dumps({"orders": ["( ( FRA AMY PAR ) SUP ( XYZ AMY MAR ) )"]}
+                                           ).encode()),
         ("POST", "/api/render", b'{"now": ' + b"9" * 5000 + b"}"),
         ("POST", "/api/preview", json.dumps({"game": 10**30, "power": "FRA",
                                              "orders": []}).encode()),
