@@ -22,12 +22,15 @@ import math
 from collections import deque
 
 from maps.model import Map
+from render.cells import cell_regions
 from render.dual import dual_regions
 from render.geometry import Point
 from render.layout import MapLayout, build_layout, fingerprint
+from render.legibility import measure
 
 FONT = 11.0
 STEP = 46.0          # target distance between neighbouring provinces
+CELL_RADIUS = 1.0    # a cell's reach from its province (render.cells), in steps
 
 
 def neighbours(map_: Map) -> list[set[int]]:
@@ -204,6 +207,21 @@ def auto_layout(map_: Map) -> MapLayout:
     edges = sorted({(min(i, j), max(i, j)) for i in range(n) for j in adj[i]})
     # regions first in provisional coordinates, then everything shifted into the frame
     regions, borders, outlines, dropped = dual_regions(pos, edges, margin)
+    layout = _assemble(map_, pos, regions, borders, outlines, dropped, [])
+    figures = measure(layout)
+    if figures.overlaps or figures.crossings:
+        # The dual drew provinces over each other: cells that cannot overlap instead.
+        cells, borders, outlines, dropped, walls = cell_regions(pos, edges, STEP * CELL_RADIUS)
+        layout = _assemble(map_, pos, cells, borders, outlines, dropped, walls)
+    return layout
+
+
+def _assemble(map_: Map, pos: list[Point], regions: list[list[Point]],
+              borders: list[tuple[int, int, list[Point]]],
+              outlines: list[tuple[int, list[Point], bool]], dropped: list[tuple[int, int]],
+              walls: list[list[Point]]) -> MapLayout:
+    """The layout from the shapes and borders of `render.dual` or `render.cells`."""
+    n = len(pos)
     pad = FONT * 1.2
     allpts = [q for r in regions for q in r] + pos
     x0 = min(q[0] for q in allpts) - pad
@@ -232,6 +250,8 @@ def auto_layout(map_: Map) -> MapLayout:
             sea_borders.extend(segs)
         else:
             land_borders.extend(segs)
+    for line in walls:                      # touching but not adjacent: no passage
+        coast_edges.extend((sh(a), sh(b)) for a, b in zip(line, line[1:], strict=False))
     for v, line, outside in outlines:
         segs = [(sh(a), sh(b)) for a, b in zip(line, line[1:], strict=False)]
         if outside and not sea[v]:
