@@ -97,6 +97,9 @@ class Played:
     """Seconds since the start when the program ended by itself (None: it was stopped)."""
     output: list[str] = field(default_factory=list)
     cpu_seconds: float | None = None
+    """The program's CPU time (user + system) at the last NOW, SMR or OFF it was sent."""
+    cpu_at_start: float | None = None
+    """... and at the first NOW."""
     injected: list[Injected] = field(default_factory=list)
     reconnected: bool = False
     error: str | None = None
@@ -283,6 +286,8 @@ def _sampler(inner: Callable[[Line], None] | None, box: list[trio.Process],
         if line.text.startswith(("NOW", "SMR", "OFF")) and box:
             cpu = _cpu_seconds(box[0].pid)
             if cpu is not None:
+                if played.cpu_at_start is None:
+                    played.cpu_at_start = cpu       # start-up and joining: not a phase's
                 played.cpu_seconds = cpu
         if inner is not None:
             inner(line)
