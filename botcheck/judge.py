@@ -18,9 +18,7 @@ from adjudicator.notes import explain_note
 from botcheck.play import CheckOptions, Played
 from botcheck.relay import BOT, EVENT, INJECTED, SERVER, Line
 from botcheck.scenarios import INJECTIONS
-from engine.convert import order_from_node
 from engine.variants import load_variant
-from protocol.errors import ProtocolError
 from protocol.messages import (
     Iam,
     MapMessage,
@@ -30,13 +28,12 @@ from protocol.messages import (
     Now,
     Obs,
     Rej,
-    Sco,
     Sub,
     Thx,
     Yes,
 )
-from protocol.parse import Sender, parse_message
-from protocol.text import parse_text, render_text, tree_from_text
+from protocol.text import render_text
+from server.bot_log import owed_phases as stored_owed_phases
 
 PASS, WARN, FAIL, NOT_RUN = "pass", "warn", "fail", "not run"
 #: Transcript lines kept per check.
@@ -75,14 +72,6 @@ class PhaseOwed:
 # --- reading what was played --------------------------------------------------------------
 
 
-def _parse(text: str, played: Played) -> Message | None:
-    rep = load_variant(played.variant).rep
-    try:
-        return parse_message(parse_text(text, rep), rep, sender=Sender.SERVER)
-    except (ProtocolError, ValueError):
-        return None
-
-
 def _turn_of(line: Line) -> str | None:
     message = line.message
     if isinstance(message, Now):
@@ -105,33 +94,21 @@ def phase_lines(played: Played) -> dict[str, list[Line]]:
 
 
 def owed_phases(played: Played) -> list[PhaseOwed]:
-    """The phases the bot owed orders in, from the stored phases, with their timing."""
+    """The phases the bot owed orders in, from the stored phases (`server.bot_log.owed_phases`,
+    as ``daide export --bot-log`` reads them), with their timing from the transcript."""
     variant = load_variant(played.variant)
     by_turn = phase_lines(played)
     owed: list[PhaseOwed] = []
-    for before, after in zip(played.phases, played.phases[1:], strict=False):
-        sco, now = _parse(before.sco, played), _parse(before.now, played)
-        if not isinstance(sco, Sco) or not isinstance(now, Now):
-            continue
-        engine = variant.position(sco, now)
-        if played.power not in engine.owing():
-            continue
-        accepted = []
-        for text in after.orders.get(played.power, ()):
-            try:
-                accepted.append(order_from_node(tree_from_text(text, variant.rep), variant.rep))
-            except (ProtocolError, ValueError):
-                continue
-        missing = engine.missing(played.power, accepted)
-        lines = by_turn.get(after.turn, [])
+    for phase in stored_owed_phases(variant, played.power, played.phases):
+        lines = by_turn.get(phase.turn, [])
         seconds = None
-        if missing is None and lines:
+        if phase.missing is None and lines:
             subs = [line.at for line in lines if line.who == BOT and line.text.startswith("SUB")]
             if subs:
                 seconds = max(0.0, subs[-1] - lines[0].at)
-        missing_text = "" if missing is None else _text(missing, played)
-        owed.append(PhaseOwed(played.scenario.key, after.turn, engine.state.phase.kind,
-                              missing is None, missing_text, seconds, lines))
+        missing_text = "" if phase.missing is None else _text(phase.missing, played)
+        owed.append(PhaseOwed(played.scenario.key, phase.turn, phase.kind,
+                              phase.missing is None, missing_text, seconds, lines))
     return owed
 
 

@@ -23,12 +23,15 @@ missing when the phase was processed, with what the rules did instead
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from adjudicator.notes import explain_result
 from engine.convert import order_from_node
 from engine.variants import Variant, VariantError, load_variant
 from orders import order_power
 from protocol.errors import ProtocolError
-from protocol.messages import Hlo, MapMessage, Message, Now, Ord, Sco
+from protocol.messages import Hlo, MapMessage, Message, Mis, Now, Ord, Sco
 from protocol.parse import Sender, parse_message
 from protocol.text import parse_text, render_text, tree_from_text
 from server.store import GameRecord, PhaseRecord, Store, StoreError
@@ -100,31 +103,57 @@ def _parse(text: str, variant: Variant) -> Message | None:
         return None
 
 
+@dataclass(frozen=True)
+class Owed:
+    """What a power owed in one processed phase, and what was missing when it was processed."""
+
+    turn: str
+    kind: str                   # movement, retreat, adjustment
+    accepted: tuple[str, ...]   # the orders the server held (text)
+    missing: Mis | None         # None: complete
+
+
+def owed_in(variant: Variant, power: str, before: PhaseRecord, after: PhaseRecord) -> Owed | None:
+    """What ``power`` owed in the phase processed as ``after`` (starting from ``before``'s
+    position), or None when it owed nothing (or the position cannot be read)."""
+    sco, now = _parse(before.sco, variant), _parse(before.now, variant)
+    if not isinstance(sco, Sco) or not isinstance(now, Now):
+        return None
+    engine = variant.position(sco, now)
+    if power not in engine.owing():
+        return None
+    texts = tuple(after.orders.get(power, ()))
+    accepted = []
+    for text in texts:
+        try:
+            accepted.append(order_from_node(tree_from_text(text, variant.rep), variant.rep))
+        except (ProtocolError, ValueError):
+            continue
+    return Owed(after.turn, engine.state.phase.kind, texts, engine.missing(power, accepted))
+
+
+def owed_phases(variant: Variant, power: str, phases: Sequence[PhaseRecord]) -> list[Owed]:
+    """Every processed phase of a stored game in which ``power`` owed orders."""
+    out = []
+    for before, after in zip(phases, phases[1:], strict=False):
+        owed = owed_in(variant, power, before, after)
+        if owed is not None:
+            out.append(owed)
+    return out
+
+
 def _phase(variant: Variant, power: str, before: PhaseRecord, after: PhaseRecord) -> list[str]:
     """One processed phase: owed, accepted, missing, results - then the new position."""
-    sco, now = _parse(before.sco, variant), _parse(before.now, variant)
     out = [f"{after.turn}:"]
-    texts = list(after.orders.get(power, ()))
-    if isinstance(sco, Sco) and isinstance(now, Now):
-        engine = variant.position(sco, now)
-        if power not in engine.owing():
-            out.append("  owed no orders")
-        else:
-            accepted = []
-            for text in texts:
-                try:
-                    accepted.append(order_from_node(tree_from_text(text, variant.rep),
-                                                    variant.rep))
-                except (ProtocolError, ValueError):
-                    continue
-            out += [f"  sent     {text}  (accepted)" for text in texts]
-            missing = engine.missing(power, accepted)
-            if missing is not None:
-                rendered = render_text(missing.to_tokens(variant.rep), variant.rep)
-                out.append(f"  missing  {rendered} when the phase was processed: "
-                           f"{_default(engine.state.phase.kind, missing.count)}")
-            elif not texts:
-                out.append("  owed orders, sent none")
+    owed = owed_in(variant, power, before, after)
+    if owed is None:
+        out.append("  owed no orders")
+    else:
+        out += [f"  sent     {text}  (accepted)" for text in owed.accepted]
+        if owed.missing is not None:
+            rendered = render_text(owed.missing.to_tokens(variant.rep), variant.rep)
+            out.append(f"  missing  {rendered} when the phase was processed: "
+                       f"{_default(owed.kind, owed.missing.count)}")
     for text in after.messages:
         message = _parse(text, variant)
         if isinstance(message, Ord):
@@ -149,4 +178,4 @@ def _default(kind: str, count: int | None) -> str:
     return "removal(s) not ordered; the server chose them by the civil-disorder rule"
 
 
-__all__ = ["BotLogError", "StoreError", "bot_log"]
+__all__ = ["BotLogError", "Owed", "StoreError", "bot_log", "owed_in", "owed_phases"]
