@@ -316,6 +316,14 @@ class Host:
         assert reply.value is not None
         return reply.value
 
+    def _refuse(self, game_id: int, origin: Origin, what: str,
+                error: HostingError) -> HostingError:
+        """A refusal found before the game is asked: logged on the game like every other
+        (`HostingError` 404 instead if there is no such game)."""
+        self._record(game_id)
+        self._refused(game_id, origin, what, error.message)
+        return error
+
     def _refused(self, game_id: int, origin: Origin, what: str, why: str) -> None:
         try:
             self.lobby.store.record_admin(game_id, AdminAction(utc_now(), str(origin), what,
@@ -333,7 +341,8 @@ class Host:
 
     async def extend(self, game_id: int, seconds: int, origin: Origin) -> dict[str, Any]:
         if not 1 <= seconds <= MAX_EXTEND:
-            raise HostingError(f"an extension is 1..{MAX_EXTEND} seconds, not {seconds}")
+            raise self._refuse(game_id, origin, f"extend {seconds}", HostingError(
+                f"an extension is 1..{MAX_EXTEND} seconds, not {seconds}"))
         return await self._act(game_id, f"extend {seconds}", origin,
                                lambda game: game_admin.extend(game, seconds, str(origin)))
 
@@ -350,8 +359,9 @@ class Host:
                    origin: Origin) -> dict[str, Any]:
         """A server-started bot into a free seat (forming) or a power in civil disorder."""
         if bot not in self.bots():
-            raise HostingError(f"no bot called {bot!r} (this server starts: "
-                               f"{', '.join(self.bots()) or 'none'})", NOT_FOUND)
+            raise self._refuse(game_id, origin, f"fill {bot}", HostingError(
+                f"no bot called {bot!r} (this server starts: "
+                f"{', '.join(self.bots()) or 'none'})", NOT_FOUND))
         answer = await self._act(game_id, f"fill {bot}", origin,
                                  lambda game: game_admin.seat_bot(game, bot, power, str(origin)))
         port = self._port_of(game_id)
