@@ -189,6 +189,51 @@ def untangle(pos: list[Point], adj: list[set[int]], step: float, iterations: int
     return [(q[0], q[1]) for q in p]
 
 
+#: Fewest provinces named as on the standard map for the layout to be turned like it.
+KNOWN_PLACES = 4
+
+
+def orient_by_known_places(map_: Map, pos: list[Point]) -> list[Point] | None:
+    """``pos`` turned (and mirrored if need be) so that the provinces named as on
+    the standard map sit as they do there - Britain west of the continent,
+    Russia east - or None when fewer than `KNOWN_PLACES` are.
+
+    The best rotation of two centred point sets is a closed form (orthogonal
+    Procrustes in the plane); the mirror image is tried too and the better kept.
+    """
+    from engine.variants import variant_map
+    from render.standard import ASPECT, SITES
+
+    standard = {p.name.lower(): p.mnemonic for p in variant_map("standard").provinces}
+    pairs: list[tuple[Point, Point]] = []
+    for p in map_.provinces:
+        known = standard.get(p.name.lower())
+        if known in SITES:
+            lon, lat = SITES[known][0]
+            pairs.append((pos[p.id], (lon * ASPECT, -lat)))     # y down, as drawn
+    if len(pairs) < KNOWN_PLACES:
+        return None
+    ax = sum(a[0] for a, _ in pairs) / len(pairs)
+    ay = sum(a[1] for a, _ in pairs) / len(pairs)
+    bx = sum(b[0] for _, b in pairs) / len(pairs)
+    by = sum(b[1] for _, b in pairs) / len(pairs)
+    best: tuple[float, float, float] | None = None        # (score, mirror, angle)
+    for mirror in (1.0, -1.0):
+        c = sum(mirror * (a[0] - ax) * (b[0] - bx) + (a[1] - ay) * (b[1] - by) for a, b in pairs)
+        s = sum(mirror * (a[0] - ax) * (b[1] - by) - (a[1] - ay) * (b[0] - bx) for a, b in pairs)
+        score = math.hypot(c, s)
+        if best is None or score > best[0] + 1e-9:
+            best = (score, mirror, math.atan2(s, c))
+    assert best is not None
+    _, mirror, angle = best
+    cos, sin = math.cos(angle), math.sin(angle)
+    out: list[Point] = []
+    for x, y in pos:
+        dx, dy = mirror * (x - ax), y - ay
+        out.append((ax + dx * cos - dy * sin, ay + dx * sin + dy * cos))
+    return out
+
+
 def auto_layout(map_: Map) -> MapLayout:
     """The layout of any map, from its graph (deterministic)."""
     n = len(map_.provinces)
@@ -198,11 +243,15 @@ def auto_layout(map_: Map) -> MapLayout:
     pos = [(x * STEP, y * STEP) for x, y in pos]
     pos = untangle(pos, adj, STEP)
     pos = _spread(pos, STEP * 0.8)
-    # landscape orientation: put the widest spread along x
-    xs = [p[0] for p in pos]
-    ys = [p[1] for p in pos]
-    if max(ys) - min(ys) > max(xs) - min(xs):
-        pos = [(y, x) for x, y in pos]
+    oriented = orient_by_known_places(map_, pos)
+    if oriented is not None:
+        pos = oriented
+    else:
+        # landscape orientation: put the widest spread along x
+        xs = [p[0] for p in pos]
+        ys = [p[1] for p in pos]
+        if max(ys) - min(ys) > max(xs) - min(xs):
+            pos = [(y, x) for x, y in pos]
     margin = STEP * 0.55
     edges = sorted({(min(i, j), max(i, j)) for i in range(n) for j in adj[i]})
     # regions first in provisional coordinates, then everything shifted into the frame

@@ -22,6 +22,20 @@ JARGON = ("MTO", "SUP", "CVY", "CTO", "HLD", "RTO", "DSB", "BLD", "REM", "WVE", 
           "NSO", "MBV", "GOF", "NME", "THK", "SUM", "FAR", "CST", "HSC", "NSU")
 
 
+#: The labels whose middle is not on their own province's shape, as the browser hit-tests it.
+LABELS_ON_THEIR_PROVINCE = """() => {
+  const wrong = [];
+  for (const label of document.querySelectorAll('#map text[data-label]')) {
+    const r = label.getBoundingClientRect();
+    const hit = document.elementsFromPoint(r.left + r.width / 2, r.top + r.height / 2)
+      .find((e) => e.dataset && e.dataset.province);
+    if (!hit || hit.dataset.province !== label.dataset.label)
+      wrong.push(`${label.dataset.label} on ${hit ? hit.dataset.province : 'nothing'}`);
+  }
+  return wrong;
+}"""
+
+
 def jargon(text: str) -> list[str]:
     """The DAIDE tokens in a text a person reads."""
     return [word for word in JARGON if re.search(rf"\b{word}\b", text)]
@@ -457,12 +471,16 @@ def test_screenshots_of_every_page_for_four_variants(tmp_path: Path) -> None:
             with served(tmp_path / variant, "--variant", variant) as server:
                 with bots(server.port, "holdbot", 1):
                     server.wait_for("game_opened")
-                    for width, height, kind in ((1400, 1000, "desktop"), (390, 844, "phone")):
+                    for width, height, kind in ((1400, 1600, "desktop"), (390, 844, "phone")):
                         page.set_viewport_size({"width": width, "height": height})
                         page.goto(server.url + "watch/1?lang=en")
                         page.wait_for_selector(f"#map svg[data-variant='{variant}' i]")
                         box = page.locator("#map svg").bounding_box()
                         assert box["width"] <= width
+                        if kind == "desktop":
+                            # Finding 16: each label stands on its own province, drawn
+                            # under no other (chromatic's AQU covered ROY's and COB's).
+                            assert page.evaluate(LABELS_ON_THEIR_PROVINCE) == [], variant
                         screenshot(page, f"watch-{variant}-{kind}")
                         page.goto(server.url + "?lang=en")
                         page.wait_for_selector("#games tr[data-game='1']")
