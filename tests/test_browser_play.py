@@ -488,3 +488,80 @@ def test_screenshots_of_every_page_for_four_variants(tmp_path: Path) -> None:
                         page.goto(server.url + "play?lang=en")
                         page.wait_for_selector("#join-form:not([hidden])")
                         screenshot(page, f"join-{variant}-{kind}")
+
+
+def play_on(page: Any) -> str:
+    """Finish the phase: builds on free home centres, removals, defaults; then Ready."""
+    now = turn(page)
+    page.wait_for_function(
+        f"() => document.querySelector('#missing').dataset.turn === '{now}'"
+        f" || document.querySelector('#map svg').dataset.turn !== '{now}'"
+        " || document.body.dataset.over === 'true'")
+    if turn(page) != now or page.query_selector("body[data-over=true]"):
+        return now
+    missing = page.get_attribute("#missing", "data-missing") or ""
+    owed = re.match(r"MIS \( (-?\d+) \)$", missing)
+    mine = sorted(u for u in page.eval_on_selector_all(
+        "#map [data-unit]", "nodes => nodes.map(n => n.dataset.unit)") if u.startswith("FRA "))
+    if owed and int(owed.group(1)) > 0:
+        for unit in mine[:int(owed.group(1))]:
+            click_unit(page, unit)
+    elif owed:
+        taken = {u.split()[2].strip("(") for u in page.eval_on_selector_all(
+            "#map [data-unit]", "nodes => nodes.map(n => n.dataset.unit)")}
+        owners = dict(page.eval_on_selector_all(
+            "#map [data-sc]", "nodes => nodes.map(n => [n.dataset.sc, n.dataset.owner])"))
+        free = [c for c in ("PAR", "MAR", "BRE") if owners.get(c) == "FRA" and c not in taken]
+        for centre in free[:-int(owed.group(1))]:
+            click_province(page, centre)
+            accepted(page, f"( FRA AMY {centre} ) BLD")
+    page.wait_for_selector("#missing[data-turn]")
+    if page.get_attribute("#missing", "data-complete") != "true" and turn(page) == now:
+        page.click("#defaults")
+    page.wait_for_function(
+        "() => document.querySelector('#missing').dataset.complete === 'true'"
+        f" || document.querySelector('#map svg').dataset.turn !== '{now}'")
+    if turn(page) == now and page.get_attribute("#gof", "data-ready") == "false":
+        page.click("#gof")
+    return now
+
+
+def test_a_whole_game_against_six_dumbbots_reads_in_words(tmp_path: Path) -> None:
+    """A person's whole game against six DumbBots, with press and two reloads, to the
+    final table: at no point does the page show the order grammar's DAIDE tokens."""
+    with served(tmp_path, "--max-year", "1903", "--level", "8000", "--mtl", "600",
+                "--rtl", "600", "--btl", "600") as server, browser_page("play-dumbbots") as page:
+        page.goto(server.url + "play?lang=en")
+        page.fill("#name", "Dana")
+        page.select_option("#power", "FRA")
+        page.click("#join")
+        with bots(server.port, "dumbbot", 6):
+            page.wait_for_selector("#map svg[data-turn='SPR 1901']")
+            page.check("#recipients input[data-recipient=GER]")
+            page.fill("#press-text", "Peace in Burgundy?")
+            page.press("#press-text", "Enter")
+            page.wait_for_selector("[data-chat='GER'] [data-delivered=true]")
+            seen: list[str] = []
+            reloads = 0
+            for _ in range(20):
+                if page.query_selector("body[data-over=true]"):
+                    break
+                if turn(page) in ("FAL 1901", "SPR 1903") and reloads < 2 \
+                        and not seen.count(turn(page)):
+                    page.reload()
+                    reloads += 1
+                    page.wait_for_selector("#map svg[data-turn]")
+                    page.wait_for_selector("[data-chat='GER']:has-text('Peace in Burgundy?')")
+                text = visible(page)
+                assert not jargon(text), (turn(page), jargon(text))
+                now = play_on(page)
+                seen.append(now)
+                page.wait_for_function(
+                    f"() => document.querySelector('#map svg').dataset.turn !== '{now}'"
+                    " || document.body.dataset.over === 'true'")
+            page.wait_for_selector("#final:not([hidden]) tr[data-power=FRA]")
+            assert reloads == 2 and "FAL 1903" in seen, seen
+            text = visible(page)
+            assert not jargon(text), jargon(text)
+            assert page.is_hidden("#orders-box")
+            screenshot(page, "play-dumbbots-final")

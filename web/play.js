@@ -675,7 +675,7 @@ function finalTable(tree) {
     el("td", {}, words.power(row.power)), el("td", {}, row.name.replace(/^[A-Z]{3}:/, "")),
     el("td", {}, String(row.centres)), el("td", {}, result(row)),
     el("td", {}, score(row).toFixed(2)))));
-  $("final-result").textContent = `The game ended in ${words.season(turnOf(`( ${unparse(tree[1])} )`))}.`;
+  $("final-result").textContent = `The game ended in ${tree[1][1]}.`;
 }
 
 // --- press ------------------------------------------------------------------
