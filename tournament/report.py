@@ -7,7 +7,10 @@ be made again at any time, with any scoring system) and writes:
   ranking under the chosen system (mean per seat, 95 %
   bootstrap interval, solos/draws/losses, mean centres) and a verdict, the
   means under every system, the per-power breakdown, head-to-head, the
-  seating balance actually achieved, every game, every bot failure;
+  seating balance actually achieved, every game, every bot failure, and the
+  protocol faults per bot (`tournament.faults`: refused and not understood
+  messages, phases processed with orders missing, failures; a bot with
+  faults marked, each faulty seat linked to its replay and log);
 * ``games.csv`` - one row per seat of every finished game, with its score
   under every system (recomputable by anyone from the same columns);
 * ``bots.csv`` - one row per bot and system: mean and interval;
@@ -33,6 +36,7 @@ from pathlib import Path
 
 from tournament.config import TournamentConfig
 from tournament.design import balance, seat_counts
+from tournament.faults import bot_faults, external_logs, fault_lines
 from tournament.plots import centre_chart, score_chart
 from tournament.scoring import SYSTEMS, GameResult, ScoringSystem
 from tournament.stats import (
@@ -159,8 +163,10 @@ def write_report(config: TournamentConfig, store: TournamentStore, tid: int) -> 
     bots_csv.write_text(_bots_csv(games, bots, config.seed), encoding="utf-8")
 
     replays = write_replays(config.db_path, stored, out / "replays")
-    text = "\n".join(_markdown(config, stored, games, ranking, pairs, failures, system,
-                               sample, sample_svg, scores_svg, replays)) + "\n"
+    faults = fault_lines(bot_faults(ranked_bots, stored, failures, config.db_path), replays,
+                         external_logs(stored, out / "logs", out))
+    text = "\n".join([*_markdown(config, stored, games, ranking, pairs, failures, system,
+                                 sample, sample_svg, scores_svg, replays), "", *faults]) + "\n"
     markdown = out / "report.md"
     markdown.write_text(text, encoding="utf-8")
     return ReportFiles(markdown, games_csv, bots_csv, scores_svg, sample_svg, tuple(ranking),

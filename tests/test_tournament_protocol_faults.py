@@ -1,0 +1,73 @@
+"""The tournament report's protocol faults per bot (`tournament.faults`).
+
+The phases processed with a power's orders missing are read from the server's
+store of a real game (over TCP, from a DATC 6.H.1 retreat position: Turkey's
+bot ignores its retreat); the refused messages come from the seats' problem
+counts and the failures from the tournament's own; a bot with any is marked,
+and each faulty seat is linked to its replay and log.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio
+
+from bots.client import BotClient, ClientSettings
+from bots.holdbot import HoldBot
+from bots.runner import run_clients
+from tests.broken_bots import NoRetreats
+from tests.server_helpers import POWERS, start_server
+from tournament.faults import bot_faults, external_logs, fault_lines
+from tournament.store import Failure, SeatResult, StoredGame
+
+START = ("NOW ( SUM 1901 ) ( AUS FLT TRI MRT ( ADR ALB ) ) ( AUS AMY SER ) "
+         "( TUR FLT GRE MRT ( ALB ( BUL SCS ) ) ) ( ITA AMY VEN ) ( ITA AMY TRI ) ( ITA FLT GRE ) "
+         "( ITA FLT AEG )")
+
+
+async def test_faults_are_counted_per_bot_marked_and_linked(tmp_path: Path) -> None:
+    db = tmp_path / "games.db"
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, db, start=START, max_year=1901, rtl=1, mtl=1)
+        clients = [BotClient(NoRetreats() if power == "TUR" else HoldBot(),
+                             ClientSettings(port=port, name=f"{power}:bot"))
+                   for power in POWERS]
+        with trio.fail_after(60):
+            await run_clients(clients)
+        server.stop()
+
+    bot_of = {p: "noretreat" if p == "TUR" else "holdbot" for p in POWERS}
+    seats = tuple(SeatResult(p, bot_of[p], 3, 3, True, 2 if p == "ENG" else 0) for p in POWERS)
+    game = StoredGame(number=1, seed=0, status="finished", attempts=1, server_game_id=1,
+                      seconds=1.0, ending="draw", end_turn="WIN 1901", winner=None, history=(),
+                      note=None, seats=seats)
+    failures = [(1, Failure("TUR", "noretreat", "hang", "no complete orders for SUM 1901"))]
+    logs = tmp_path / "out" / "logs"
+    logs.mkdir(parents=True)
+    (logs / "game1-TUR-noretreat.log").write_text("$ bot\n", encoding="utf-8")
+
+    faults = bot_faults(["holdbot", "noretreat"], [game], failures, db)
+    by_bot = {f.bot: f for f in faults}
+    assert (by_bot["noretreat"].seats, by_bot["noretreat"].missing,
+            by_bot["noretreat"].failures) == (1, 1, 1)
+    assert (by_bot["holdbot"].seats, by_bot["holdbot"].refused, by_bot["holdbot"].missing) == (6, 2, 0)
+    assert by_bot["noretreat"].marked and by_bot["holdbot"].marked
+
+    lines = fault_lines(faults, {1: "replays/game-1.html"},
+                        external_logs([game], logs, tmp_path / "out"))
+    assert "| noretreat | 1 | 0 | 1 | 1 | ! |" in lines
+    assert ("- noretreat, game 1 as TUR: orders missing in SUM 1901; hang: no complete orders "
+            "for SUM 1901 ([replay](replays/game-1.html) [log](logs/game1-TUR-noretreat.log))"
+            in lines)
+    assert "- holdbot, game 1 as ENG: 2 refused or not understood ([replay](replays/game-1.html))" \
+        in lines
+
+
+def test_a_clean_field_has_no_faults(tmp_path: Path) -> None:
+    seats = tuple(SeatResult(p, "holdbot", 3, 3, True, 0) for p in POWERS)
+    game = StoredGame(number=1, seed=0, status="finished", attempts=1, server_game_id=None,
+                      seconds=1.0, ending="draw", end_turn="WIN 1901", winner=None, history=(),
+                      note=None, seats=seats)
+    lines = fault_lines(bot_faults(["holdbot"], [game], [], tmp_path / "absent.db"), {}, {})
+    assert "| holdbot | 7 | 0 | 0 | 0 |  |" in lines and lines[-1] == "No faults."

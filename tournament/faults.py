@@ -1,0 +1,158 @@
+"""Protocol faults per bot, for the tournament report.
+
+A bot that does the protocol wrong loses points for reasons its author
+cannot see in the ranking.  For each bot this counts, over all its seats:
+
+* **refused**: orders refused, messages not understood (HUH) or rejected
+  (REJ) - known for the in-process sample bots only (`bots.client.BotClient`
+  keeps them); an external program's are not seen by the tournament;
+* **missing**: phases it owed orders in that were processed with orders
+  still missing (at the deadline, or with the power away) - from the
+  phases the server stored (`server.bot_log.owed_phases`), so for every bot;
+* **failures**: the tournament's own failures (did not join, crashed, hung,
+  disconnected; `tournament.store.Failure`).
+
+Each faulty seat is listed with links to the game's replay and, for an
+external program, its output log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.variants import VariantError, load_variant
+from server.bot_log import owed_phases
+from server.store import Store, StoreError
+from tournament.store import Failure, StoredGame
+
+
+@dataclass
+class SeatFaults:
+    """One seat's faults in one game."""
+
+    game: int
+    power: str
+    refused: int = 0
+    missing: list[str] = field(default_factory=list)      # the turns
+    failures: list[str] = field(default_factory=list)     # "kind: detail"
+
+
+@dataclass
+class BotFaults:
+    bot: str
+    seats: int = 0
+    refused: int = 0
+    missing: int = 0
+    failures: int = 0
+    faulty: list[SeatFaults] = field(default_factory=list)
+
+    @property
+    def marked(self) -> bool:
+        return bool(self.refused or self.missing or self.failures)
+
+
+def bot_faults(bots: Sequence[str], stored: Sequence[StoredGame],
+               failures: Sequence[tuple[int, Failure]], db: Path) -> list[BotFaults]:
+    """Every bot's faults, in ``bots``' order (see the module docstring)."""
+    out = {b: BotFaults(b) for b in bots}
+    missing = _missing_turns(stored, db)
+    failed: dict[tuple[int, str], list[str]] = {}
+    for number, failure in failures:
+        failed.setdefault((number, failure.power), []).append(f"{failure.kind}: {failure.detail}")
+    for game in stored:
+        for seat in game.seats:
+            faults = out.setdefault(seat.bot, BotFaults(seat.bot))
+            faults.seats += 1
+            seat_faults = SeatFaults(game.number, seat.power, seat.problems,
+                                     missing.get((game.number, seat.power), []),
+                                     failed.get((game.number, seat.power), []))
+            faults.refused += seat_faults.refused
+            faults.missing += len(seat_faults.missing)
+            faults.failures += len(seat_faults.failures)
+            if seat_faults.refused or seat_faults.missing or seat_faults.failures:
+                faults.faulty.append(seat_faults)
+    return [out[b] for b in out]
+
+
+def _missing_turns(stored: Sequence[StoredGame], db: Path) -> Mapping[tuple[int, str], list[str]]:
+    """(game number, power) -> the turns processed with its orders missing, from the server's
+    store in ``db`` (none for games it does not hold: an external server's)."""
+    wanted = [g for g in stored if g.server_game_id is not None]
+    if not wanted or not db.exists():
+        return {}
+    try:
+        store = Store.open_readonly(db)
+    except Exception:  # not a server database (a tournament-only --db)
+        return {}
+    out: dict[tuple[int, str], list[str]] = {}
+    try:
+        for game in wanted:
+            assert game.server_game_id is not None
+            try:
+                record = store.game(game.server_game_id)
+                variant = load_variant(record.settings.variant)
+                phases = store.phases(game.server_game_id)
+            except (StoreError, VariantError):
+                continue
+            for seat in game.seats:
+                turns = [o.turn for o in owed_phases(variant, seat.power, phases)
+                         if o.missing is not None]
+                if turns:
+                    out[(game.number, seat.power)] = turns
+    finally:
+        store.close()
+    return out
+
+
+def fault_lines(faults: Sequence[BotFaults], replays: Mapping[int, str],
+                logs: Mapping[tuple[int, str], str]) -> list[str]:
+    """The report's section: a table per bot, then each faulty seat with its links."""
+    lines = ["## Protocol faults", "",
+             "Per bot, over all its seats: orders refused and messages not understood or "
+             "rejected (in-process bots only), phases processed with its orders missing, "
+             "and failures (did not join, crashed, hung, disconnected).  `!` marks a bot "
+             "with faults; `daide check-bot` finds their causes.", "",
+             "| bot | seats | refused / HUH / REJ | phases missing orders | failures | |",
+             "|---|--:|--:|--:|--:|---|"]
+    for f in faults:
+        lines.append(f"| {f.bot} | {f.seats} | {f.refused} | {f.missing} | {f.failures} | "
+                     f"{'!' if f.marked else ''} |")
+    faulty = [(f.bot, s) for f in faults for s in f.faulty]
+    if not faulty:
+        return [*lines, "", "No faults."]
+    lines += [""]
+    for bot, seat in faulty:
+        parts = []
+        if seat.refused:
+            parts.append(f"{seat.refused} refused or not understood")
+        if seat.missing:
+            parts.append(f"orders missing in {', '.join(seat.missing)}")
+        parts += seat.failures
+        links = []
+        if seat.game in replays:
+            links.append(f"[replay]({replays[seat.game]})")
+        if (seat.game, seat.power) in logs:
+            links.append(f"[log]({logs[(seat.game, seat.power)]})")
+        detail = "; ".join(p.replace("|", "/") for p in parts)
+        lines.append(f"- {bot}, game {seat.game} as {seat.power}: {detail}"
+                     + (f" ({' '.join(links)})" if links else ""))
+    return lines
+
+
+def external_logs(stored: Sequence[StoredGame], folder: Path, out: Path) -> dict[tuple[int, str], str]:
+    """(game, power) -> the link (relative to ``out``) of an external program's output log."""
+    links = {}
+    for game in stored:
+        for seat in game.seats:
+            path = folder / f"game{game.number}-{seat.power}-{seat.bot}.log"
+            if path.is_file():
+                try:
+                    links[(game.number, seat.power)] = str(path.relative_to(out))
+                except ValueError:
+                    links[(game.number, seat.power)] = str(path)
+    return links
+
+
+__all__ = ["BotFaults", "SeatFaults", "bot_faults", "external_logs", "fault_lines"]
