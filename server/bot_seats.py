@@ -78,7 +78,7 @@ class BotSeats:
         self.nursery = nursery
         self.host = host
         self.log_dir = log_dir
-        self._running: dict[int, list[trio.Process]] = {}
+        self._running: dict[int, list[subprocess.Popen[bytes]]] = {}
 
     def kinds(self) -> list[str]:
         return sorted(self.launcher.kinds()) if self.launcher is not None else []
@@ -96,7 +96,11 @@ class BotSeats:
         argv = self.launcher.command(seat.kind, self.host, seat.port, seat.name, seat.rejoin)
         output = self._log_file(seat)
         try:
-            process = await trio.lowlevel.open_process(
+            # Started from the trio thread itself, not through trio.lowlevel.open_process:
+            # that forks in a worker thread, and the parent-death signal fires when the
+            # *thread* that forked ends - trio's idle workers end after 10 s, and with them
+            # every bot.  The fork and exec take milliseconds.
+            process = subprocess.Popen(  # noqa: ASYNC220 - see above
                 argv, stdin=subprocess.DEVNULL,
                 stdout=output if output is not None else subprocess.DEVNULL,
                 stderr=output if output is not None else subprocess.DEVNULL,
@@ -111,7 +115,7 @@ class BotSeats:
         log.info("bot_started", game=seat.game, bot=seat.kind, pid=process.pid,
                  **({"power": seat.rejoin[0]} if seat.rejoin else {}))
         try:
-            code = await process.wait()
+            code = await _exited(process)
         finally:
             if process.returncode is None:
                 with trio.CancelScope(shield=True):
@@ -142,11 +146,23 @@ class BotSeats:
             self.stop_game(game_id)
 
 
-async def _stop(process: trio.Process) -> None:
-    if process.returncode is not None:
+async def _exited(process: subprocess.Popen[bytes]) -> int:
+    """Wait for the process to end, without a thread: its pidfd becomes readable then."""
+    pidfd = os.pidfd_open(process.pid)
+    try:
+        while process.poll() is None:
+            await trio.lowlevel.wait_readable(pidfd)
+    finally:
+        os.close(pidfd)
+    return process.returncode
+
+
+async def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is not None:
         return
     process.terminate()
     with trio.move_on_after(STOP_GRACE):
-        await process.wait()
+        await _exited(process)
         return
     process.kill()
+    await _exited(process)
