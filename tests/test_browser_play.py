@@ -288,6 +288,7 @@ def test_the_french_page(tmp_path: Path) -> None:
             accepted(page, "( FRA FLT BRE ) MTO ECH")
             text = page.inner_text("#order-list")
             assert "A Par - Bou" in text and "A Tou S A Par - Bou" in text and "F Bre - Man" in text
+            page.wait_for_selector("#missing[data-complete=true]")     # the MIS after the THXs
             assert page.inner_text("#missing") == "tous vos ordres sont donnés"
             screenshot(page, "play-french")
 

@@ -248,6 +248,9 @@ function onNow(text, tree) {
     orders = orders.filter((o) => o.turn === turn);
     pick = { first: null, second: null };
     lastMis = null;
+    // Until this phase's MIS comes, nothing is known to be missing or complete.
+    $("missing").replaceChildren();
+    for (const key of ["missing", "complete", "turn"]) delete $("missing").dataset[key];
     hadDeadline = false;
     previewResults = null;
     $("preview").replaceChildren();
