@@ -105,7 +105,7 @@ INJECTIONS: tuple[Injection, ...] = (
               "0x4830 ( 1 )", raw=(0x4830, 0x4000, 1, 0x4001)),
     Injection("malformed", "a malformed message (one bracket too many)",
               "NOW ( SPR 1901 ) ( {me} AMY PAR ) )"),
-    Injection("press", "press at a level the bot did not ask for (the game is at level 0)",
+    Injection("press", "press at a level the bot did not ask for",
               "FRM ( {other} ) ( {me} ) ( PRP ( PCE ( {other} {me} ) ) )"),
     Injection("adm", "an ADM line", "ADM ( 'Server' ) ( 'The game master says hello.' )"),
     Injection("ccd", "another power in civil disorder (CCD)", "CCD ( {other} )"),

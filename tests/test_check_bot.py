@@ -47,8 +47,8 @@ BROKEN = {
                             "still owed MIS ( -2 )"),
     "crash-on-adm": ("robustness", "FAIL    an ADM line: the bot left after an ADM line (the "
                                    "program ended with exit status 1)"),
-    "leaves-on-press": ("robustness", "FAIL    press at a level the bot did not ask for (the game "
-                                      "is at level 0): the bot left after press"),
+    "leaves-on-press": ("robustness", "FAIL    press at a level the bot did not ask for: the bot "
+                                      "left after press at a level the bot did not ask for"),
 }
 
 
