@@ -72,6 +72,9 @@ def checks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dic
         running[fault] = _start(tmp, fault, ["--only", scenarios, "--deadline", "2",
                                              "--join-timeout", join],
                                 [sys.executable, "-m", "tests.broken_bots", fault, *ADDRESS])
+    # A game with press (level 10): the unasked press injected is then free text (level 8000).
+    running["level-10"] = _start(tmp, "level-10", ["--level", "10", "--only", "robustness"],
+                                 GOOD["dumbbot"])
     yield tmp, running
     for process in running.values():
         if process.poll() is None:
@@ -136,6 +139,18 @@ def test_the_foreign_units_are_reported_with_their_orders_and_notes(
     assert any(m.endswith("HLD: NYU (not your unit: the unit (or the waiving power) is "
                           "someone else's)") for m in notes), notes
     assert any("( FRA AMY BOH ) HLD: NSU (no such unit" in m for m in notes), notes
+
+
+def test_at_a_press_level_the_unasked_press_is_of_a_higher_level(
+        checks: tuple[Path, dict[str, subprocess.Popen[str]]]) -> None:
+    tmp, running = checks
+    status, out, _ = _finish(running["level-10"])
+    assert status == 0, out
+    report = json.loads((tmp / "level-10.json").read_text(encoding="utf-8"))
+    [press] = [c for c in report["checks"] if c["name"] == "press at a level the bot did not ask for"]
+    assert press["status"] == "pass"
+    assert any("checker< FRM ( ENG ) ( ITA ) ( 'free text press, level 8000' )" in m
+               for m in press["messages"]), press
 
 
 @pytest.mark.skipif(not os.environ.get("DAIDE_DUMBBOT"),
