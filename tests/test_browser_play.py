@@ -280,6 +280,13 @@ def test_the_french_page(tmp_path: Path) -> None:
             page.wait_for_selector("#map svg[data-turn='SPR 1901']")
             assert page.inner_text("#orders-box h2") == "Vos ordres"
             assert page.inner_text("#turn") == "Printemps 1901"
+            page.wait_for_selector("#gof[data-ready=false]")
+            assert page.inner_text("#gof") == "Prêt : jouer mes ordres"
+            assert page.inner_text("#board-caption") == "Printemps 1901 : vos ordres"
+            # The board speaks French too: Burgundy is BOU, Marseilles TOU.
+            page.wait_for_selector("#map text[data-label=BUR]:has-text('BOU')")
+            assert page.text_content("#map text[data-label=MAR]") == "TOU"
+            assert page.inner_text("#deadline").endswith("restantes")
             typed(page, "A Par - Bou")
             accepted(page, "( FRA AMY PAR ) MTO BUR")
             typed(page, "A Tou S A Par - Bourgogne")

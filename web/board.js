@@ -39,6 +39,14 @@ export class Board {
     return svg ? svg.dataset.turn : null;
   }
 
+  // Province labels in the page's language: {PAR: "Par", BUR: "Bou"...}.
+  relabel(names) {
+    for (const label of this.container.querySelectorAll("text[data-label]")) {
+      const name = names[label.dataset.label];
+      if (name) label.textContent = name;
+    }
+  }
+
   select(unitText) {
     for (const node of this.container.querySelectorAll(".selected")) node.classList.remove("selected");
     if (!unitText) return;
@@ -85,26 +93,27 @@ export function turnOf(text) {
 // node gets data-warning="true" (coloured by the style sheet) and, with
 // {title: true}, the tab's title starts with the time left.
 export class Countdown {
-  constructor(node, { title = false } = {}) {
+  constructor(node, { title = false, left = "left", none = "no deadline", stopped = "clock stopped" } = {}) {
     this.node = node;
+    this.texts = { left, none, stopped };
     this.until = null;
     this.title = title;
     this.baseTitle = document.title;
     setInterval(() => this.tick(), 500);
   }
   set(seconds) { this.until = Date.now() + seconds * 1000; this.tick(); }
-  stop() { this.until = null; this.node.textContent = "no deadline"; this.warn(null); }
+  stop() { this.until = null; this.node.textContent = this.texts.none; this.warn(null); }
   // NOT ( TME ( n ) ): the clock stands with n seconds left (docs/protocol.md §13.1).
   pause(seconds) {
     this.until = null;
-    this.node.textContent = `clock stopped, ${clock(seconds)} left`;
+    this.node.textContent = `${this.texts.stopped}, ${clock(seconds)} ${this.texts.left}`;
     this.node.dataset.seconds = seconds;
     this.warn(null);
   }
   tick() {
     if (this.until === null) return;
     const left = Math.max(0, Math.round((this.until - Date.now()) / 1000));
-    this.node.textContent = `${clock(left)} left`;
+    this.node.textContent = `${clock(left)} ${this.texts.left}`;
     this.node.dataset.seconds = left;
     this.warn(left <= 60 ? left : null);
   }
@@ -112,7 +121,7 @@ export class Countdown {
     const on = left !== null;
     this.node.dataset.warning = String(on);
     this.node.classList.toggle("warning", on);
-    if (this.title) document.title = on ? `${clock(left)} left! ${this.baseTitle}` : this.baseTitle;
+    if (this.title) document.title = on ? `${clock(left)} ${this.texts.left}! ${this.baseTitle}` : this.baseTitle;
   }
 }
 

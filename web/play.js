@@ -25,7 +25,7 @@ import { Words, pageLanguage, translatePage } from "./words.js";
 const STORE = "daide-play";
 const $ = (id) => document.getElementById(id);
 const board = new Board($("map"));
-const countdown = new Countdown($("deadline"), { title: true });
+let countdown;
 
 let tokens, mapInfo, socket, words;
 const me = { name: "", power: null, passcode: null, game: null, level: 0 };
@@ -69,7 +69,7 @@ function connect(first) {
   socket = new DaideSocket(tokens);
   socket.onopen = first;
   socket.onmessage = onMessage;
-  socket.onclose = () => { if (!over) status("disconnected: reload the page to rejoin", "error"); };
+  socket.onclose = () => { if (!over) status(words.say("disconnected: reload the page to rejoin"), "error"); };
   socket.open();
 }
 
@@ -80,7 +80,7 @@ async function join() {
   const nme = wanted ? `${wanted}:${me.name}` : me.name;
   connect(() => socket.send(`NME ( ${quote(nme)} ) ( 'web' )`));
   $("join-form").hidden = true;
-  status("joining");
+  status(words.say("joining"));
   showWaiting();
 }
 
@@ -98,9 +98,9 @@ async function showWaiting() {
       box.dataset.game = forming.id;
       box.dataset.taken = taken;
       box.dataset.seats = seats;
-      box.replaceChildren(el("h2", {}, `Waiting for game ${forming.id} to start`),
-        el("p", {}, `${taken} of ${seats} seats taken: the game starts when all ${seats} are.`));
-    } else box.replaceChildren(el("p", {}, "waiting for the game to start"));
+      box.replaceChildren(el("h2", {}, words.say("Waiting for game {game} to start", { game: forming.id })),
+        el("p", {}, words.say("{taken} of {seats} seats taken: the game starts when all {seats} are.", { taken, seats })));
+    } else box.replaceChildren(el("p", {}, words.say("waiting for the game to start")));
   } catch (error) { /* the next call says it */ }
   if (!me.power) setTimeout(showWaiting, 1000);
 }
@@ -201,7 +201,7 @@ async function onHlo(tree) {
   $("waiting").hidden = true;
   if (!me.game) await findGame();
   save();
-  status(`game ${me.game}`);
+  status(words.say("game {game}", { game: me.game }));
   $("game-link").href = `/watch/${me.game}`;
   $("replay-link").href = `/watch/${me.game}`;
   $("play").hidden = false;
@@ -290,20 +290,23 @@ function draw() {
   let shown;
   if (boardMode === "preview" && previewResults) {
     shown = board.show(now, sco, previewResults);
-    $("board-caption").textContent = `Preview of ${words.season(turnOf(now))}: the results if the orders stay as they are`;
+    $("board-caption").textContent = words.say("Preview of {season}: the results if the orders stay as they are", { season: words.season(turnOf(now)) });
   } else if (boardMode === "last" && last) {
     shown = board.show(last.now, last.sco, last.results);
-    $("board-caption").textContent = `${words.season(turnOf(last.results[0]))}: the position it was played from, its orders and results`;
+    $("board-caption").textContent = words.say("{season}: the position it was played from, its orders and results", { season: words.season(turnOf(last.results[0])) });
   } else {
     boardMode = "mine";
     const mine = orders.filter((o) => o.note === "MBV" || o.note === "…").map((o) => o.daide);
     shown = board.show(now, sco, mine);
-    $("board-caption").textContent = `${words.season(turnOf(now))}: your orders`;
+    $("board-caption").textContent = words.say("{season}: your orders", { season: words.season(turnOf(now)) });
   }
   $("map").dataset.mode = boardMode;
   $("board-mine").hidden = boardMode === "mine";
   $("board-last").hidden = !last || boardMode === "last";
-  shown.then(() => markPicked());
+  shown.then(() => {
+    if (words.lang === "fr") board.relabel(words.labels());
+    markPicked();
+  });
 }
 
 function markPicked() {
@@ -357,7 +360,8 @@ function onThx(tree) {
 function showOrders() {
   $("order-list").replaceChildren(...orders.map((o) => {
     const text = words.order(o.tree);
-    const verdict = o.note === "MBV" ? "" : o.note === "…" ? " - sent" : ` - refused: ${words.note(o.note)}`;
+    const verdict = o.note === "MBV" ? "" : o.note === "…" ? ` - ${words.say("sent")}`
+      : ` - ${words.say("refused: {why}", { why: words.note(o.note) })}`;
     return el("li", {
       "data-order": o.key, "data-note": o.note,
       class: o.note === "MBV" ? "note-MBV" : o.note === "…" ? "" : "note-bad",
@@ -415,18 +419,17 @@ function clickHelp() {
   let help;
   const first = pick.first && unitParts(pick.first);
   const second = pick.second && unitParts(pick.second);
-  if (season === "WIN") help = "Click a free home centre to build an army (shift-click: a fleet), one of your units to remove it.";
+  if (season === "WIN") help = words.say("Click a free home centre to build an army (shift-click: a fleet), one of your units to remove it.");
   else if (season === "SUM" || season === "AUT") {
-    help = first ? `Click where ${words.unit(parse(first.node)[0])} retreats (the unit again: it disbands).`
-      : "Click a dislodged unit of yours, then where it retreats.";
+    help = first ? words.say("Click where {unit} retreats (the unit again: it disbands).", { unit: words.unit(parse(first.node)[0]) })
+      : words.say("Click a dislodged unit of yours, then where it retreats.");
   } else if (second) {
-    help = `Click where ${words.unit(parse(second.node)[0])} goes for ${words.unit(parse(first.node)[0])} to support`
-      + `${first.kind === "FLT" && second.kind === "AMY" && province(first.prov).kind === "sea" ? " or convoy" : ""}`
-      + " it (the same unit again: support it holding).";
+    help = words.say("Click where {other} goes for {unit} to support it (the same unit again: support it holding).",
+      { other: words.unit(parse(second.node)[0]), unit: words.unit(parse(first.node)[0]) });
   } else if (first) {
-    help = `${words.unit(parse(first.node)[0])}: click a province to move there, the unit again to hold,`
-      + " or another unit to support (or convoy) it.";
-  } else help = "Click one of your units to order it.";
+    help = words.say("{unit}: click a province to move there, the unit again to hold, or another unit to support (or convoy) it.",
+      { unit: words.unit(parse(first.node)[0]) });
+  } else help = words.say("Click one of your units to order it.");
   $("click-help").textContent = help;
 }
 
@@ -437,7 +440,7 @@ function clearPick() {
 }
 
 function notYours() {
-  $("order-error").textContent = "That unit is not yours: click one of your own units.";
+  $("order-error").textContent = words.say("That unit is not yours: click one of your own units.");
 }
 
 board.onUnit = (text, event) => {
@@ -452,7 +455,7 @@ board.onUnit = (text, event) => {
     if (unit.power !== me.power) { notYours(); return; }
     if ((season === "SUM" || season === "AUT")) {
       const node = $("map").querySelector(`[data-unit="${text}"][data-dislodged=true]`);
-      if (!node) { $("order-error").textContent = "Only a dislodged unit retreats this phase."; return; }
+      if (!node) { $("order-error").textContent = words.say("Only a dislodged unit retreats this phase."); return; }
     }
     $("order-error").textContent = "";
     pick.first = text;
@@ -519,11 +522,11 @@ function withCoast(kind, id, done) {
   const coasts = province(id).coasts || [];
   if (kind !== "FLT" || coasts.length < 2) { done(id); return; }
   const picker = $("coast-picker");
-  picker.replaceChildren(el("span", {}, `Which coast of ${words.provinceName(id)}?`),
+  picker.replaceChildren(el("span", {}, words.say("Which coast of {province}?", { province: words.provinceName(id) })),
     ...coasts.map((c) => el("button", { type: "button", "data-coast": c,
       onclick: () => { hideCoasts(); done(`( ${id} ${c} )`); } },
     words.location([id, c]))),
-    el("button", { type: "button", "data-coast": "", onclick: hideCoasts }, "cancel"));
+    el("button", { type: "button", "data-coast": "", onclick: hideCoasts }, words.say("cancel")));
   picker.hidden = false;
   picker.querySelector("button").focus();
 }
@@ -556,19 +559,19 @@ function completeWithDefaults() {
 
 function setReady(value) {
   ready = value;
-  $("gof").textContent = ready ? "Wait: I am not ready" : "Ready: play my orders";
+  $("gof").textContent = words.say(ready ? "Wait: I am not ready" : "Ready: play my orders");
   $("gof").dataset.ready = String(ready);
   $("gof").setAttribute("aria-pressed", String(ready));
-  $("ready-help").textContent = ready
+  $("ready-help").textContent = words.say(ready
     ? "You are ready: the phase is played as soon as every player is (or at the deadline)."
-    : "You are not ready: the phase waits for your Ready (or for the deadline).";
+    : "You are not ready: the phase waits for your Ready (or for the deadline).");
   if (ready && now) save({ readyTurn: turnOf(now) });
   else if (now) save({ readyTurn: null });
 }
 
 function setDraw(value) {
   drawVote = value;
-  $("draw").textContent = drawVote ? "Withdraw my draw vote" : "Vote for a draw";
+  $("draw").textContent = words.say(drawVote ? "Withdraw my draw vote" : "Vote for a draw");
   $("draw").dataset.vote = drawVote;
 }
 
@@ -579,13 +582,13 @@ function missedDeadline() {
   for (const item of owed) {
     if (!Array.isArray(item)) continue;
     if (typeof item[0] === "number") {
-      if (item[0] < 0) lines.push(`${-item[0]} build${item[0] === -1 ? " was" : "s were"} waived`);
-      else if (item[0] > 0) lines.push(`the server removed ${item[0]} of your units`);
-    } else if (item.includes("MRT")) lines.push(`${words.unit(item)} had no order and was disbanded`);
-    else lines.push(`${words.unit(item)} had no order and held`);
+      if (item[0] < 0) lines.push(words.say("{n} build(s) waived", { n: -item[0] }));
+      else if (item[0] > 0) lines.push(words.say("the server removed {n} of your units", { n: item[0] }));
+    } else if (item.includes("MRT")) lines.push(words.say("{unit} had no order and was disbanded", { unit: words.unit(item) }));
+    else lines.push(words.say("{unit} had no order and held", { unit: words.unit(item) }));
   }
-  if (lines.length) note(`The deadline passed before your orders were complete: ${lines.join("; ")}.`, "", "deadline");
-  else if (!ready && orders.some((o) => o.note === "MBV")) note("The deadline passed before you were ready: your orders were played as given.", "", "deadline");
+  if (lines.length) note(words.say("The deadline passed before your orders were complete: {what}.", { what: lines.join("; ") }), "", "deadline");
+  else if (!ready && orders.some((o) => o.note === "MBV")) note(words.say("The deadline passed before you were ready: your orders were played as given."), "", "deadline");
 }
 
 // --- preview, summary, results --------------------------------------------------
@@ -610,7 +613,7 @@ async function summary() {
     const held = await api("/api/summary", { game: me.game, power: me.power, passcode: me.passcode });
     $("summary").replaceChildren(...(held.orders.length
       ? held.orders.map((o) => el("li", { "data-held": o }, ...said(words.order(parse(o)), o)))
-      : [el("li", {}, "none yet")]));
+      : [el("li", {}, words.say("none yet"))]));
   } catch (error) {
     $("summary").replaceChildren(el("li", { class: "error" }, "summary: " + error.message));
   }
@@ -671,14 +674,14 @@ function finalTable(tree) {
   const drawn = ending && ending.draw ? ending.draw : [];
   const score = (row) => (ending && ending.solo ? (row.power === ending.solo ? 1 : 0)
     : drawn.includes(row.power) ? 1 / drawn.length : 0);
-  const result = (row) => (ending && ending.solo === row.power ? "won alone"
-    : drawn.includes(row.power) ? `shares a ${drawn.length}-way draw`
-      : row.out !== undefined ? `eliminated in ${row.out}` : "survived");
+  const result = (row) => words.say(ending && ending.solo === row.power ? "won alone"
+    : drawn.includes(row.power) ? "shares a {n}-way draw"
+      : row.out !== undefined ? "eliminated in {year}" : "survived", { n: drawn.length, year: row.out });
   $("final-table").querySelector("tbody").replaceChildren(...rows.map((row) => el("tr", { "data-power": row.power },
     el("td", {}, words.power(row.power)), el("td", {}, row.name.replace(/^[A-Z]{3}:/, "")),
     el("td", {}, String(row.centres)), el("td", {}, result(row)),
     el("td", {}, score(row).toFixed(2)))));
-  $("final-result").textContent = `The game ended in ${tree[1][1]}.`;
+  $("final-result").textContent = words.say("The game ended in {year}.", { year: tree[1][1] });
 }
 
 // --- press ------------------------------------------------------------------
@@ -701,7 +704,7 @@ function showChat(key, line) {
 
 function drawChats() {
   $("chats").replaceChildren(...[...chats.entries()].map(([k, lines]) => el("div", { "data-chat": k },
-    el("strong", {}, `with ${words.powers(k.split(" "))}`), el("div", { class: "chat-log" }, ...lines.map((l) => el("div", {
+    el("strong", {}, words.say("with {who}", { who: words.powers(k.split(" ")) })), el("div", { class: "chat-log" }, ...lines.map((l) => el("div", {
       "data-delivered": l.delivered, title: l.delivered ? "" : "not yet accepted by the server",
     }, ...said(l.text + (l.delivered ? "" : " …"), l.daide)))))));
 }
@@ -768,13 +771,13 @@ async function offerPowers() {
     if (forming && forming.free_powers) free = forming.free_powers;
     const asked = Number(new URLSearchParams(location.search).get("game")) || null;
     let info = forming
-      ? `You join game ${forming.id}: ${forming.open_seats} of ${forming.seats} seats free.`
-      : "No game is forming: joining opens a new one.";
-    if (asked && (!forming || forming.id !== asked)) info = `Game ${asked} is not forming any more. ${info}`;
+      ? words.say("You join game {game}: {free} of {seats} seats free.", { game: forming.id, free: forming.open_seats, seats: forming.seats })
+      : words.say("No game is forming: joining opens a new one.");
+    if (asked && (!forming || forming.id !== asked)) info = words.say("Game {asked} is not forming any more. ", { asked }) + info;
     $("join-info").textContent = info;
     $("join-info").dataset.game = forming ? forming.id : "";
   } catch (error) { /* offer every power */ }
-  $("power").replaceChildren(el("option", { value: "" }, "any free power"),
+  $("power").replaceChildren(el("option", { value: "" }, words.say("any free power")),
     ...free.map((p) => el("option", { value: p }, words.power(p))));
 }
 
@@ -782,6 +785,9 @@ async function main() {
   [tokens, mapInfo] = await Promise.all([Tokens.load(), api("/api/map")]);
   const lang = pageLanguage();
   words = new Words(mapInfo, lang);
+  countdown = new Countdown($("deadline"), lang === "fr"
+    ? { title: true, left: "restantes", none: "pas d'échéance", stopped: "horloge arrêtée" } : { title: true });
+  if (lang === "fr") $("order-text").placeholder = "A Par - Bou";
   document.documentElement.lang = lang;
   $("lang").value = lang;
   translatePage(lang);
@@ -818,7 +824,7 @@ async function main() {
   else {
     await offerPowers();
     $("join-form").hidden = false;
-    status("choose a name and a power");
+    status(words.say("choose a name and a power"));
   }
 }
 

@@ -127,6 +127,13 @@ export class Words {
     return capital(fr ? fr.abbr : String(id));
   }
 
+  // The board's labels: the French abbreviations on the French page (none otherwise).
+  labels() {
+    const out = {};
+    for (const [id, fr] of Object.entries(this.french)) out[id] = fr.abbr;
+    return out;
+  }
+
   provinceName(id) {
     const fr = this.french[id];
     if (fr) return fr.name;
@@ -256,3 +263,63 @@ export function translatePage(lang) {
     if (text) node.textContent = text;
   }
 }
+
+// The page's sentences in French, keyed by the English one ({name}: a value).
+const PHRASES_FR = {
+  "Waiting for game {game} to start": "En attente du début de la partie {game}",
+  "{taken} of {seats} seats taken: the game starts when all {seats} are.":
+    "{taken} places prises sur {seats} : la partie commence quand les {seats} le sont.",
+  "waiting for the game to start": "en attente du début de la partie",
+  "joining": "connexion", "game {game}": "partie {game}",
+  "choose a name and a power": "choisissez un nom et une puissance",
+  "disconnected: reload the page to rejoin": "déconnecté : rechargez la page pour revenir",
+  "{season}: your orders": "{season} : vos ordres",
+  "Preview of {season}: the results if the orders stay as they are":
+    "Prévision de {season} : les résultats si les ordres restent tels quels",
+  "{season}: the position it was played from, its orders and results":
+    "{season} : la position de départ, ses ordres et résultats",
+  "sent": "envoyé", "refused: {why}": "refusé : {why}",
+  "Click one of your units to order it.": "Cliquez une de vos unités pour lui donner un ordre.",
+  "Click a free home centre to build an army (shift-click: a fleet), one of your units to remove it.":
+    "Cliquez un centre d'origine libre pour construire une armée (maj-clic : une flotte), une de vos unités pour la supprimer.",
+  "Click a dislodged unit of yours, then where it retreats.":
+    "Cliquez une de vos unités délogées, puis où elle se retire.",
+  "Click where {unit} retreats (the unit again: it disbands).":
+    "Cliquez où {unit} se retire (l'unité à nouveau : elle est dissoute).",
+  "{unit}: click a province to move there, the unit again to hold, or another unit to support (or convoy) it.":
+    "{unit} : cliquez une région pour s'y déplacer, l'unité à nouveau pour tenir, ou une autre unité pour la soutenir (ou la convoyer).",
+  "Click where {other} goes for {unit} to support it (the same unit again: support it holding).":
+    "Cliquez où va {other} pour que {unit} la soutienne (la même unité : soutien sur place).",
+  "That unit is not yours: click one of your own units.":
+    "Cette unité n'est pas à vous : cliquez une de vos unités.",
+  "Only a dislodged unit retreats this phase.": "Seule une unité délogée se retire cette saison.",
+  "Which coast of {province}?": "Quelle côte de {province} ?", "cancel": "annuler",
+  "Wait: I am not ready": "Attendre : je ne suis pas prêt", "Ready: play my orders": "Prêt : jouer mes ordres",
+  "You are ready: the phase is played as soon as every player is (or at the deadline).":
+    "Vous êtes prêt : la saison est jouée dès que tous le sont (ou à l'échéance).",
+  "You are not ready: the phase waits for your Ready (or for the deadline).":
+    "Vous n'êtes pas prêt : la saison attend votre « Prêt » (ou l'échéance).",
+  "Withdraw my draw vote": "Retirer mon vote de nulle", "Vote for a draw": "Voter la nulle",
+  "The deadline passed before your orders were complete: {what}.":
+    "L'échéance est passée avant que vos ordres soient complets : {what}.",
+  "The deadline passed before you were ready: your orders were played as given.":
+    "L'échéance est passée avant que vous soyez prêt : vos ordres ont été joués tels quels.",
+  "{unit} had no order and held": "{unit} n'avait pas d'ordre et a tenu",
+  "{unit} had no order and was disbanded": "{unit} n'avait pas d'ordre et a été dissoute",
+  "{n} build(s) waived": "{n} construction(s) abandonnée(s)",
+  "the server removed {n} of your units": "le serveur a supprimé {n} de vos unités",
+  "won alone": "gagne seul", "shares a {n}-way draw": "partage une nulle à {n}",
+  "eliminated in {year}": "éliminé en {year}", "survived": "a survécu",
+  "The game ended in {year}.": "La partie s'est terminée en {year}.",
+  "any free power": "toute puissance libre",
+  "You join game {game}: {free} of {seats} seats free.": "Vous rejoignez la partie {game} : {free} places libres sur {seats}.",
+  "No game is forming: joining opens a new one.": "Aucune partie en formation : rejoindre en ouvre une nouvelle.",
+  "Game {asked} is not forming any more. ": "La partie {asked} n'est plus en formation. ",
+  "none yet": "aucun pour l'instant", "with {who}": "avec {who}",
+};
+
+// A sentence of the page in the page's language, its {names} filled in.
+Words.prototype.say = function say(english, values = {}) {
+  const template = (this.lang === "fr" && PHRASES_FR[english]) || english;
+  return template.replace(/\{(\w+)\}/g, (_, key) => String(values[key] ?? `{${key}}`));
+};
