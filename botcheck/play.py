@@ -168,6 +168,7 @@ async def _play(scenario: Scenario, options: CheckOptions, played: Played,
         listeners = await nursery.start(server.run)
         server_port = int(listeners[0].socket.getsockname()[1])
         relay = Relay(server_port, played.power, clock)
+        played.lines = relay.lines          # the same list: kept even if the time limit cuts in
         relay_port = await nursery.start(relay.run)
         others = [p for p in load_variant(settings.game.variant).powers if p != played.power]
         seats = [BotClient(HoldBot(), ClientSettings(
@@ -210,7 +211,6 @@ async def _play(scenario: Scenario, options: CheckOptions, played: Played,
             with trio.move_on_after(options.leave_grace):
                 await done.wait()
         played.off_at = relay.off_at
-        played.lines = relay.lines
         played.reconnected = relay.connections > 1
         nursery.cancel_scope.cancel()
 
@@ -317,7 +317,7 @@ async def _inject_all(played: Played, relay: Relay, other: str) -> None:
     await trio.sleep(INJECTION_GAP)
     for injection in INJECTIONS:
         text = injection.text.format(me=played.power, other=other)
-        if injection.key == "press" and played_level(relay) >= 10:
+        if injection.key == "press" and _played_level(relay) >= 10:
             text = f"FRM ( {other} ) ( {played.power} ) ( 'free text press, level 8000' )"
         index = len(relay.lines)
         sent = await relay.inject(text, injection.raw)
@@ -330,7 +330,7 @@ async def _inject_all(played: Played, relay: Relay, other: str) -> None:
             return
 
 
-def played_level(relay: Relay) -> int:
+def _played_level(relay: Relay) -> int:
     """The game's press level, from the HLO the bot received (0 when unseen)."""
     for line in relay.lines:
         if line.who == "server" and line.text.startswith("HLO"):
