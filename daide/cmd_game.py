@@ -301,9 +301,12 @@ def _seats_text(game: dict[str, Any]) -> str:
     seats = [f"{s.get('power')} {s.get('name')}" + (f" ({bots[s['power']]}, started by the "
                                                      "server)" if s.get("power") in bots else "")
              for s in game.get("seats") or []]
+    reserved = len(game.get("invited") or ())      # forming: seats held by invitations
+    if reserved:
+        seats.append(f"{reserved} reserved")
     free = game.get("free_seats")
     if free:
-        seats.append(f"{free} seat{'s' if free != 1 else ''} free")
+        seats.append(f"{free} free")
     return ", ".join(seats)
 
 
@@ -371,9 +374,14 @@ def _print_game(game: dict[str, Any]) -> None:
 
 
 def _log_lines(log: list[dict[str, Any]]) -> list[str]:
-    return _table(("time", "by", "action", "outcome"),
-                  [(e.get("at"), e.get("origin"), e.get("action"), e.get("outcome"))
+    return _table(("time (UTC)", "by", "action", "outcome"),
+                  [(_time(e.get("at")), e.get("origin"), e.get("action"), e.get("outcome"))
                    for e in log])
+
+
+def _time(at: Any) -> str:
+    """``2026-11-29T12:42:34.617+00:00`` -> ``2026-11-29 12:42:34`` (the log's times are UTC)."""
+    return at.replace("T", " ")[:19] if isinstance(at, str) else "-"
 
 
 def _print_log(game_id: int, log: list[dict[str, Any]]) -> None:

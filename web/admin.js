@@ -43,6 +43,25 @@ async function admin(path, body) {
   return data;
 }
 
+// The settings in players' words (the flags of `daide game new`), in this order.
+const SETTING_WORDS = [["level", "press level"], ["mtl", "movement deadline (s)"],
+  ["rtl", "retreat deadline (s)"], ["btl", "build deadline (s)"], ["ptl", "press stops before deadline (s)"],
+  ["dsd", "deadline stops for disconnections"], ["aoa", "any orders accepted"], ["pda", "partial draws allowed"],
+  ["npr", "no press in retreats"], ["npb", "no press in builds"], ["idle_years_draw", "draw after idle years"],
+  ["max_year", "draw after year"], ["stop_unchanged", "stop when unchanged"], ["expedite", "expedited removal"]];
+
+function settingsText(settings) {
+  const shown = SETTING_WORDS.filter(([k]) => ![null, undefined, false, ""].includes(settings[k]))
+    .map(([k, words]) => `${words} ${settings[k] === true ? "yes" : settings[k]}`);
+  shown.push(settings.access === "invitation" ? "by invitation only" : "open to anyone");
+  return shown.join("; ");
+}
+
+// "2026-11-29T12:42:34.617+00:00" -> "2026-11-29 12:42:34 UTC"
+function timeText(at) {
+  return at ? `${at.replace("T", " ").slice(0, 19)} UTC` : "";
+}
+
 function turnWords(turn) {
   if (!turn) return "-";
   const [season, year] = turn.split(" ");
@@ -57,7 +76,8 @@ function statusText(g) {
 function players(g) {
   const bots = g.bots || {};
   const list = (g.seats || []).map((s) => `${s.power} ${s.name}` + (bots[s.power] ? ` (${bots[s.power]}, started by the server)` : ""));
-  if (g.free_seats) list.push(`${g.free_seats} seat${g.free_seats === 1 ? "" : "s"} free`);
+  if ((g.invited || []).length) list.push(`${g.invited.length} reserved`);
+  if (g.free_seats) list.push(`${g.free_seats} free`);
   return list.join(", ");
 }
 
@@ -92,12 +112,10 @@ async function show(id, scroll = true) {
   const log = game.log || [];
   shown = id;
   $("detail").hidden = false;
-  $("detail-title").textContent = `Game ${game.id}${game.name ? ` "${game.name}"` : ""}: ${statusText(game)}, ${turnWords(game.turn)}`;
-  const settings = game.settings || {};
-  const facts = Object.entries(settings).filter(([, v]) => v !== null && v !== false && v !== "")
-    .map(([k, v]) => `${k} ${v === true ? "yes" : v}`);
+  const turn = game.turn ? `, ${turnWords(game.turn)}` : "";
+  $("detail-title").textContent = `Game ${game.id}${game.name ? ` "${game.name}"` : ""}: ${statusText(game)}${turn}`;
   const where = game.own_port ? `its own port ${game.port}` : `the shared port ${game.port}`;
-  const parts = [el("p", {}, `${game.variant}, on ${where}. ${facts.join("; ")}`),
+  const parts = [el("p", {}, `${game.variant}, on ${where}. ${settingsText(game.settings || {})}.`),
     el("p", {}, players(game) || "no players yet")];
   const invited = game.invited || [];
   if (invited.length) {
@@ -109,7 +127,7 @@ async function show(id, scroll = true) {
   }
   $("detail-body").replaceChildren(...parts);
   $("log").tBodies[0].replaceChildren(...log.map((e) => el("tr", {},
-    el("td", {}, e.at || ""), el("td", {}, e.origin || ""), el("td", {}, e.action || ""),
+    el("td", {}, timeText(e.at)), el("td", {}, e.origin || ""), el("td", {}, e.action || ""),
     el("td", {}, e.outcome || ""))));
   if (scroll) $("detail").scrollIntoView();
 }
@@ -227,5 +245,8 @@ $("fill").addEventListener("click", () => {
   const bot = $("fill-bot").value;
   act("fill", power ? { bot, power } : { bot }, (a) => `The server starts ${bot} ${a.power ? `on ${a.power}` : "in a free seat"}.`);
 });
+
+// Number fields a few digits wide (through the CSSOM: the CSP refuses style attributes).
+for (const input of document.querySelectorAll("input[type=number]")) input.style.width = "6em";
 
 if (token()) unlock();
