@@ -93,7 +93,8 @@ class GameSettings:
     #: the dislodged units of a power whose orders cannot matter are destroyed at the
     #: autumn moves, and the units of a power owning no centre removed at the autumn retreats.
     expedite: bool = False
-    #: The game's own TCP port (its door for unmodified DAIDE clients), None = the shared port.
+    #: The game's own TCP port (its door for unmodified DAIDE clients), None = the shared port;
+    #: 0 asks for any free port, chosen when the game is created and stored as chosen.
     port: int | None = None
     #: The position the game starts from instead of the map's: ``NOW (...)`` and
     #: ``SCO (...)`` in DAIDE text, one message per line (``daide serve --start-from``).
@@ -104,8 +105,8 @@ class GameSettings:
             raise SettingsError("a game name is at most 80 printable characters")
         if self.access not in ("open", "invitation"):
             raise SettingsError(f"access {self.access!r}: open or invitation")
-        if self.port is not None and not 1 <= self.port <= 65535:
-            raise SettingsError(f"a game's port must be 1..65535, not {self.port}")
+        if self.port is not None and not 0 <= self.port <= 65535:
+            raise SettingsError(f"a game's port must be 0..65535 (0: any free one), not {self.port}")
         if self.press_numbering not in PRESS_NUMBERINGS:
             raise SettingsError(f"press numbering {self.press_numbering!r}:"
                                 f" {', '.join(PRESS_NUMBERINGS[:-1])} or {PRESS_NUMBERINGS[-1]}")
