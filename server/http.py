@@ -13,6 +13,8 @@ Routes (docs/web.md has the user's view):
 * ``/daide`` - DAIDE over WebSocket: each binary message one frame, served
   by `server.connection.handle_connection` like a TCP connection
   (`server.websocket_stream`); ``/daide?watch=N`` makes an OBS watch game N;
+  ``/daide?game=N`` is game N's own door, as its own TCP port is (its map's RM;
+  every NME, OBS and IAM for that game: docs/hosting.md);
 * ``/api/...`` - `server.web_api`: what DAIDE does not carry (the list of
   games, the token table, map pictures, the English order notation, the
   preview and the summary of submitted orders);
@@ -104,16 +106,21 @@ class App:
             if scope["path"] != "/daide":
                 raise ApiError(404, f"no WebSocket at {scope['path']!r}")
             self._check_origin(_header(scope, b"origin"), _header(scope, b"host"))
-            text = _query(scope).get("watch", "")
+            query = _query(scope)
+            text = query.get("watch", "")
             watch = game_number(text, "watch") if text else None
+            text = query.get("game", "")
+            door = game_number(text, "game") if text else None
+            if door is not None and door not in self.lobby.games:
+                raise ApiError(404, f"game {door} is not being played here")
         except ApiError as exc:
             log.warning("websocket_refused", peer=peer, status=exc.status, reason=exc.message)
             await _deny(scope, send, exc)
             return
         await send({"type": "websocket.accept"})
         stream = WebSocketStream(receive, send)
-        log.info("websocket_opened", peer=peer, watch=watch)
-        await handle_connection(stream, self.lobby, peer, watch_game=watch)
+        log.info("websocket_opened", peer=peer, watch=watch, game=door)
+        await handle_connection(stream, self.lobby, peer, watch_game=watch, door=door)
 
     def _check_origin(self, origin: str | None, host: str | None) -> None:
         """Raise unless the handshake is a program's (no Origin: browsers always send one

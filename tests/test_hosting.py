@@ -160,9 +160,9 @@ async def test_a_game_filled_with_server_started_bots_plays_to_its_end(tmp_path:
         made = await host.new_game(GameSpec(GameSettings(max_year=1901), fill="holdbot",
                                             bots={"FRA": "randbot"}), ADMIN)
         assert made["invitations"] == {}
-        with trio.fail_after(60):
-            while host.game(made["id"])["status"] != "finished":
-                await trio.sleep(0.2)
+        assert server.lobby is not None
+        with trio.fail_after(120):
+            await server.lobby.no_games.wait()      # its actor ends with the game
         view = host.game(made["id"])
         assert view["bots"]["FRA"] == "randbot" and len(view["bots"]) == 7
         assert {s["name"] for s in view["seats"]} == {"HoldBot", "RandBot"} or \
@@ -202,4 +202,25 @@ async def test_hosted_games_survive_a_restart_with_their_state(tmp_path: Path) -
         assert seen[-1] == "TME ( 900 )", seen           # the clock stands: paused
         await host.resume(running["id"], ADMIN)
         await back.close()
+        server.stop()
+
+
+async def test_a_web_page_reaches_a_hosted_game_by_its_websocket_door(tmp_path: Path) -> None:
+    from protocol.frames import InitialMessage, build_frame
+    from tests.web_helpers import WebSocketClient
+
+    async with trio.open_nursery() as nursery:
+        server, _shared = await _server(nursery, tmp_path / "s.db", http_port=0)
+        host = _host(server)
+        made = await host.new_game(GameSpec(GameSettings(variant="modern")), ADMIN)
+        assert server.http_url is not None
+        http_port = int(server.http_url.rstrip("/").rsplit(":", 1)[1])
+        stream = await WebSocketClient.connect(http_port, f"/daide?game={made['id']}")
+        await stream.send_all(build_frame(InitialMessage()))
+        with trio.fail_after(10):
+            rm = await stream.receive_some()
+        assert len(rm) > 4          # modern's provinces, not the standard map's empty RM
+        await stream.aclose()
+        with pytest.raises(ConnectionError, match="404"):
+            await WebSocketClient.connect(http_port, "/daide?game=99")
         server.stop()
