@@ -42,11 +42,13 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from server.hosting import BAD_REQUEST, GameSpec, HostingError, Origin
+from server.hosting_errors import BAD_REQUEST, HostingError
+from server.hosting_terms import GameSpec, Origin
 from server.settings import GameSettings, SettingsError
 from server.web_api import ApiError, game_number
 
 if TYPE_CHECKING:
+    from server.hosting import Host
     from server.lobby import Lobby
 
 #: The path every route of this API is under.
@@ -69,8 +71,7 @@ class AdminApi:
     """Answers ``/api/admin/...`` (see the module doc) with ``lobby.host``."""
 
     def __init__(self, lobby: Lobby) -> None:
-        # Any until the lobby has ``host`` and ``admin_token`` (issue 27, landing).
-        self.lobby: Any = lobby
+        self.lobby = lobby
 
     async def handle(self, scope: Mapping[str, Any], method: str, path: str,
                      body: Mapping[str, Any], address: str) -> Any:
@@ -95,7 +96,7 @@ class AdminApi:
 
     async def _route(self, method: str, path: str, body: Mapping[str, Any],
                      origin: Origin) -> Any:
-        host = self.lobby.host
+        host: Host = self.lobby.host
         parts = [p for p in path[len(PREFIX):].split("/") if p]
         match method, parts:
             case "GET", ["games"]:
