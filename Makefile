@@ -114,6 +114,6 @@ fuzz-web: $(STAMP)
 	$(BIN)/python -m fuzz.fuzz_web --seconds $(FUZZ_WEB_SECONDS)
 
 # The long crash-safety run (make test runs a short one: tests/test_crash.py).
-CRASH_ARGS ?= --games 10 --kills 20 --max-year 1912
+CRASH_ARGS ?= --games 10 --kills 20 --max-year 1912 --hosted-rounds 21
 crash: $(STAMP)
 	$(BIN)/python -m tests.crash_harness $(CRASH_ARGS)

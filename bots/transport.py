@@ -28,10 +28,11 @@ from protocol.connection import (
     RepresentationReceived,
     State,
 )
-from protocol.errors import ProtocolError
+from protocol.errors import EncodeError, ProtocolError
 from protocol.frames import DiplomacyMessage, FinalMessage, InitialMessage
 from protocol.parse import Sender
 from protocol.press_tokens import PressNumbering, press_representation
+from protocol.tokens import CAT_POWER, is_province
 from protocol.tree import from_tree, to_tree
 
 Tree = tuple[Any, ...]
@@ -50,6 +51,8 @@ class TcpTransport:
         self.numbering = numbering
         self.connection = Connection(Sender.CLIENT)
         self._renumber()
+        self._rm_seen = False
+        self._early: list[Received] = []       # messages read while waiting for the RM
 
     def _renumber(self) -> None:
         """The RM names powers and provinces only; the disputed press tokens
@@ -62,14 +65,39 @@ class TcpTransport:
         await self._write(self.connection.send(InitialMessage()))
 
     async def send(self, message: Tree) -> None:
-        tokens = from_tree(message, self.connection.representation)
+        try:
+            tokens = from_tree(message, self.connection.representation)
+        except EncodeError:
+            if self._rm_seen:
+                raise
+            tokens = ()
+        if not self._rm_seen and (not tokens or any(
+                t >> 8 == CAT_POWER or is_province(t) for t in tokens)):
+            # A power or province (an IAM right after the IM): its token is the RM's,
+            # which the server sends first - a variant's map numbers them its own way,
+            # and IAM (RUS) of the standard map would be another power of modern.
+            await self._await_representation()
+            tokens = from_tree(message, self.connection.representation)
         try:
             data = self.connection.send(DiplomacyMessage(tokens))
         except ProtocolError as exc:
             raise ConnectionLost(f"cannot send now: {exc}") from exc
         await self._write(data)
 
+    async def _await_representation(self) -> None:
+        while not self._rm_seen:
+            received = await self._receive(until_rm=True)
+            if received is None and not self._rm_seen:
+                raise ConnectionLost("closed before the representation message")
+            if received is not None:
+                self._early.append(received)
+
     async def receive(self) -> Received | None:
+        if self._early:
+            return self._early.pop(0)
+        return await self._receive()
+
+    async def _receive(self, until_rm: bool = False) -> Received | None:
         conn = self.connection
         while True:
             event = conn.next_event()
@@ -84,6 +112,9 @@ class TcpTransport:
                 return None
             if isinstance(event, RepresentationReceived):
                 self._renumber()
+                self._rm_seen = True
+                if until_rm:
+                    return None
                 continue
             if isinstance(event, MessageReceived):
                 return Received(to_tree(event.tokens, conn.representation), event.message)

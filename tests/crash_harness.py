@@ -25,7 +25,9 @@ games; the first kill waits until every game has started.
 
 ``tests/test_crash.py`` runs a short trial in ``make test``; ``make crash``
 runs a long one: ``python -m tests.crash_harness --games 12 --kills 20
---max-year 1910``.
+--max-year 1910``, then the hosted games' trial (`tests.crash_hosted`:
+games with their own settings and ports, kills in the middle of admin
+actions) for ``--hosted-rounds`` rounds.
 """
 
 from __future__ import annotations
@@ -348,6 +350,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--durability", choices=("os", "disk", "commit"), default="os",
                         help="the killed server's --durability (default os)")
+    parser.add_argument("--hosted-rounds", type=int, default=21,
+                        help="kill rounds of the hosted games' trial (tests.crash_hosted; "
+                             "0: none)")
     args = parser.parse_args(argv)
     plan = CrashPlan(games=args.games, max_year=args.max_year, kills=args.kills, seed=args.seed,
                      durability=args.durability)
@@ -363,7 +368,24 @@ def main(argv: list[str] | None = None) -> int:
         print("DIFFERENCE", line)
     print("OK: every game ended exactly as without a crash" if not problems else
           f"FAILED: {len(problems)} difference(s)")
+    if args.hosted_rounds:
+        problems += run_hosted(args.hosted_rounds, args.seed)
     return 1 if problems else 0
+
+
+def run_hosted(rounds: int, seed: int) -> list[str]:
+    """The hosted games' trial (`tests.crash_hosted`), printed; its problems."""
+    from tests.crash_hosted import HostedPlan, hosted_trial
+
+    with tempfile.TemporaryDirectory(prefix="daide-crash-hosted-") as tmp:
+        result = trio.run(hosted_trial, Path(tmp), HostedPlan(rounds=rounds, seed=seed))
+    print(json.dumps({"hosted": result.summary()}))
+    for line in result.problems:
+        print("HOSTED PROBLEM", line)
+    print("OK: every hosted game resumed with its settings, port, pause and passcodes; every "
+          "admin action killed half-way is wholly there or wholly absent" if not result.problems
+          else f"FAILED: {len(result.problems)} hosted problem(s)")
+    return result.problems
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@
 Three seeded games of seven RandBots; the server (``daide serve``, a
 subprocess) is killed with SIGKILL three times at random moments and
 restarted on the same database; every game must end exactly as the same
-game played without a crash.  ``make crash`` runs the long form.
+game played without a crash.  Then hosted games (`tests.crash_hosted`): a
+kill in the middle of each kind of admin action and of a phase, each
+checked after the restart.  ``make crash`` runs the long form.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import pytest
 import trio
 
 from tests.crash_harness import CrashPlan, crash_trial
+from tests.crash_hosted import ACTIONS, HostedPlan, hosted_trial
 
 
 @pytest.mark.parametrize("durability", ["disk", "os"])
@@ -32,3 +35,15 @@ async def test_killed_servers_lose_nothing_and_repeat_nothing(tmp_path: Path,
     assert result.rejoins >= 7
     for phases, ending in result.reference.values():
         assert len(phases) > 10 and ending[-1].startswith("SMR")
+
+
+async def test_hosted_games_resume_whole_after_kills_in_admin_actions(tmp_path: Path) -> None:
+    # One round of each kind: a phase, pause, resume, extend, eject, new, fill.
+    plan = HostedPlan(rounds=len(ACTIONS), max_year=1904, seed=3)
+    with trio.fail_after(300):
+        result = await hosted_trial(tmp_path, plan)
+    assert result.problems == []
+    assert result.kills == len(ACTIONS) and result.finished == 2
+    attempted = {a.action for a in result.attempts}
+    assert {"extend", "eject", "new", "fill"} <= attempted and attempted & {"pause", "resume"}
+    assert all(a.present is not None for a in result.attempts)
