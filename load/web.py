@@ -16,16 +16,18 @@ quiet and flooded, in one run on one server.
      same niceness): ``--stalled`` request bodies that never finish and
      ``--websockets`` WebSockets that never send the IM, together more than
      the web's connection budget, each reopened as soon as the server
-     closes or refuses it;
-   * **flooded** - the same, plus ``--fast`` clients sending requests as
-     fast as the server answers them;
+     closes or refuses it (0.1 s after a refusal);
+   * **requests** - ``--fast`` clients sending requests (the games list,
+     a page, a game, a board drawn) one after the other as fast as the
+     server answers them;
 
    the games of a flooded phase start once every flood slot has opened its
    first connection, and the flood stops when they have finished;
 3. the server stops.
 
 Reported per phase: the bots' turn latency (last SUB sent -> NOW received
-by all seven, `load.bot_proc`) p50/p99/max, turns, games finished; per
+by all seven, `load.bot_proc`) p50/p99/max, turns, games finished, the
+phase's length and the machine's load average as it began; per
 flood, what its connections met (`load.web_flood.FloodCounts`: 408s,
 refusals, WebSockets closed by the IM timer, fast requests' statuses); and
 the server's log lines at warning level and above by event.  Exit status 1
@@ -106,34 +108,39 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
              "--db", str(work / "games.db"), "--log-json", "--max-year", str(args.max_year)],
             cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
     flood: subprocess.Popen[bytes] | None = None
+    out = work / "flood.json"
     try:
         tcp_port = int(_wait_for(server_log, r'"port": (\d+)[^\n]*"event": "listening"', server)
                        .group(1))
         http_port = int(_wait_for(server_log, r'"url": "http://127\.0\.0\.1:(\d+)/"', server)
                         .group(1))
-        print(f"quiet: {args.games} games to {args.max_year} ...", flush=True)
-        phases = [phase_figures("quiet", play_games(tcp_port, 0, args.games, args, work, env),
-                                args.games)]
-        print(f"  {phases[-1]}", flush=True)
+        phases: list[dict[str, Any]] = []
         floods = {}
-        for name, fast in (("held", 0), ("flooded", args.fast)):
-            out, said = work / f"flood-{name}.json", work / f"flood-{name}.out"
-            with said.open("wb") as stdout, (work / f"flood-{name}.log").open("wb") as err:
-                flood = subprocess.Popen(
-                    [sys.executable, "-m", "load.web_flood", "--port", str(http_port),
-                     "--stalled", str(args.stalled), "--websockets", str(args.websockets),
-                     "--fast", str(fast), "--nice", str(args.bot_nice), "--out", str(out)],
-                    cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=stdout, stderr=err)
-            _wait_for(said, "flooding", flood, seconds=120)
+        for name, (stalled, websockets, fast) in (
+                ("quiet", (0, 0, 0)), ("held", (args.stalled, args.websockets, 0)),
+                ("requests", (0, 0, args.fast))):
+            if name != "quiet":
+                out, said = work / f"flood-{name}.json", work / f"flood-{name}.out"
+                with said.open("wb") as stdout, (work / f"flood-{name}.log").open("wb") as err:
+                    flood = subprocess.Popen(
+                        [sys.executable, "-m", "load.web_flood", "--port", str(http_port),
+                         "--stalled", str(stalled), "--websockets", str(websockets),
+                         "--fast", str(fast), "--nice", str(args.bot_nice), "--out", str(out)],
+                        cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=stdout, stderr=err)
+                _wait_for(said, "flooding", flood, seconds=120)
             print(f"{name}: {args.games} games to {args.max_year} ...", flush=True)
-            first = len(phases) * args.games
-            phases.append(phase_figures(name, play_games(tcp_port, first, args.games, args,
-                                                         work, env), args.games))
+            load_before = os.getloadavg()[0]
+            started = time.monotonic()
+            result = play_games(tcp_port, len(phases) * args.games, args.games, args, work, env)
+            phases.append({**phase_figures(name, result, args.games),
+                           "seconds": round(time.monotonic() - started, 1),
+                           "load_before": round(load_before, 1)})
             print(f"  {phases[-1]}", flush=True)
-            assert flood.stdin is not None
-            flood.stdin.close()
-            flood.wait(timeout=60)
-            floods[name] = json.loads(out.read_text())
+            if name != "quiet":
+                assert flood is not None and flood.stdin is not None
+                flood.stdin.close()
+                flood.wait(timeout=60)
+                floods[name] = json.loads(out.read_text())
     finally:
         if flood is not None and flood.poll() is None:
             flood.kill()
@@ -161,16 +168,18 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
 
 
 def format_result(result: dict[str, Any]) -> str:
-    lines = ["phase     games  turns   p50 ms   p99 ms   max ms  finished",
+    lines = ["phase     games  turns   p50 ms   p99 ms   max ms  finished  seconds  load",
              *(f"{p['phase']:<9} {p['games']:>5}  {p['turns']:>5}  {p['p50_ms']:>7}  "
-               f"{p['p99_ms']:>7}  {p['max_ms']:>7}  {p['finished_clients']}/{p['clients']}"
+               f"{p['p99_ms']:>7}  {p['max_ms']:>7}  {p['finished_clients']:>4}/{p['clients']:<4}"
+               f"{p['seconds']:>7}  {p['load_before']:>4}"
                for p in result["phases"])]
     settings = result["flood_settings"]
     for name, flood in result["floods"].items():
+        held = name == "held"
         lines += [
-            f"{name}: {settings['stalled']} stalled bodies, {settings['websockets']} WebSockets "
-            f"without IM, {settings['fast'] if name == 'flooded' else 0} fast requesters; "
-            f"at most {flood['most_held']} stalled bodies and WebSockets open at once",
+            f"{name}: {settings['stalled'] if held else 0} stalled bodies, "
+            f"{settings['websockets'] if held else 0} WebSockets without IM, "
+            f"{0 if held else settings['fast']} fast requesters",
             f"  stalled bodies: {flood['stalled_opened']} opened, {flood['stalled_timed_out']} "
             f"answered 408 after the request timeout, {flood['stalled_refused']} refused at once",
             f"  WebSockets without IM: {flood['websockets_opened']} opened, "

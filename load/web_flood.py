@@ -68,7 +68,6 @@ class FloodCounts:
     request_statuses: Counter[int] = field(default_factory=Counter)
     requests_refused: int = 0           # closed with no answer
     connect_failures: int = 0           # the connection could not even be opened
-    most_held: int = 0                  # stalled bodies and WebSockets open at once
 
     def summary(self) -> dict[str, object]:
         out = asdict(self)
@@ -88,7 +87,6 @@ class WebFlood:
         self.counts = FloodCounts()
         self.holding = trio.Event()     # every slot has opened its first connection
         self._started = 0
-        self._held = 0
 
     async def run(self) -> None:
         """Flood until cancelled."""
@@ -124,10 +122,6 @@ class WebFlood:
             if refused:
                 await trio.sleep(RETRY)
 
-    def _hold(self, change: int) -> None:
-        self._held += change
-        self.counts.most_held = max(self.counts.most_held, self._held)
-
     async def _until_eof(self, stream: trio.SocketStream, first: bytes = b"") -> bytes:
         got = bytearray(first)
         try:
@@ -139,14 +133,11 @@ class WebFlood:
 
     async def _stalled_once(self, stream: trio.SocketStream) -> bool:
         self.counts.stalled_opened += 1
-        self._hold(1)
         try:
             await stream.send_all(STALLED)
             answer = await self._until_eof(stream)
         except (trio.BrokenResourceError, OSError):
             answer = b""
-        finally:
-            self._hold(-1)
         if not answer:
             self.counts.stalled_refused += 1
             return True
@@ -158,7 +149,6 @@ class WebFlood:
 
     async def _websocket_once(self, stream: trio.SocketStream) -> bool:
         self.counts.websockets_opened += 1
-        self._hold(1)
         try:
             await stream.send_all(HANDSHAKE)
             head = bytearray()
@@ -177,8 +167,6 @@ class WebFlood:
         except (trio.BrokenResourceError, OSError):
             self.counts.websockets_refused += 1
             return True
-        finally:
-            self._hold(-1)
 
     async def _request_once(self, stream: trio.SocketStream) -> bool:
         request = FAST[self.counts.requests % len(FAST)]
