@@ -362,3 +362,42 @@ async def test_the_hosts_refusals_keep_their_status_and_one_line(
         busy = taken.getsockname()[1]
         refused(await admin.post("/games", {"port": busy}), 409)
     assert [g["id"] for g in (await admin.get("/games"))[1]["games"]] == [game["id"]]
+
+
+async def test_fill_puts_a_server_started_bot_in_a_seat(nursery: trio.Nursery,
+                                                        tmp_path: Path) -> None:
+    from bots.launcher import ProcessBots
+    from server.settings import ServerSettings
+
+    db = tmp_path / "g.db"
+    server = Server(ServerSettings(host="127.0.0.1", port=0, db_path=db, http_port=0),
+                    bots=ProcessBots())
+    await nursery.start(server.run)
+    admin = Admin(server, token_of(db))
+    bots = (await admin.get("/bots"))[1]["bots"]
+    assert "holdbot" in bots and "dumbbot" in bots
+    game = (await admin.post("/games", {"name": "one bot"}))[1]
+    status, answer = await admin.post(f"/games/{game['id']}/fill",
+                                      {"bot": "holdbot", "power": "ger"})
+    assert status == 200 and (answer["bot"], answer["power"]) == ("holdbot", "GER")
+    shown = (await admin.get(f"/games/{game['id']}"))[1]
+    assert {"power": "GER", "name": "holdbot", "bot": "holdbot"} in shown["invited"]
+    assert "already reserved" in refused(
+        await admin.post(f"/games/{game['id']}/fill", {"bot": "randbot", "power": "GER"}), 409)
+    for _ in range(6):
+        status, answer = await admin.post(f"/games/{game['id']}/fill", {"bot": "holdbot"})
+        assert status == 200 and answer["power"] is None
+    assert "no free seat" in refused(
+        await admin.post(f"/games/{game['id']}/fill", {"bot": "holdbot"}), 409)
+    # The bots are the server's children: they start, join with their invitations, and
+    # the game starts with Germany's.
+    with trio.fail_after(120):         # each bot is a Python process starting up
+        for _poll in range(100_000):     # the API is the host's only view: polled
+            if (await admin.get(f"/games/{game['id']}"))[1]["status"] == "running":
+                break
+            await trio.sleep(0.2)
+    shown = (await admin.get(f"/games/{game['id']}"))[1]
+    assert len(shown["seats"]) == 7 and shown["bots"]["GER"] == "holdbot"
+    assert {s["power"]: s["name"] for s in shown["seats"]}["GER"] == "holdbot"
+    assert (await admin.post(f"/games/{game['id']}/end"))[0] == 200
+    server.stop()
