@@ -24,7 +24,7 @@ from collections.abc import Iterator
 
 import trio
 
-from fuzz.web_harness import Tally, WebServer, exchange, fuzz_cases, make_case
+from fuzz.web_harness import Tally, WebServer, exchange, fuzz_cases, h2_statuses, make_case
 
 
 def seeds_from(seed: int | None) -> Iterator[int]:
@@ -45,6 +45,8 @@ async def run(args: argparse.Namespace) -> int:
                     print(f"  {chunk[:400]!r}{' ...' if len(chunk) > 400 else ''}")
                 statuses, data = await exchange(server.http_port, chunks,
                                                 wait_head=kind == "websocket")
+                if kind == "h2":
+                    statuses = h2_statuses(data)
                 print(f"statuses {statuses}; got {len(data)} bytes: {data[:1500]!r}")
                 await trio.sleep(0.5)
                 problems = server.log_findings()

@@ -320,6 +320,32 @@ def expected_5xx(status: int, sent: bytes) -> bool:
             or (status == 505 and _OTHER_VERSION.search(sent) is not None))
 
 
+def h2_statuses(data: bytes) -> list[int]:
+    """The ``:status`` of each HEADERS block in a server's HTTP/2 bytes (as far as they
+    can be read: the statuses up to the first frame that cannot)."""
+    import hpack
+
+    decoder = hpack.Decoder()
+    statuses: list[int] = []
+    block = bytearray()
+    at = 0
+    try:
+        while at + 9 <= len(data):
+            length = int.from_bytes(data[at:at + 3], "big")
+            kind, flags = data[at + 3], data[at + 4]
+            payload = data[at + 9:at + 9 + length]
+            at += 9 + length
+            if kind in (1, 9):                  # HEADERS, CONTINUATION
+                block += payload
+                if flags & 0x4:                 # END_HEADERS
+                    statuses += [int(v) for k, v in decoder.decode(bytes(block), raw=True)
+                                 if k == b":status"]
+                    block.clear()
+    except Exception:                           # hpack's errors: read no further
+        pass
+    return statuses
+
+
 def make_case(seed: int, host: bytes) -> tuple[str, list[bytes]]:
     """The case of ``seed``, with the server's host:port put in."""
     kind, chunks = web_case(RandomChooser(seed))
@@ -345,6 +371,8 @@ async def fuzz_cases(server: WebServer, seeds: Iterator[int], *, workers: int = 
             kind, chunks = make_case(seed, server.host)
             statuses, data = await exchange(server.http_port, chunks,
                                             wait_head=kind == "websocket")
+            if kind == "h2":
+                statuses = h2_statuses(data)
             tally.cases += 1
             tally.kinds[kind] += 1
             tally.statuses.update(statuses)

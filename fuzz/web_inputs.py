@@ -16,6 +16,9 @@ other, makes them):
   with values of every JSON type, DAIDE texts nearly right, markup, numbers
   of thousands of digits, deep nesting, NaN, lone surrogates), truncated
   JSON, bytes that are not UTF-8; sometimes two or three pipelined.
+* **cleartext HTTP/2** (`h2_session`, one case in twenty): the preface,
+  requests on several streams with and without bodies, resets, extended
+  CONNECTs, and raw frames of any type, flags and length;
 * **WebSocket sessions** (`websocket_session`): a handshake to ``/daide``
   (mostly right; sometimes a wrong version, key or Origin, a deflate offer,
   a ``?watch=``), then frames (RFC 6455 §5.2): binary messages carrying
@@ -388,10 +391,60 @@ def websocket_session(c: Chooser) -> list[bytes]:
     return out
 
 
+# --- cleartext HTTP/2 (prior knowledge) ---------------------------------------------------
+
+def h2_frame(c: Chooser) -> bytes:
+    """A raw HTTP/2 frame of any type, flags, stream and length (RFC 9113 §4.1)."""
+    payload = c.raw(64)
+    length = len(payload) if _i(c, 0, 5) else _i(c, 0, 2**24 - 1)
+    return (length.to_bytes(3, "big") + bytes([_i(c, 0, 10), _i(c, 0, 255)])
+            + _i(c, 0, 9).to_bytes(4, "big") + payload)
+
+
+def h2_session(c: Chooser) -> list[bytes]:
+    """The HTTP/2 preface and settings, then requests on streams (some of them with
+    bodies, some reset, some left open) and raw frames."""
+    import h2.config
+    import h2.connection
+
+    conn = h2.connection.H2Connection(h2.config.H2Configuration(
+        client_side=True, header_encoding=None, validate_outbound_headers=False,
+        normalize_outbound_headers=False, validate_inbound_headers=False))
+    conn.initiate_connection()
+    out = [conn.data_to_send()]
+    for stream in range(1, 2 * _i(c, 1, 12), 2):
+        method = "POST" if _i(c, 0, 2) == 0 else one(c, ("GET", "GET", "HEAD", "PUT", "CONNECT"))
+        target = one(c, API_POSTS) if method == "POST" else path(c)
+        fields = [(b":method", method.encode()), (b":path", target.encode("utf-8", "replace")),
+                  (b":scheme", b"http"), (b":authority", b"127.0.0.1")]
+        if method == "POST":
+            fields += [(b"content-type", b"application/json"), (b"x-daide-client", b"web")]
+        if _i(c, 0, 7) == 0:
+            fields += [(b":protocol", b"websocket"), (b"sec-websocket-version", b"13")]
+        if _i(c, 0, 9) == 0:
+            del fields[_i(c, 0, len(fields) - 1)]
+        body = api_body(c, target) if method == "POST" else b""
+        try:
+            conn.send_headers(stream, fields, end_stream=not body and _i(c, 0, 5) != 0)
+            if body:
+                conn.send_data(stream, body[:16384], end_stream=_i(c, 0, 5) != 0)
+            if _i(c, 0, 9) == 0:
+                conn.reset_stream(stream)
+        except Exception:       # h2 refuses what its state machine forbids: stop there
+            break
+        out.append(conn.data_to_send())
+        if _i(c, 0, 5) == 0:
+            out.append(h2_frame(c))
+    return out
+
+
 def web_case(c: Chooser) -> tuple[str, list[bytes]]:
     """One connection's case: its kind and the chunks to send.  The kind is "http",
     "websocket" (the frames go once the handshake is answered, as a client waits,
-    RFC 6455 §4.1) or "websocket-eager" (the frames go at once)."""
+    RFC 6455 §4.1), "websocket-eager" (the frames go at once) or "h2" (cleartext
+    HTTP/2, prior knowledge)."""
+    if _i(c, 0, 19) == 0:
+        return "h2", h2_session(c)
     if _i(c, 0, 9) < 6:
         data = b"".join(http_request(c) for _ in range(1 if _i(c, 0, 4) else _i(c, 2, 3)))
         if _i(c, 0, 15) == 0:

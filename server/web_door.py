@@ -42,7 +42,11 @@ hypercorn's own error answers (h11's 400 for a malformed request, 431 for
 headers too long, a bad WebSocket handshake's 400) carry no header the
 application could add, so `install_error_headers` makes its HTTP/1.1
 protocol add `ERROR_HEADERS` (a Content-Security-Policy, nosniff, frame
-protection) to every answer that has no policy of its own.
+protection) to every answer that has no policy of its own, and
+`install_h2_request_check` makes its HTTP/2 protocol reset a request whose
+``:method`` or ``:path`` is not ASCII, which hypercorn would decode with an
+exception.  Whatever else one connection raises ends that connection with
+one ``http_connection_failed`` line (`serve_web`), never the server.
 
 `WebDoor` is an ASGI wrapper round `server.http.App`: with ``trusted_proxies``
 (``daide serve --trusted-proxy ADDR``) a request or WebSocket from such a
@@ -200,6 +204,49 @@ def install_error_headers() -> None:
     secure = _secure_h11_protocol_class()
     secure.error_headers_installed = True  # type: ignore[attr-defined]
     setattr(protocol, "H11Protocol", secure)  # noqa: B010 - the module's own name for the class
+
+
+def _checked_h2_protocol_class() -> type:
+    """hypercorn's HTTP/2 protocol refusing a request whose ``:method`` or ``:path`` is
+    not ASCII, or missing: hypercorn decodes them as ASCII (an exception out of the
+    connection), where HTTP/1.1's parser (h11) never lets such a request through."""
+    import h2.errors
+    from hypercorn.protocol.h2 import H2Protocol
+
+    class CheckedH2Protocol(H2Protocol):
+        async def _create_stream(self, request: Any) -> None:
+            fields = dict(request.headers)
+            if not all(fields.get(name, b"\xff").isascii() for name in (b":method", b":path")):
+                # A malformed request: a stream error (RFC 9113 §8.1.1).
+                client = self.client or ("?", 0)
+                log.warning("http_refused", peer=f"{client[0]}:{client[1]}",
+                            reason="an HTTP/2 request whose :method or :path is not ASCII")
+                self.connection.reset_stream(request.stream_id,
+                                             error_code=h2.errors.ErrorCodes.PROTOCOL_ERROR)
+                await self._flush()
+                return
+            await super()._create_stream(request)
+
+    return CheckedH2Protocol
+
+
+def install_h2_request_check() -> None:
+    """Make hypercorn's connections speak HTTP/2 through `CheckedH2Protocol`
+    (``hypercorn.protocol.ProtocolWrapper`` builds it by this module name: prior
+    knowledge, and the h2c upgrade of HTTP/1.1)."""
+    import hypercorn.protocol as protocol
+    from hypercorn.protocol.h2 import H2Protocol
+
+    current = getattr(protocol, "H2Protocol", None)
+    if getattr(current, "request_check_installed", False):
+        return
+    if current is not H2Protocol or not all(hasattr(H2Protocol, name)
+                                            for name in ("_create_stream", "_flush")):
+        raise RuntimeError("this hypercorn cannot take the HTTP/2 request check "
+                           "(server.web_door)")
+    checked = _checked_h2_protocol_class()
+    checked.request_check_installed = True  # type: ignore[attr-defined]
+    setattr(protocol, "H2Protocol", checked)  # noqa: B010 - the module's own name for the class
 
 
 def install_websocket_guard() -> None:
@@ -397,6 +444,7 @@ async def serve_web(app: Asgi, config: Config, settings: ServerSettings, stop: t
 
     install_websocket_guard()
     install_error_headers()
+    install_h2_request_check()
     web_cap = reserve_descriptors(settings)
     listeners = await trio.open_tcp_listeners(settings.http_port or 0, host=settings.host)
     sock = listeners[0].socket

@@ -12,6 +12,8 @@
   malformed request the same bytes held: trio's BusyResourceError, which
   hypercorn does not catch, was an error with a traceback
   (`server.web_door.ClosingStream`).
+* A cleartext HTTP/2 request whose ``:path`` is not ASCII: hypercorn decoded
+  it as ASCII and the exception ended the connection.
 """
 
 from __future__ import annotations
@@ -142,3 +144,40 @@ async def test_a_send_after_the_half_close_is_closed_not_busy() -> None:
         await client.aclose()
         for listener in listeners:
             await listener.aclose()
+
+
+async def test_an_http2_request_whose_path_is_not_ascii_is_reset(
+        server: tuple[Server, int, int]) -> None:
+    """hypercorn decoded an HTTP/2 :path as ASCII: the exception ended the connection
+    (and, before `server.web_door.serve_web` caught it, the server)."""
+    import h2.config
+    import h2.connection
+    import h2.events
+
+    _server, tcp_port, http_port = server
+    client = h2.connection.H2Connection(h2.config.H2Configuration(
+        client_side=True, header_encoding=None, validate_outbound_headers=False))
+    client.initiate_connection()
+    request = [(b":method", b"GET"), (b":scheme", b"http"), (b":authority", b"127.0.0.1")]
+    client.send_headers(1, [*request, (b":path", b"/\xd9x")], end_stream=True)
+    client.send_headers(3, [*request, (b":path", b"/api/games")], end_stream=True)
+    stream = await trio.open_tcp_stream("127.0.0.1", http_port)
+    events: list[object] = []
+    with capture_logs() as logs:
+        try:
+            await stream.send_all(client.data_to_send())
+            with trio.fail_after(20):
+                while not any(isinstance(e, h2.events.StreamEnded) and e.stream_id == 3
+                              for e in events):
+                    data = await stream.receive_some(65536)
+                    assert data, events
+                    events += client.receive_data(data)
+                    await stream.send_all(client.data_to_send())
+        finally:
+            await trio.aclose_forcefully(stream)
+        await still_serves(tcp_port)
+    resets = [e for e in events if isinstance(e, h2.events.StreamReset)]
+    assert [(e.stream_id, e.error_code) for e in resets] == [(1, 1)]   # PROTOCOL_ERROR
+    answers = [e for e in events if isinstance(e, h2.events.ResponseReceived)]
+    assert [(e.stream_id, dict(e.headers)[b":status"]) for e in answers] == [(3, b"200")]
+    assert not errors(logs), errors(logs)
