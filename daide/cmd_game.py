@@ -296,10 +296,10 @@ def _status(game: dict[str, Any]) -> str:
 
 
 def _seats_text(game: dict[str, Any]) -> str:
-    """Who plays: each power and its player (a server-started bot says so), or the free seats."""
+    """Who plays: each power and its player (``*``: a bot the server started), then the
+    seats reserved and free."""
     bots = game.get("bots") or {}
-    seats = [f"{s.get('power')} {s.get('name')}" + (f" ({bots[s['power']]}, started by the "
-                                                     "server)" if s.get("power") in bots else "")
+    seats = [f"{s.get('power')} {s.get('name')}" + ("*" if s.get("power") in bots else "")
              for s in game.get("seats") or []]
     reserved = len(game.get("invited") or ())      # forming: seats held by invitations
     if reserved:
@@ -320,6 +320,8 @@ def _print_list(games: list[dict[str, Any]]) -> None:
     for line in _table(("game", "name", "variant", "press", "status", "turn", "port", "players"),
                        rows):
         print(line)
+    if any(g.get("bots") for g in games):
+        print("* a bot the server started")
 
 
 #: Settings shown by `show`, in players' words.
@@ -427,7 +429,7 @@ def _print_done(action: str, game_id: int, answer: dict[str, Any], *, seconds: i
 def _print_eject(game_id: int, answer: dict[str, Any]) -> None:
     power, passcode = answer.get("power"), answer.get("passcode")
     print(f"{power} is in civil disorder in game {game_id}. A replacement player takes it "
-          f"with passcode {passcode} (the web page's rejoin form, or a DAIDE client's IAM).")
+          f"over by rejoining as {power} with passcode {passcode}.")
 
 
 def _print_fill(game_id: int, bot: str, answer: dict[str, Any]) -> None:

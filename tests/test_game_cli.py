@@ -131,7 +131,8 @@ def test_a_hosts_evening_with_every_action(tmp_path: Path) -> None:
         assert listed[0].split() == ["game", "name", "variant", "press", "status", "turn",
                                      "port", "players"]
         assert re.match(r"2\s+Bots\s+standard\s+0\s+running \(paused\)\s+(Spring|Summer|Fall|Autumn|"
-                        r"Winter) \d{4}\s+\d+\s+AUS holdbot", listed[2])
+                        r"Winter) \d{4}\s+\d+\s+AUS holdbot\*, ENG holdbot\*", listed[2])
+        assert listed[-1] == "* a bot the server started"
         assert re.match(r"1\s+Friday\s+standard\s+8000\s+forming\s+-\s+\d+\s+1 reserved",
                         listed[1])
         out = ok(served.game("extend", "2", "90", cwd=tmp_path))
@@ -139,8 +140,7 @@ def test_a_hosts_evening_with_every_action(tmp_path: Path) -> None:
         assert 600 < int(re.findall(r"\d+", out)[-1]) <= 690
         out = ok(served.game("eject", "2", "ENG", cwd=tmp_path))
         passcode = re.fullmatch(r"ENG is in civil disorder in game 2\. A replacement player "
-                                r"takes it with passcode (\d+) \(the web page's rejoin form, "
-                                r"or a DAIDE client's IAM\)\.\n", out)
+                                r"takes it over by rejoining as ENG with passcode (\d+)\.\n", out)
         assert passcode is not None
         assert ok(served.game("fill", "2", "holdbot", "--power", "ENG", cwd=tmp_path)) == \
             "The server starts holdbot on ENG in game 2.\n"

@@ -75,7 +75,7 @@ function statusText(g) {
 // Who plays: each power and its player (a server-started bot says so), then the free seats.
 function players(g) {
   const bots = g.bots || {};
-  const list = (g.seats || []).map((s) => `${s.power} ${s.name}` + (bots[s.power] ? ` (${bots[s.power]}, started by the server)` : ""));
+  const list = (g.seats || []).map((s) => `${s.power} ${s.name}` + (bots[s.power] ? " (a bot the server started)" : ""));
   if ((g.invited || []).length) list.push(`${g.invited.length} reserved`);
   if (g.free_seats) list.push(`${g.free_seats} free`);
   return list.join(", ");
@@ -238,7 +238,7 @@ $("end").addEventListener("click", () => {
 });
 $("eject").addEventListener("click", () => {
   const power = $("eject-power").value.trim().toUpperCase();
-  act("eject", { power }, (a) => `${a.power} is in civil disorder; a replacement player takes it with passcode ${a.passcode}.`);
+  act("eject", { power }, (a) => `${a.power} is in civil disorder in game ${shown}. A replacement player takes it over by rejoining as ${a.power} with passcode ${a.passcode}.`);
 });
 $("fill").addEventListener("click", () => {
   const power = $("fill-power").value.trim().toUpperCase();
