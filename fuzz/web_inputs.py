@@ -409,7 +409,7 @@ def h2_session(c: Chooser) -> list[bytes]:
 
     conn = h2.connection.H2Connection(h2.config.H2Configuration(
         client_side=True, header_encoding=None, validate_outbound_headers=False,
-        normalize_outbound_headers=False, validate_inbound_headers=False))
+        validate_inbound_headers=False))
     conn.initiate_connection()
     out = [conn.data_to_send()]
     for stream in range(1, 2 * _i(c, 1, 12), 2):

@@ -211,6 +211,7 @@ def _checked_h2_protocol_class() -> type:
     not ASCII, or missing: hypercorn decodes them as ASCII (an exception out of the
     connection), where HTTP/1.1's parser (h11) never lets such a request through."""
     import h2.errors
+    import h2.exceptions
     from hypercorn.protocol.h2 import H2Protocol
 
     class CheckedH2Protocol(H2Protocol):
@@ -221,8 +222,11 @@ def _checked_h2_protocol_class() -> type:
                 client = self.client or ("?", 0)
                 log.warning("http_refused", peer=f"{client[0]}:{client[1]}",
                             reason="an HTTP/2 request whose :method or :path is not ASCII")
-                self.connection.reset_stream(request.stream_id,
-                                             error_code=h2.errors.ErrorCodes.PROTOCOL_ERROR)
+                try:
+                    self.connection.reset_stream(
+                        request.stream_id, error_code=h2.errors.ErrorCodes.PROTOCOL_ERROR)
+                except h2.exceptions.ProtocolError:
+                    pass            # the client reset or closed it already (the same read)
                 await self._flush()
                 return
             await super()._create_stream(request)
