@@ -144,6 +144,17 @@ def test_a_token_file_without_a_usable_token_is_one_line(tmp_path: Path) -> None
         AdminToken.load_or_create(tmp_path / "missing-dir" / "token")
 
 
+def test_an_in_memory_database_keeps_its_token_in_memory(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from server.settings import ServerSettings
+
+    monkeypatch.chdir(tmp_path)
+    token = AdminToken.for_server(ServerSettings(db_path=Path(":memory:")))
+    assert token.path is None and token.matches(token.secret)
+    assert list(tmp_path.iterdir()) == []            # no file written anywhere
+    assert token.secret not in repr(token)
+
+
 # --- refusals --------------------------------------------------------------------------
 
 #: Every route, with a body that would be accepted with the token.
