@@ -15,7 +15,9 @@ docs' examples) - with the admin token read from ``--token-file PATH``
 line, where other users of the machine could read it in the process list.
 
 The standard library's urllib is enough for a handful of JSON requests: no
-dependency is added.  What the server refuses is printed as its one line
+dependency is added.  It is told to follow no redirect and to use no proxy
+from the environment (``http_proxy``...): the token goes to ``--server`` and
+nowhere else.  What the server refuses is printed as its one line
 (exit 1), as is a server that cannot be reached or a token file that cannot
 be read.
 """
@@ -214,6 +216,18 @@ def _read_token(path: Path | None) -> str:
     return text
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect is answered as the error it is here: following it would send the token on."""
+
+    def redirect_request(self, req: urllib.request.Request, fp: Any, code: int, msg: str,
+                         headers: Any, newurl: str) -> None:
+        return None
+
+
+#: The opener of every request: no proxy from the environment, no redirect.
+_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect())
+
+
 class AdminClient:
     """JSON requests to ``URL/api/admin/...`` with the admin token."""
 
@@ -242,7 +256,7 @@ class AdminClient:
         request = urllib.request.Request(self.base + path, data=data, method=method,
                                          headers=headers)
         try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+            with _OPENER.open(request, timeout=TIMEOUT) as response:
                 raw = response.read()
         except urllib.error.HTTPError as error:
             raise CommandError(_error_line(error)) from None
@@ -263,6 +277,9 @@ def _error_line(error: urllib.error.HTTPError) -> str:
         message = json.loads(error.read()).get("error")
     except (ValueError, AttributeError, OSError):
         message = None
+    if 300 <= error.code < 400:
+        return (f"{error.url} answered {error.code} {error.reason}, a redirect, which would "
+                "take the token elsewhere: give --server the server's own address")
     if not isinstance(message, str) or not message:
         return f"the server answered {error.code} {error.reason}"
     if error.code == 401:

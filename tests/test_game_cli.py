@@ -10,6 +10,7 @@ exit status 1, and that the token never reaches the server's log.
 from __future__ import annotations
 
 import json
+import os
 import re
 import stat
 import subprocess
@@ -20,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.cli_helpers import daide, one_error_line, start, wait_for_line
+from tests.cli_helpers import DAIDE, daide, one_error_line, start, wait_for_line
 
 TOKEN_FILE = "daide-server.db.admin-token"
 
@@ -262,3 +263,56 @@ def test_serve_admin_token_file_flag_and_a_bad_file(tmp_path: Path) -> None:
     assert done.stderr.splitlines()[-1] == (
         f"daide serve: error: admin token file {bad} holds no token: one line of 16 to 512 "
         "visible ASCII characters")
+
+
+def test_a_redirect_is_not_followed_with_the_token(tmp_path: Path) -> None:
+    """An address that redirects elsewhere gets one line; the token goes nowhere else."""
+    import http.server
+
+    seen: list[str | None] = []
+
+    class Elsewhere(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(self.headers.get("authorization"))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    elsewhere = http.server.HTTPServer(("127.0.0.1", 0), Elsewhere)
+    target = f"http://127.0.0.1:{elsewhere.server_address[1]}/steal"
+
+    class Redirecting(Elsewhere):
+        def do_GET(self) -> None:
+            self.send_response(302)
+            self.send_header("Location", target)
+            self.end_headers()
+
+    redirecting = http.server.HTTPServer(("127.0.0.1", 0), Redirecting)
+    threads = [threading.Thread(target=s.serve_forever, daemon=True)
+               for s in (elsewhere, redirecting)]
+    for thread in threads:
+        thread.start()
+    try:
+        token = tmp_path / "token"
+        token.write_text("r" * 43)
+        url = f"http://127.0.0.1:{redirecting.server_address[1]}"
+        line = refused(daide("game", "list", "--server", url, "--token-file", str(token)))
+        assert line == (f"daide game: error: {url}/api/admin/games answered 302 Found, a "
+                        "redirect, which would take the token elsewhere: give --server the "
+                        "server's own address")
+        assert seen == []
+        # Nor through a proxy named in the environment: to --server and nowhere else.
+        proxy = f"http://127.0.0.1:{elsewhere.server_address[1]}"
+        env = {**os.environ, "http_proxy": proxy, "HTTP_PROXY": proxy, "no_proxy": ""}
+        done = subprocess.run([*DAIDE, "game", "list", "--server", "http://127.0.0.1:1",
+                               "--token-file", str(token)], env=env, capture_output=True,
+                              text=True, timeout=60)
+        assert refused(done).startswith("daide game: error: cannot reach the server at "
+                                        "http://127.0.0.1:1")
+        assert seen == []
+    finally:
+        for server in (elsewhere, redirecting):
+            server.shutdown()
+            server.server_close()
