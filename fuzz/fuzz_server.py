@@ -37,10 +37,10 @@ except ImportError:            # the documented fallback below
 if atheris is not None:
     with atheris.instrument_imports(include=["protocol", "server", "fuzz"]):
         from fuzz.harness import check, check_readers, exchange
-        from fuzz.inputs import chunks
+        from fuzz.inputs import RandomChooser, chunks
 else:
     from fuzz.harness import check, check_readers, exchange
-    from fuzz.inputs import chunks
+    from fuzz.inputs import RandomChooser, chunks
 
 
 class ProviderChooser:
@@ -54,19 +54,6 @@ class ProviderChooser:
 
     def raw(self, most: int) -> bytes:
         return bytes(self.provider.ConsumeBytes(self.provider.ConsumeIntInRange(0, most)))
-
-
-class RandomChooser:
-    """The fallback: the same decisions from a seeded generator."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-
-    def integer(self, lo: int, hi: int) -> int:
-        return self.rng.randint(lo, hi)
-
-    def raw(self, most: int) -> bytes:
-        return self.rng.randbytes(self.rng.randint(0, most))
 
 
 def run_case(chooser: ProviderChooser | RandomChooser) -> None:

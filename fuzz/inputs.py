@@ -18,6 +18,7 @@ input from the same code:
 
 from __future__ import annotations
 
+import random
 from typing import Protocol
 
 from protocol.frames import DiplomacyMessage, InitialMessage, build_frame
@@ -38,6 +39,19 @@ class Chooser(Protocol):
     def raw(self, most: int) -> bytes:
         """Up to ``most`` arbitrary bytes."""
         ...
+
+
+class RandomChooser:
+    """A `Chooser` from a seeded generator (atheris's fallback, and the web cases)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def integer(self, lo: int, hi: int) -> int:
+        return self.rng.randint(lo, hi)
+
+    def raw(self, most: int) -> bytes:
+        return self.rng.randbytes(self.rng.randint(0, most))
 
 
 POWERS = ("AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR", "UNO")

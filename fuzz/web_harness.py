@@ -40,6 +40,7 @@ from pathlib import Path
 import trio
 import trio.lowlevel
 
+from fuzz.inputs import RandomChooser
 from fuzz.web_inputs import HOST, web_case
 from protocol.connection import NEED_DATA, MessageReceived, RepresentationReceived
 from protocol.connection import Connection as Machine
@@ -56,19 +57,6 @@ STATUS = re.compile(rb"(?:^|\r\n)HTTP/1\.[01] (\d{3})")
 QUIET = 0.25
 #: The longest a case lasts (a stalled request is answered within 1 s).
 CASE_SECONDS = 4.0
-
-
-class RandomChooser:
-    """`fuzz.inputs.Chooser` from a seeded generator (one seed, one case)."""
-
-    def __init__(self, seed: int) -> None:
-        self.rng = random.Random(seed)
-
-    def integer(self, lo: int, hi: int) -> int:
-        return self.rng.randint(lo, hi)
-
-    def raw(self, most: int) -> bytes:
-        return self.rng.randbytes(self.rng.randint(0, most))
 
 
 def dm(text: str) -> bytes:
@@ -348,7 +336,7 @@ def h2_statuses(data: bytes) -> list[int]:
 
 def make_case(seed: int, host: bytes) -> tuple[str, list[bytes]]:
     """The case of ``seed``, with the server's host:port put in."""
-    kind, chunks = web_case(RandomChooser(seed))
+    kind, chunks = web_case(RandomChooser(random.Random(seed)))
     return kind, [chunk.replace(HOST, host) for chunk in chunks]
 
 
