@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import stat
 import subprocess
 import threading
@@ -219,6 +220,15 @@ def test_the_hosts_errors_are_one_line(tmp_path: Path) -> None:
         assert "1..8191 seconds" in line
         line = refused(served.game("fill", "1", "nobot", cwd=tmp_path))
         assert line.startswith("daide game: error: no bot called 'nobot' (this server starts: ")
+        # The issue's example: a modern game (another map than the shared port's) gets a
+        # port of its own, which a DAIDE program reaches directly.
+        out = ok(served.game("new", "--variant", "modern", "--level", "8000", "--mtl", "300",
+                             "--name", "Friday", cwd=tmp_path))
+        found = re.fullmatch(r'Game 2 "Friday" created: modern, press level 8000, on its own '
+                             r"port (\d+)\.\n", out)
+        assert found is not None and int(found.group(1)) != served.port
+        with socket.create_connection(("127.0.0.1", int(found.group(1))), timeout=20):
+            pass
         # Run elsewhere, the default token file is not there: the line says where to look.
         elsewhere = tmp_path / "elsewhere"
         elsewhere.mkdir()
