@@ -85,6 +85,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-year", type=int, required=True)
     parser.add_argument("--stats", type=Path, required=True)
     parser.add_argument("--log-level", default="INFO")
+    parser.add_argument("--http-port", type=int, default=None,
+                        help="serve the web side (and the host's API) on this port too")
+    parser.add_argument("--max-connections", type=int, default=None,
+                        help="DAIDE connections held (default: the descriptor limit's worth)")
+    parser.add_argument("--join-idle-timeout", type=float, default=120.0,
+                        help="seconds a connection may wait before it settles in a game")
     parser.add_argument("--durability", choices=("os", "disk", "commit"), default="os",
                         help="the server's durability setting (ServerSettings.durability)")
     parser.add_argument("--time-store", action="store_true",
@@ -97,8 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     configure_logging(sys.stderr, json=True, level=getattr(logging, args.log_level))
     settings = ServerSettings(host="127.0.0.1", port=args.port, db_path=args.db,
                               game=GameSettings(max_year=args.max_year),
-                              max_connections=min(hard, 65536) - 64, turn_stats=True,
-                              durability=args.durability)
+                              max_connections=args.max_connections or min(hard, 65536) - 64,
+                              turn_stats=True,
+                              durability=args.durability, http_port=args.http_port,
+                              join_idle_timeout=args.join_idle_timeout)
     server = Server(settings)
     gc_pauses = GcPauses()
     lags: list[float] = []
