@@ -86,12 +86,19 @@ clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
 
 # --- hardening and load (docs/hardening.md, docs/performance.md) -----------------
-.PHONY: load load-web fuzz fuzz-web crash
+.PHONY: load load-hosted load-web fuzz fuzz-web crash
 
 # N concurrent games of seven RandBots; the server and the bots in their own processes.
+# Then the mixed hosted run: games of several variants and press levels made through
+# the host's API (docs/performance.md, "Many hosted games").
 LOAD_ARGS ?= --sweep 25,50,100
+LOAD_HOSTED_ARGS ?= --games 1000
 load: $(STAMP)
 	$(BIN)/python -m load $(LOAD_ARGS)
+	$(BIN)/python -m load.hosted $(LOAD_HOSTED_ARGS)
+
+load-hosted: $(STAMP)
+	$(BIN)/python -m load.hosted $(LOAD_HOSTED_ARGS)
 
 # DAIDE turn latency with the web door quiet, held full and flooded (docs/hardening.md).
 load-web: $(STAMP)

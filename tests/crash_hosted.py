@@ -53,7 +53,9 @@ from typing import Any
 import trio
 
 from bots.client import BotClient, ClientSettings
+from bots.link import ConnectionLost
 from bots.randbot import RandBot
+from bots.transport import open_transport
 from engine.variants import load_variant
 from tests.crash_harness import ROOT, free_port
 from tests.server_helpers import Closed, ScriptClient
@@ -72,7 +74,7 @@ class HostedPlan:
     max_year: int = 1905
     seed: int = 1
     pace: float = 0.1            # seconds a bot waits before it orders
-    kill_window: float = 0.03    # the kill falls 0..this after an admin request is sent
+    kill_window: float = 0.08    # the kill falls 0..this after an admin request is sent
 
 
 @dataclass
@@ -482,14 +484,18 @@ class Trial:
                     await trio.sleep(0.1)
 
     async def iam(self, port: int, power: str, code: int | None) -> str:
-        client = await ScriptClient.connect(port, "replacement")
+        """A replacement's IAM: YES, REJ (or what else came first).  The client library's
+        transport, which waits for the door's RM: a power's token is its map's."""
+        transport = await open_transport("127.0.0.1", port)
         try:
-            await client.send(f"IAM ( {power} ) ( {code} )")
-            return (await client.receive()).split(" ")[0]
-        except Closed:
-            return "closed"
+            await transport.send(("IAM", (power,), (code,)))
+            with trio.fail_after(10):
+                received = await transport.receive()
+            return "closed" if received is None else str(received.tree[0])
+        except (ConnectionLost, trio.TooSlowError) as exc:
+            return f"failed: {exc}"
         finally:
-            await client.close()
+            await transport.aclose()
 
 
 async def hosted_trial(workdir: Path, plan: HostedPlan) -> HostedResult:
