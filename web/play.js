@@ -19,7 +19,7 @@
 // deadline.  Everything a person reads is in words (web/words.js); the DAIDE
 // text stays behind the "show DAIDE" switch.
 import { DaideSocket, Tokens, api, el, parse, quote, unparse } from "./daide.js";
-import { Board, Countdown, turnOf } from "./board.js";
+import { Board, Countdown, centreCounts, turnOf } from "./board.js";
 import { Words, pageLanguage, translatePage } from "./words.js";
 
 const STORE = "daide-play";
@@ -78,6 +78,7 @@ async function join() {
   const wanted = $("power").value;
   // The 'FRA:name' convention asks for a power (docs/protocol.md §8.1).
   const nme = wanted ? `${wanted}:${me.name}` : me.name;
+  me.wanted = wanted;
   connect(() => socket.send(`NME ( ${quote(nme)} ) ( 'web' )`));
   $("join-form").hidden = true;
   status(words.say("joining"));
@@ -199,6 +200,11 @@ async function onHlo(tree) {
   $("me").dataset.power = me.power;
   document.body.dataset.power = me.power;
   $("waiting").hidden = true;
+  if (me.wanted && me.wanted !== me.power) {
+    // Another player had asked for it first: the server gave another power.
+    note(words.say("{wanted} was taken by another player: you play {power}.",
+      { wanted: words.power(me.wanted), power: words.power(me.power) }), "", "power");
+  }
   if (!me.game) await findGame();
   save();
   status(words.say("game {game}", { game: me.game }));
@@ -222,11 +228,8 @@ async function onRejoined() {
 }
 
 function survivors() {
-  const counts = {};
-  for (const m of (sco || "").matchAll(/\(\s*(\w{3})((?:\s+\w{3})*)\s*\)/g)) {
-    if (m[1] !== "UNO" && m[2].trim()) counts[m[1]] = true;
-  }
-  return Object.keys(counts);
+  const counts = centreCounts(sco);
+  return Object.keys(counts).filter((p) => counts[p] > 0);
 }
 
 function onNow(text, tree) {
@@ -747,7 +750,7 @@ function onPress(tree, text) {
 
 // The press of this power kept by the server (POST /api/press): shown again after a reload.
 async function loadPress() {
-  if (me.level < 8000 && me.level < 10) return;
+  if (me.level < 10) return;          // no press in this game
   try {
     const answer = await api("/api/press", { game: me.game, power: me.power, passcode: me.passcode });
     chats.clear();

@@ -316,6 +316,8 @@ const PHRASES_FR = {
   "No game is forming: joining opens a new one.": "Aucune partie en formation : rejoindre en ouvre une nouvelle.",
   "Game {asked} is not forming any more. ": "La partie {asked} n'est plus en formation. ",
   "none yet": "aucun pour l'instant", "with {who}": "avec {who}",
+  "{wanted} was taken by another player: you play {power}.":
+    "{wanted} était déjà prise par un autre joueur : vous jouez {power}.",
 };
 
 // A sentence of the page in the page's language, its {names} filled in.
