@@ -6,8 +6,10 @@ HTTP API with the admin token from the file beside the database, as
 
 * **A** - standard at level 0 on its own port, played by seven programs
   that know nothing of hosting: ``daide bot dumbbot`` pointed at that port
-  (or David Norman's C++ DumbBot when ``DAIDE_DUMBBOT`` names its binary;
-  ``{host}`` and ``{port}`` in it are filled in);
+  (or David Norman's C++ DumbBot when ``DAIDE_DUMBBOT`` gives its command,
+  e.g. ``DAIDE_DUMBBOT='/path/dumbbot -i{host} -p{port}'``; after the kill
+  it is started again with ``-rPOW:passcode``, as it does not come back by
+  itself);
 * **B** - modern at level 8000 with deadlines: two seats by invitation,
   the other eight filled by server-started bots;
 * **C** - standard with PDA and a last year, filled by players' preference
@@ -109,15 +111,23 @@ def _bot(kind: str, port: int, name: str) -> subprocess.Popen[bytes]:
                             stderr=subprocess.DEVNULL)
 
 
-def _unmodified_client(port: int, n: int) -> subprocess.Popen[bytes]:
-    """A DAIDE program that knows nothing of hosting: the C++ DumbBot if given, else ours."""
+def _unmodified_client(port: int, n: int, rejoin: str | None = None) -> subprocess.Popen[bytes]:
+    """A DAIDE program that knows nothing of hosting: the C++ DumbBot if given (``rejoin``,
+    ``POWER:PASSCODE``, becomes its ``-r`` option), else ours."""
     binary = os.environ.get("DAIDE_DUMBBOT")
     if binary:
         argv = [p.replace("{host}", "127.0.0.1").replace("{port}", str(port))
-                for p in shlex.split(binary)]
-        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+                for p in shlex.split(binary)] + ([f"-r{rejoin}"] if rejoin else [])
+        return subprocess.Popen(argv, cwd=_scratch(), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return _bot("dumbbot", port, f"DumbBot-{n}")
+
+
+def _scratch() -> str:
+    """A folder for the C++ bots' own log files."""
+    folder = Path(os.environ.get("TMPDIR", "/tmp")) / "daide-dumbbot-logs"
+    folder.mkdir(exist_ok=True)
+    return str(folder)
 
 
 def _wait(server: Server, ids: list[int], test: Any, seconds: float) -> dict[int, Any]:
@@ -149,7 +159,8 @@ def test_three_hosted_games_play_through_a_kill(tmp_path: Path) -> None:
                                               "port": 0})
             assert a["own_port"] and b["own_port"] and c["own_port"]
             assert len({a["port"], b["port"], c["port"], server.port}) == 4
-            clients += [_unmodified_client(a["port"], n) for n in range(1, 8)]
+            unmodified = [_unmodified_client(a["port"], n) for n in range(1, 8)]
+            clients += unmodified
             clients += [_bot("randbot", b["port"], f"{name} [invite {b['invitations'][power]}]")
                         for power, name in (("FRN", "alice"), ("GER", "bob"))]
             clients += [_bot("dumbbot", c["port"], wish) for wish in WISHES]
@@ -181,6 +192,13 @@ def test_three_hosted_games_play_through_a_kill(tmp_path: Path) -> None:
             assert {g: games[g]["port"] for g in ids} == \
                 {a["id"]: a["port"], b["id"]: b["port"], c["id"]: c["port"]}
             assert _seats(tmp_path / "daide-server.db") == before
+            if os.environ.get("DAIDE_DUMBBOT"):
+                # The C++ DumbBot does not reconnect by itself: it is started again
+                # with its power and passcode (-rPOW:passcode), as a director would.
+                for process in unmodified:
+                    process.kill()
+                clients += [_unmodified_client(a["port"], 0, f"{power}:{code}")
+                            for (game, power), code in before.items() if game == a["id"]]
             assert all(games[g]["paused"] and games[g]["status"] == "running" for g in ids)
             for game in ids:
                 server.api("POST", f"/games/{game}/resume", {})
