@@ -53,8 +53,7 @@ import structlog
 import trio
 
 from protocol.messages import Adm
-from server.hosting_errors import UNAUTHORIZED, HostingError
-from server.hosting_terms import GameSpec, Origin
+from server.hosting_terms import UNAUTHORIZED, GameSpec, HostingError, Origin
 from server.limits import IamGuard
 from server.session import Client, Role
 from server.settings import GameSettings, ServerSettings, SettingsError

@@ -42,8 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from server.hosting_errors import BAD_REQUEST, HostingError
-from server.hosting_terms import GameSpec, Origin
+from server.hosting_terms import BAD_REQUEST, GameSpec, HostingError, Origin
 from server.settings import GameSettings, SettingsError
 from server.web_api import ApiError, game_number
 

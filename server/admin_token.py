@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from server.hosting_errors import UNAUTHORIZED, HostingError
+from server.hosting_terms import UNAUTHORIZED, HostingError
 from server.lock import needs_lock
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from protocol.messages import Adm, Ccd, NotMessage, Tme
 from server.deadline import whole_seconds
 from server.hosted import AdminAction, HostedState, Invitation, new_code
-from server.hosting_errors import CONFLICT, NOT_FOUND, HostingError
+from server.hosting_terms import CONFLICT, NOT_FOUND, HostingError
 from server.schema import utc_now
 
 if TYPE_CHECKING:

@@ -53,15 +53,16 @@ from server.bot_seats import BotSeat, BotSeats
 from server.events import ActionReply, HostAction
 from server.game_doors import GameDoors, PortInUse
 from server.hosted import AdminAction, HostedState, Invitation, new_code
-from server.hosting_errors import (
+from server.hosting_terms import (
     BAD_REQUEST,
     CONFLICT,
     NOT_FOUND,
     UNAUTHORIZED,
     UNAVAILABLE,
+    GameSpec,
     HostingError,
+    Origin,
 )
-from server.hosting_terms import GameSpec, Origin
 from server.schema import utc_now
 from server.settings import GameSettings
 from server.storage_errors import StorageFailure

@@ -1,4 +1,5 @@
-"""What a door hands the host (`server.hosting.Host`): who asks, and what game to open.
+"""What a door and the host (`server.hosting.Host`) say to each other: who asks, what
+game to open, and the one error every operation refuses with (its HTTP statuses).
 
 A module of its own, importing nothing of the server, so that every door
 can build these without importing `server.hosting` - the DAIDE admin
@@ -10,6 +11,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+#: HTTP statuses of `HostingError` (the API answers with them; the CLI prints the message).
+BAD_REQUEST, UNAUTHORIZED, NOT_FOUND, CONFLICT, UNAVAILABLE = 400, 401, 404, 409, 503
+
+
+class HostingError(Exception):
+    """An operation refused: one sentence saying why; nothing was changed."""
+
+    def __init__(self, message: str, status: int = BAD_REQUEST) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
 
 
 @dataclass(frozen=True)

@@ -75,7 +75,7 @@ from server.events import (
 from server.game import Game
 from server.game_actor import run_game
 from server.hosted import AdminAction, HostedState, Invitation
-from server.hosting_errors import CONFLICT, HostingError
+from server.hosting_terms import CONFLICT, HostingError
 from server.limits import ConnectionGate, IamGuard
 from server.press import wire_representation
 from server.session import Client, Role
