@@ -13,9 +13,9 @@ server's template:
    /api/admin/games`` with the admin token of ``<db>.admin-token``), one
    after the other, cycling through `MIX`: standard at press level 0,
    standard at level 8000 with deadlines and PDA, modern (ten powers) at
-   level 8000 - a game of another variant than the template has its own
-   port, so a third of the games have one - and chromatic (five powers) at
-   level 30; every seat is reserved by invitation (``seats``), every game
+   level 8000 and chromatic (five powers) at level 30 - a game of another
+   variant than the template has its own port, so half of them have one;
+   every seat is reserved by invitation (``seats``), every game
    ends after ``--max-year``;
 3. ``--bot-procs`` bot processes (`load.hosted_bots`, at ``--bot-nice``)
    share the games: a RandBot per seat joins with its invitation through its
