@@ -47,7 +47,6 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
-from weakref import WeakKeyDictionary, WeakSet
 
 import structlog
 import trio
@@ -132,6 +131,9 @@ class LobbyView(Protocol):
     @property
     def nursery(self) -> trio.Nursery: ...
 
+    @property
+    def admin_desk(self) -> Desk: ...
+
 
 # --- the state kept per lobby ------------------------------------------------------
 
@@ -150,25 +152,15 @@ class Proposal:
 
 
 class Desk:
-    """The admin connections of one lobby and the players' proposals waiting for a veto."""
+    """The players' proposals of one lobby waiting for a veto (``lobby.admin_desk``).
+
+    Which connections are admins is theirs to carry (`server.session.Client.admin`)."""
 
     def __init__(self) -> None:
-        self.admins: WeakSet[Client] = WeakSet()
         self.proposals: list[Proposal] = []
 
     def pending(self, game_id: int) -> list[Proposal]:
         return [p for p in self.proposals if p.game_id == game_id]
-
-
-_desks: WeakKeyDictionary[Any, Desk] = WeakKeyDictionary()
-
-
-def desk_of(lobby: LobbyView) -> Desk:
-    """The lobby's desk, made at its first admin message."""
-    desk = _desks.get(lobby)
-    if desk is None:
-        desk = _desks[lobby] = Desk()
-    return desk
 
 
 # --- the hook ----------------------------------------------------------------------
@@ -183,7 +175,7 @@ async def handle_adm(lobby: LobbyView, client: Client, message: Adm) -> bool:
     found = PREFIX.match(message.text)
     if found is None:
         return False
-    ask = Ask(lobby, desk_of(lobby), client, _printable(message.name),
+    ask = Ask(lobby, lobby.admin_desk, client, _printable(message.name),
               message.text[found.end():])
     try:
         lines = await ask.run()
@@ -244,7 +236,7 @@ class Ask:
 
     @property
     def admin(self) -> bool:
-        return self.client in self.desk.admins
+        return self.client.admin
 
     def origin(self) -> Origin:
         return Origin("daide", self.client.address, self.who())
@@ -389,7 +381,7 @@ async def _admin(ask: Ask, found: re.Match[str]) -> list[str]:
             if client.iam_failures >= lobby.settings.iam_failures_per_connection:
                 ask.close_reason = "too many wrong passcodes"
         raise
-    ask.desk.admins.add(client)
+    client.admin = True
     log.info("admin_token_accepted", conn=client.id)
     return ["You are an admin on this connection."]
 

@@ -90,6 +90,7 @@ class Client:
     watch_game: int | None = None     # the game an OBS asks to watch (web page: /daide?watch=N)
     door: int | None = None           # the game whose own door it came in by (None: the shared one)
     wish: Wish = NO_PREFERENCE        # the power it asked for (server.assignment); never logged
+    admin: bool = False               # showed the admin token ('Server: admin TOKEN')
 
     def adm_allowed(self, now: float) -> bool:
         """ADM within ``ADM_PER_MINUTE`` (bursts of ``ADM_BURST``); over that it is refused."""
