@@ -341,3 +341,11 @@ async def test_daide_bot_plays_the_regret_bot(tmp_path: Path) -> None:
     line = next(r for r in results if r.args[4] == "regret").stdout.decode().strip()
     assert line.startswith("RegretBot: power ") and line.endswith("0 problem(s)"), line
     assert "Traceback" not in "".join(r.stderr.decode() for r in results)
+
+
+def test_a_tournament_takes_the_regret_bot() -> None:
+    from tournament.config import parse_bots
+
+    entries = parse_bots("Regret,lookahead")
+    assert [(e.name, e.strategy) for e in entries] == [("regret", "regret"),
+                                                        ("lookahead", "lookahead")]
