@@ -39,7 +39,7 @@ async def test_killed_servers_lose_nothing_and_repeat_nothing(tmp_path: Path,
 
 async def test_hosted_games_resume_whole_after_kills_in_admin_actions(tmp_path: Path) -> None:
     # One round of each kind: a phase, pause, resume, extend, eject, new, fill.
-    plan = HostedPlan(rounds=len(ACTIONS), max_year=1904, seed=3)
+    plan = HostedPlan(rounds=len(ACTIONS), seed=3)
     with trio.fail_after(300):
         result = await hosted_trial(tmp_path, plan)
     assert result.problems == []
