@@ -53,6 +53,9 @@ async def test_faults_are_counted_per_bot_marked_and_linked(tmp_path: Path) -> N
             by_bot["noretreat"].failures) == (1, 1, 1)
     assert (by_bot["holdbot"].seats, by_bot["holdbot"].refused, by_bot["holdbot"].missing) == (6, 2, 0)
     assert by_bot["noretreat"].marked and by_bot["holdbot"].marked
+    # The ranking table's cell of each bot.
+    assert by_bot["noretreat"].summary == "! 1 missing, 1 failures ([below](#protocol-faults))"
+    assert by_bot["holdbot"].summary == "! 2 refused ([below](#protocol-faults))"
 
     lines = fault_lines(faults, {1: "replays/game-1.html"},
                         external_logs([game], logs, tmp_path / "out"))
@@ -71,3 +74,4 @@ def test_a_clean_field_has_no_faults(tmp_path: Path) -> None:
                       note=None, seats=seats)
     lines = fault_lines(bot_faults(["holdbot"], [game], [], tmp_path / "absent.db"), {}, {})
     assert "| holdbot | 7 | 0 | 0 | 0 |  |" in lines and lines[-1] == "No faults."
+    assert bot_faults(["holdbot"], [game], [], tmp_path / "absent.db")[0].summary == "none"

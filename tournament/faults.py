@@ -52,6 +52,16 @@ class BotFaults:
     def marked(self) -> bool:
         return bool(self.refused or self.missing or self.failures)
 
+    @property
+    def summary(self) -> str:
+        """The ranking table's cell: ``none``, or ``! 9 missing, 4 failures`` (see below)."""
+        if not self.marked:
+            return "none"
+        parts = [f"{n} {what}" for n, what in ((self.refused, "refused"),
+                                               (self.missing, "missing"),
+                                               (self.failures, "failures")) if n]
+        return "! " + ", ".join(parts) + " ([below](#protocol-faults))"
+
 
 def bot_faults(bots: Sequence[str], stored: Sequence[StoredGame],
                failures: Sequence[tuple[int, Failure]], db: Path) -> list[BotFaults]:

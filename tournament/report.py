@@ -163,10 +163,12 @@ def write_report(config: TournamentConfig, store: TournamentStore, tid: int) -> 
     bots_csv.write_text(_bots_csv(games, bots, config.seed), encoding="utf-8")
 
     replays = write_replays(config.db_path, stored, out / "replays")
-    faults = fault_lines(bot_faults(ranked_bots, stored, failures, config.db_path), replays,
-                         external_logs(stored, out / "logs", out))
+    faults = bot_faults(ranked_bots, stored, failures, config.db_path)
+    fault_section = fault_lines(faults, replays, external_logs(stored, out / "logs", out))
     text = "\n".join([*_markdown(config, stored, games, ranking, pairs, failures, system,
-                                 sample, sample_svg, scores_svg, replays), "", *faults]) + "\n"
+                                 sample, sample_svg, scores_svg, replays,
+                                 {f.bot: f.summary for f in faults}),
+                       "", *fault_section]) + "\n"
     markdown = out / "report.md"
     markdown.write_text(text, encoding="utf-8")
     return ReportFiles(markdown, games_csv, bots_csv, scores_svg, sample_svg, tuple(ranking),
@@ -286,7 +288,8 @@ def _markdown(config: TournamentConfig, stored: Sequence[StoredGame],
               games: Sequence[ScoredGame], ranking: Sequence[BotSummary],
               pairs: Sequence[HeadToHead], failures: Sequence[tuple[int, Failure]],
               system: ScoringSystem, sample: StoredGame | None, sample_svg: Path | None,
-              scores_svg: Path, replays: dict[int, str] | None = None) -> list[str]:
+              scores_svg: Path, replays: dict[int, str] | None = None,
+              faults: dict[str, str] | None = None) -> list[str]:
     bots = [b.name for b in config.bots]
     powers = list(config.powers)
     finished = [g for g in stored if g.status == "finished"]
@@ -314,13 +317,14 @@ def _markdown(config: TournamentConfig, stored: Sequence[StoredGame],
         f"## Ranking: {system.title}",
         "",
     ]
+    marks = faults or {}
     lines += _table(
         ["rank", "bot", "games", "seats", "mean", "95 % interval", "solos", "draws", "losses",
-         "mean centres"],
+         "mean centres", "protocol faults"],
         [[i + 1, s.bot, s.games, s.seats, _fmt(s.score.mean),
           f"{_fmt(s.score.low)} .. {_fmt(s.score.high)}", s.solos, s.draws, s.losses,
-          f"{s.mean_centres:.2f}"] for i, s in enumerate(ranking)],
-        ["--:", "---", "--:", "--:", "--:", ":-:", "--:", "--:", "--:", "--:"])
+          f"{s.mean_centres:.2f}", marks.get(s.bot, "-")] for i, s in enumerate(ranking)],
+        ["--:", "---", "--:", "--:", "--:", ":-:", "--:", "--:", "--:", "--:", "---"])
     lines += ["", verdict(ranking, pairs), "", f"![mean score per bot]({scores_svg.name})", ""]
 
     lines += ["## Every scoring system (mean per seat)", ""]
