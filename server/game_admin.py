@@ -55,14 +55,20 @@ def _clock_news(game: Game) -> None:
         game._broadcast(NotMessage(tme) if game.clock.paused else tme)
 
 
+def _not_over(game: Game, what: str) -> None:
+    if game.handle.status == "finished":
+        raise HostingError(f"game {game.handle.id} is over: it cannot {what}", CONFLICT)
+
+
 def pause(game: Game, origin: str) -> dict[str, Any]:
-    _running(game, "be paused")
+    """A forming game may be paused too: it starts with its clock standing."""
+    _not_over(game, "be paused")
     if game.paused:
         raise HostingError(f"game {game.handle.id} is already paused", CONFLICT)
     state = replace(_hosted(game), paused=True)
     game.store.record_admin(game.handle.id, _action(origin, "pause"), hosted=state)
     _set_hosted(game, state)
-    if game.clock.running:
+    if game.running and game.clock.running:
         game.clock.pause()
     _tell(game, "The host has paused the game: the clock stands until it resumes.")
     _clock_news(game)
@@ -71,16 +77,15 @@ def pause(game: Game, origin: str) -> dict[str, Any]:
 
 
 def resume(game: Game, origin: str) -> dict[str, Any]:
-    _running(game, "be resumed")
+    _not_over(game, "be resumed")
     if not game.paused:
         raise HostingError(f"game {game.handle.id} is not paused", CONFLICT)
     state = replace(_hosted(game), paused=False)
     game.store.record_admin(game.handle.id, _action(origin, "resume"), hosted=state)
     _set_hosted(game, state)
     _tell(game, "The host has resumed the game.")
-    if game.clock.paused and not game._must_pause():
-        game.clock.resume()
-    _clock_news(game)
+    if game.running:
+        game._maybe_resume_clock()          # TME with the time left, if the clock runs again
     game.log.info("game_resumed_by_host", by=origin)
     return {"game": game.handle.id, "paused": False}
 

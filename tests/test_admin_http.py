@@ -365,7 +365,8 @@ async def test_the_hosts_refusals_keep_their_status_and_one_line(
     assert "not a power" in refused(await admin.post("/games", {"seats": {"XYZ": "bob"}}), 404)
     refused(await admin.post("/games", {"fill_after": -1}), 400)
     game = (await admin.post("/games", {"name": "forming"}))[1]
-    assert "has not started" in refused(await admin.post(f"/games/{game['id']}/pause"), 409)
+    assert "has not started" in refused(await admin.post(f"/games/{game['id']}/extend",
+                                                         {"seconds": 60}), 409)
     # A port in use: 409, and no game was created.
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

@@ -117,8 +117,9 @@ def test_a_hosts_evening_with_every_action(tmp_path: Path) -> None:
         assert "Settings: press level 8000; movement deadline (s) 300; partial draws allowed " \
                "yes; draw after year 1903; by invitation only.\n" in shown
         assert re.search(r"FRA\s+alice\s+invited player", shown)
-        line = refused(served.game("pause", "1", cwd=tmp_path))
-        assert line == "daide game: error: game 1 has not started: it cannot be paused"
+        line = refused(served.game("extend", "1", "60", cwd=tmp_path))
+        assert line == "daide game: error: game 1 has not started: it cannot have its " \
+                       "deadline moved"
 
         # A game of bots the server starts, with deadlines: paused, extended, a player
         # ejected and replaced, then ended.
@@ -169,7 +170,7 @@ def test_a_hosts_evening_with_every_action(tmp_path: Path) -> None:
         log = ok(served.game("log", "1", cwd=tmp_path)).splitlines()
         assert [re.split(r"\s{2,}", row)[2:] for row in log[1:]] == [
             ["new standard game, level 8000, mtl 300, seats FRA=alice", "done"],
-            ["pause", "refused: game 1 has not started: it cannot be paused"]]
+            ["extend 60", "refused: game 1 has not started: it cannot have its deadline moved"]]
 
         # A wrong token: one line, nothing done; the token is never in the server's log.
         wrong = tmp_path / "wrong-token"

@@ -176,10 +176,9 @@ async def test_every_operation_refuses_bad_input_in_one_line_and_changes_nothing
                     lambda: host.fill(999, "holdbot", None, ADMIN)):
             await refused(world, act, "no game 999", NOT_FOUND)
 
-        # --- a forming game: nothing to pause, extend, end or eject yet ------------
+        # --- a forming game: nothing to extend, end or eject yet (a pause waits) ---
         n = world.forming
-        for act, words in [(lambda: host.pause(n, ADMIN), "has not started"),
-                           (lambda: host.resume(n, ADMIN), "has not started"),
+        for act, words in [(lambda: host.resume(n, ADMIN), "is not paused"),
                            (lambda: host.extend(n, 60, ADMIN), "has not started"),
                            (lambda: host.end(n, ADMIN), "has not started"),
                            (lambda: host.eject(n, "ENG", ADMIN), "has not started"),

@@ -15,8 +15,9 @@ HTTP API with the admin token from the file beside the database, as
 * **C** - standard with PDA and a last year, filled by players' preference
   lists (``'name [FRA ENG=GER]'``) on its own port.
 
-Each game is paused once it has played a phase; then the server is killed
-(SIGKILL) and started again on the same ports: all three resume with their settings,
+The games are paused while they form and resumed together once all three
+have started; then the server is killed (SIGKILL) in the middle of their
+play and started again on the same ports: all three resume with their settings,
 their passcodes and their bots, and play to their ends.
 """
 
@@ -150,10 +151,10 @@ def test_three_hosted_games_play_through_a_kill(tmp_path: Path) -> None:
     server = Server(tmp_path, "--port", "0", "--http-port", "0")
     try:
         with processes() as clients:
-            a = server.api("POST", "/games", {"name": "dumbbots", "port": 0, "max_year": 1902})
+            a = server.api("POST", "/games", {"name": "dumbbots", "port": 0, "max_year": 1905})
             b = server.api("POST", "/games", {
                 "name": "club", "variant": "modern", "level": 8000, "mtl": 120, "rtl": 60,
-                "btl": 60, "max_year": 1996, "seats": {"FRN": "alice", "GER": "bob"},
+                "btl": 60, "max_year": 1998, "seats": {"FRN": "alice", "GER": "bob"},
                 "fill": "holdbot"})
             c = server.api("POST", "/games", {"name": "lists", "pda": True, "max_year": 1903,
                                               "port": 0})
@@ -165,19 +166,13 @@ def test_three_hosted_games_play_through_a_kill(tmp_path: Path) -> None:
                         for power, name in (("FRN", "alice"), ("GER", "bob"))]
             clients += [_bot("dumbbot", c["port"], wish) for wish in WISHES]
             ids = [a["id"], b["id"], c["id"]]
-            # Each game is paused as soon as it has played a phase, so that the kill
-            # finds all three in the middle (and a pause must survive it too).
-            deadline = time.monotonic() + 300
-            paused: set[int] = set()
-            while len(paused) < 3:
-                assert time.monotonic() < deadline, paused
-                for game in server.api("GET", "/games")["games"]:
-                    if game["id"] in ids and game["id"] not in paused and \
-                            game["status"] == "running" and game["turn"] not in \
-                            ("SPR 1901", "SPR 1995"):
-                        server.api("POST", f"/games/{game['id']}/pause", {})
-                        paused.add(game["id"])
-                time.sleep(0.05)
+            # Paused while they form, the games start with their clocks standing;
+            # resumed together, they are killed in the middle of their first phases.
+            for game in ids:
+                server.api("POST", f"/games/{game}/pause", {})
+            _wait(server, ids, lambda g: g["status"] == "running", 300)
+            for game in ids:
+                server.api("POST", f"/games/{game}/resume", {})
             before = _seats(tmp_path / "daide-server.db")
             names = {s["power"]: s["name"] for s in server.api("GET", f"/games/{c['id']}")["seats"]}
             # The lists' suffixes never show, and the two one-power lists were served
@@ -199,9 +194,8 @@ def test_three_hosted_games_play_through_a_kill(tmp_path: Path) -> None:
                     process.kill()
                 clients += [_unmodified_client(a["port"], 0, f"{power}:{code}")
                             for (game, power), code in before.items() if game == a["id"]]
-            assert all(games[g]["paused"] and games[g]["status"] == "running" for g in ids)
-            for game in ids:
-                server.api("POST", f"/games/{game}/resume", {})
+            assert all(games[g]["status"] == "running" and not games[g]["paused"] for g in ids), \
+                {g: (games[g]["status"], games[g]["turn"], games[g]["paused"]) for g in ids}
             finished = _wait(server, ids, lambda g: g["status"] == "finished", 600)
             assert len(finished[b["id"]]["bots"]) == 8
             restarted = [line for line in server.log if '"bot_started"' in line
