@@ -42,11 +42,11 @@ def jargon(text: str) -> list[str]:
 
 
 def visible(page: Any) -> str:
-    return page.inner_text("body")
+    return str(page.inner_text("body"))
 
 
 def turn(page: Any) -> str:
-    return page.get_attribute("#map svg", "data-turn")
+    return str(page.get_attribute("#map svg", "data-turn"))
 
 
 def typed(page: Any, text: str) -> None:

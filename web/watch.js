@@ -26,6 +26,7 @@ const phases = [];          // {turn, results, sco, now}: entry 0 is the start; 
 let following = true;       // the slider sits on the newest step
 let live = { sco: null, results: [] };
 let hst = null;             // the turn asked with HST, and what has come back
+let pendingSco = null;      // an SCO while an HST is answered: its or a new phase's
 let finished = false;
 
 function note(text, kind = "info", daide = "") {
@@ -116,17 +117,22 @@ slider.addEventListener("input", () => {
 function onMessage(text) {
   const command = text.split(" ", 1)[0];
   if (hst && (command === "ORD" || command === "SCO" || command === "NOW")) {
-    // The answer to HST ( turn ): its ORDs, then the SCO and NOW after it.
+    // The answer to HST ( turn ): its ORDs, then the SCO and NOW after it.  A phase
+    // played meanwhile is announced the same way: its ORDs name the new turn, and
+    // its NOW is not the one after the turn asked for (which is known already).
     if (command === "ORD" && turnOf(text) === hst.turn) { hst.results.push(text); return; }
-    if (command === "SCO") { hst.sco = text; return; }
-    if (command === "NOW") {
-      const { index, results, sco } = hst;
+    if (command === "SCO") { pendingSco = text; return; }
+    const asked = phases[hst.index];
+    if (command === "NOW" && asked && turnOf(text) === turnOf(asked.now)) {
+      const { index, results } = hst;
       hst = null;
-      phases[index] = { turn: phases[index].turn, results, sco, now: text, source: "hst" };
+      phases[index] = { turn: asked.turn, results, sco: pendingSco, now: text, source: "hst" };
+      pendingSco = null;
       if (Number(slider.value) === index - 1) showPhase(index - 1);
       return;
     }
   }
+  if (command === "NOW" && pendingSco) { live.sco = pendingSco; pendingSco = null; }
   const tree = parse(text);
   switch (command) {
     case "MAP": socket.send(`YES ( ${text} )`); break;
