@@ -140,6 +140,9 @@ def test_a_person_plays_1901_and_1902_by_clicks_in_words(tmp_path: Path) -> None
             page.wait_for_selector("#map svg[data-turn='SPR 1901']")
             accepted(page, "( FRA FLT BRE ) MTO MAO")
             page.wait_for_selector("[data-chat='ENG']:has-text('France: Hello from Paris')")
+            # The bot's protocol answer, kept too, in words (its DAIDE behind the switch).
+            page.wait_for_selector("[data-chat='ENG']:has-text('England: (answered in DAIDE: not understood)')")
+            assert "HUH" not in page.inner_text("#chats")
             page.wait_for_selector("#gof[data-ready=false]")
             ready_and_wait(page, "SPR 1901")
 
@@ -414,7 +417,7 @@ def test_a_dislodged_unit_retreats_by_clicks(tmp_path: Path) -> None:
                 for who in (page, germany):
                     who.wait_for_selector("#map svg[data-turn='FAL 1901']")
                 typed(germany, "A Ruh - Bur")
-                typed(germany, "A Mun S A Ruh - Bur")
+                typed(germany, "A Mun S Ruh - Bur")          # finding 15: no A/F for Ruhr
                 accepted(germany, "( GER AMY MUN ) SUP ( GER AMY RUH ) MTO BUR")
                 germany.click("#defaults")
                 germany.wait_for_selector("#missing[data-complete=true]")
