@@ -348,6 +348,11 @@ class BotClient:
                     await self._maybe_submit(link)
             case Frm():
                 if self.negotiator is None:
+                    if self.tracker.level == 0:
+                        # Press in a game without press (docs/protocol.md §10): an answer
+                        # would only be refused, so none is sent.
+                        self.log.info("press at level 0 ignored", message=self._text(tree))
+                        return
                     for reply in no_press_replies(message):
                         await self._send(link, reply)
                 else:

@@ -78,11 +78,15 @@ START = ["HLO ( ENG ) ( 1234 ) ( ( LVL 0 ) )",
          "NOW ( SPR 1901 ) ( ENG FLT EDI ) ( ENG FLT LON ) ( ENG AMY LVP )"]
 
 
+#: The same start at press level 10, where a no-press bot answers the press it gets.
+START_PRESS = [START[0].replace("LVL 0", "LVL 10"), *START[1:]]
+
+
 async def test_client_joins_plays_and_reports_problems() -> None:
     server = ScriptedServer({
         "NME": ["YES ( NME ( 'HoldBot' ) ( '1.0' ) )", "MAP ( 'STANDARD' )"],
         "MDF": [_standard_mdf()],
-        "YES ( MAP": START,
+        "YES ( MAP": START_PRESS,
         "SUB": ["THX ( ( ENG FLT EDI ) HLD ) ( MBV )",
                 "THX ( ( ENG FLT LON ) HLD ) ( NSU )",
                 "THX ( ( ENG AMY LVP ) HLD ) ( MBV )",
@@ -201,3 +205,20 @@ async def test_a_reconnect_whose_join_fails_closes_that_connection() -> None:
     assert [e["error"] for e in logs if e["event"] == "reconnect failed"] == [
         "reset during the join"]
     assert server.sent[2][0] == "IAM ( ENG ) ( 1234 )"
+
+
+async def test_a_no_press_bot_does_not_answer_press_at_level_0() -> None:
+    # docs/protocol.md §10: at level 0 the server refuses every SND, so an answer
+    # would only earn a HUH.
+    server = ScriptedServer({
+        "NME": ["YES ( NME ( 'HoldBot' ) ( '1.0' ) )", "MAP ( 'STANDARD' )"],
+        "MDF": [_standard_mdf()],
+        "YES ( MAP": START,
+        "SUB": ["THX ( ( ENG FLT EDI ) HLD ) ( MBV )", "THX ( ( ENG FLT LON ) HLD ) ( MBV )",
+                "THX ( ( ENG AMY LVP ) HLD ) ( MBV )",
+                "FRM ( FRA ) ( ENG ) ( PRP ( PCE ( ENG FRA ) ) )",
+                "SLO ( FRA )", "SMR ( SPR 1901 ) ( ENG ( 'HoldBot' ) ( '1.0' ) 3 )"],
+    })
+    client = BotClient(HoldBot(), ClientSettings(name="HoldBot"), connect=server.connect)
+    await client.run()
+    assert not any(sent.startswith("SND") for sent in server.sent[0])
