@@ -301,6 +301,11 @@ def test_the_french_page(tmp_path: Path) -> None:
             page.wait_for_selector("#missing[data-complete=true]")     # the MIS after the THXs
             assert page.inner_text("#missing") == "tous vos ordres sont donnés"
             screenshot(page, "play-french")
+            # The watch page in French too (the language is remembered).
+            page.goto(server.url + "watch/1")
+            page.wait_for_selector("#map svg text[data-label=BUR]:has-text('BOU')")
+            assert "Ordres et résultats" in page.inner_text("aside")
+            screenshot(page, "watch-french")
 
 
 def test_the_watch_slider_keeps_its_count_and_every_step_is_played_from_its_position(

@@ -11,14 +11,14 @@
 // Everything is in words (web/words.js), the DAIDE text behind "show DAIDE".
 import { DaideSocket, Tokens, api, el, parse } from "./daide.js";
 import { Board, Countdown, centreCounts, drawChart, turnOf } from "./board.js";
-import { Words, pageLanguage } from "./words.js";
+import { Words, pageLanguage, translatePage } from "./words.js";
 
 const gameId = Number(location.pathname.split("/").filter(Boolean)[1]);
 const board = new Board(document.getElementById("map"));
 const slider = document.getElementById("slider");
 const phaseLabel = document.getElementById("phase");
 const events = document.getElementById("events");
-const countdown = new Countdown(document.getElementById("deadline"));
+let countdown;
 const statusNode = document.getElementById("status");
 
 let mapInfo, socket, words;
@@ -83,7 +83,9 @@ function showPhase(index) {
   const step = all[index];
   if (!step) return;
   showLabel(index, all);
-  board.show(step.now, step.sco, step.results);
+  board.show(step.now, step.sco, step.results).then(() => {
+    if (words.lang === "fr") board.relabel(words.labels());
+  });
   const orders = document.getElementById("orders");
   orders.replaceChildren(...step.results.map((r) => {
     const { text, ok } = words.result(parse(r));
@@ -204,7 +206,12 @@ async function main() {
   const [tokens, info, game, history] = await Promise.all([
     Tokens.load(), api("/api/map"), api(`/api/games/${gameId}`), api(`/api/games/${gameId}/history`)]);
   mapInfo = info;
-  words = new Words(mapInfo, pageLanguage());
+  const lang = pageLanguage();
+  words = new Words(mapInfo, lang);
+  document.documentElement.lang = lang;
+  translatePage(lang);
+  countdown = new Countdown(document.getElementById("deadline"), lang === "fr"
+    ? { left: "restantes", none: "pas d'échéance", stopped: "horloge arrêtée" } : {});
   document.getElementById("show-daide").addEventListener("change", (event) =>
     document.body.classList.toggle("show-daide", event.target.checked));
   document.title = `Game ${gameId} - DAIDE`;

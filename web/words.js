@@ -250,6 +250,7 @@ const UI_FR = {
   againstHolds: "si les autres tiennent", againstLast: "contre les derniers ordres des autres",
   previewBtn: "Montrer sur la carte", summary: "Ordres reçus par le serveur", summaryBtn: "Demander au serveur",
   results: "Derniers résultats", press: "Messages", send: "Envoyer",
+  phase: "Saison", ordersResults: "Ordres et résultats", supplyCentres: "Centres", players: "Joueurs",
   events: "Événements (les plus récents en haut)", forget: "Oublier cette place",
   help: "Cliquez une de vos unités puis une région pour la déplacer (l'unité à nouveau : elle tient) ; "
     + "votre unité, une autre unité, puis une région pour la soutenir ; une flotte en mer, une armée, "
