@@ -217,9 +217,14 @@ async function main() {
   document.title = `Game ${gameId} - DAIDE`;
   finished = game.status === "finished";
   await showInfo(game);
-  // The start of the game first (the map's starting position when it is not stored).
-  if (!history.phases.length || history.phases[0].turn) phases.push({ turn: null, results: [], sco: null, now: null });
-  for (const p of history.phases) phases.push({ turn: p.turn, results: p.results, sco: p.sco, now: p.now });
+  // The start of the game first: the stored starting position (a phase without
+  // results whose NOW is its own turn), else the map's.
+  const start = { turn: null, results: [], sco: null, now: null };
+  phases.push(start);
+  for (const p of history.phases) {
+    if (!p.results.length && (!p.turn || turnOf(p.now) === p.turn)) Object.assign(start, { sco: p.sco, now: p.now });
+    else phases.push({ turn: p.turn, results: p.results, sco: p.sco, now: p.now });
+  }
   refreshSlider();
   showPhase(steps().length - 1);
   statusNode.textContent = game.status;
