@@ -37,8 +37,9 @@ LABELS_ON_THEIR_PROVINCE = """() => {
 
 
 def jargon(text: str) -> list[str]:
-    """The DAIDE tokens in a text a person reads."""
-    return [word for word in JARGON if re.search(rf"\b{word}\b", text)]
+    """The lines of a text a person reads that hold a DAIDE token."""
+    return [line for line in text.splitlines()
+            if any(re.search(rf"\b{word}\b", line) for word in JARGON)]
 
 
 def visible(page: Any) -> str:
@@ -99,6 +100,7 @@ def test_a_person_plays_1901_and_1902_by_clicks_in_words(tmp_path: Path) -> None
         with bots(server.port, "holdbot", 6):
             page.wait_for_selector("#map svg[data-turn='SPR 1901']")
             assert page.inner_text("#me") == "France - Alice"
+            page.wait_for_selector("#map svg text.turn:has-text('standard - Spring 1901')")
             # Finding 1: not ready at the start of the phase.
             page.wait_for_selector("#gof[data-ready=false]")
             # Finding 4: another power's unit cannot be picked.

@@ -39,6 +39,14 @@ export class Board {
     return svg ? svg.dataset.turn : null;
   }
 
+  // The picture's title in words ("standard - Summer retreats 1903"): the turn
+  // as a person reads it, from a function of the DAIDE turn.
+  retitle(season) {
+    const title = this.container.querySelector("svg text.turn");
+    const svg = this.container.querySelector("svg");
+    if (title && svg && svg.dataset.turn) title.textContent = `${svg.dataset.variant} - ${season(svg.dataset.turn)}`;
+  }
+
   // Province labels in the page's language: {PAR: "Par", BUR: "Bou"...}.
   relabel(names) {
     for (const label of this.container.querySelectorAll("text[data-label]")) {

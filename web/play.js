@@ -307,6 +307,7 @@ function draw() {
   $("board-mine").hidden = boardMode === "mine";
   $("board-last").hidden = !last || boardMode === "last";
   shown.then(() => {
+    board.retitle((turn) => words.season(turn));
     if (words.lang === "fr") board.relabel(words.labels());
     markPicked();
   });

@@ -84,6 +84,7 @@ function showPhase(index) {
   if (!step) return;
   showLabel(index, all);
   board.show(step.now, step.sco, step.results).then(() => {
+    board.retitle((turn) => words.season(turn));
     if (words.lang === "fr") board.relabel(words.labels());
   });
   const orders = document.getElementById("orders");
