@@ -272,6 +272,10 @@ def test_a_missed_deadline_says_what_the_units_did_and_failures_read_in_lower_ca
             page.wait_for_selector("#gof[data-ready=false]")
             assert not jargon(visible(page)), jargon(visible(page))
             screenshot(page, "play-missed-deadline")
+        # The bots' process ends: each power that left is told in words (CCD).
+        page.wait_for_selector("#events [data-event=ccd]:has-text('Germany left the game"
+                               " - its units hold until it comes back')")
+        assert not jargon(page.inner_text("#events")), page.inner_text("#events")
 
 
 def test_the_french_page(tmp_path: Path) -> None:
