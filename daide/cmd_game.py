@@ -122,6 +122,9 @@ def _new_arguments(new: argparse.ArgumentParser) -> None:
                           "code is printed once")
     new.add_argument("--bot", action="append", default=[], metavar="POWER=BOT",
                      help="a bot the server starts on this power (repeatable)")
+    new.add_argument("--start-from", type=Path, metavar="FILE",
+                     help="start from this position instead of the map's: NOW (...) and SCO "
+                          "(...) in DAIDE text, as daide serve --start-from (docs/bots.md)")
     new.add_argument("--fill", metavar="BOT", help="a bot the server starts in every other seat")
     new.add_argument("--fill-after", type=float, metavar="S",
                      help="with --fill: seconds the game waits for players before filling "
@@ -175,6 +178,12 @@ def new_body(args: argparse.Namespace) -> dict[str, Any]:
         body["seats"] = seats
     if bots:
         body["bots"] = bots
+    if args.start_from is not None:
+        try:
+            body["start"] = args.start_from.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CommandError(f"--start-from {args.start_from}: "
+                               f"{getattr(exc, 'strerror', None) or exc}") from None
     if args.fill is not None:
         body["fill"] = args.fill
     if args.fill_after is not None:

@@ -144,7 +144,7 @@ def spec_from_json(body: Mapping[str, Any]) -> GameSpec:
     for key, value in body.items():
         if key in SPEC_KEYS:
             continue
-        if key not in known or key == "start":
+        if key not in known:
             raise HostingError(f"{_short(key)} is not a setting of a new game", BAD_REQUEST)
         if value is None:
             continue

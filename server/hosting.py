@@ -64,7 +64,8 @@ from server.hosting_terms import (
     Origin,
 )
 from server.schema import utc_now
-from server.settings import GameSettings
+from server.settings import GameSettings, SettingsError
+from server.start_position import check_start
 from server.storage_errors import StorageFailure
 from server.store import GameRecord, StoreError
 
@@ -106,7 +107,8 @@ class Host:
             raise HostingError("the server cannot save games now; no new game", UNAVAILABLE)
         try:
             variant = load_variant(settings.variant)
-        except VariantError as exc:
+            check_start(variant, settings)
+        except (VariantError, SettingsError) as exc:
             raise HostingError(str(exc)) from None
         powers = variant.powers
         wanted: dict[str, str] = {}

@@ -360,7 +360,8 @@ async def test_the_hosts_refusals_keep_their_status_and_one_line(
     assert "'colour' is not a setting" in refused(await admin.post("/games", {"colour": 1}), 400)
     assert "mtl must be a whole number" in refused(await admin.post("/games", {"mtl": "5"}), 400)
     refused(await admin.post("/games", {"pda": 1}), 400)
-    refused(await admin.post("/games", {"start": "NOW ( SPR 1901 )"}), 400)
+    assert "start position" in refused(await admin.post(
+        "/games", {"start": "NOW ( SPR 1901 ) ( FRA AMY NTH )"}), 400)
     refused(await admin.post("/games", {"seats": ["FRA"]}), 400)
     assert "not a power" in refused(await admin.post("/games", {"seats": {"XYZ": "bob"}}), 404)
     refused(await admin.post("/games", {"fill_after": -1}), 400)

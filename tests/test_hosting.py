@@ -224,3 +224,26 @@ async def test_a_web_page_reaches_a_hosted_game_by_its_websocket_door(tmp_path: 
         with pytest.raises(ConnectionError, match="404"):
             await WebSocketClient.connect(http_port, "/daide?game=99")
         server.stop()
+
+
+async def test_a_hosted_game_starts_from_the_position_its_host_gave(tmp_path: Path) -> None:
+    # DATC 6.J.2: France owns Paris and has three armies - two removals owed first.
+    removals = ("SCO ( FRA PAR ) ( UNO ANK BEL BER BRE BUD BUL CON DEN EDI GRE HOL KIE LON "
+                "LVP MAR MOS MUN NAP NWY POR ROM RUM SER SEV SMY SPA STP SWE TRI TUN VEN VIE "
+                "WAR )\nNOW ( WIN 1901 ) ( FRA AMY PAR ) ( FRA AMY PIC ) ( FRA AMY MUN )")
+    async with trio.open_nursery() as nursery:
+        server, _shared = await _server(nursery, tmp_path / "s.db")
+        host = _host(server)
+        with pytest.raises(HostingError, match="start position"):
+            await host.new_game(GameSpec(GameSettings(start="NOW ( WIN 1901 ) ( FRA AMY NTH )")),
+                                ADMIN)
+        assert host.games() == []          # nothing was created
+        made = await host.new_game(GameSpec(GameSettings(start=removals, max_year=1902),
+                                            fill="holdbot"), ADMIN)
+        assert server.lobby is not None
+        with trio.fail_after(120):
+            await server.lobby.no_games.wait()
+        phases = server.lobby.store.phases(made["id"])
+        assert phases[0].seq == 0 and "WIN 1901" in phases[0].now
+        assert phases[1].turn == "WIN 1901" and len(phases[1].orders.get("FRA", ())) == 2
+        server.stop()
