@@ -113,6 +113,8 @@ class App:
             door = game_number(text, "game") if text else None
             if door is not None and door not in self.lobby.games:
                 raise ApiError(404, f"game {door} is not being played here")
+            if door is None and watch in self.lobby.games:
+                door = watch        # a watched game speaks its own map's tokens
         except ApiError as exc:
             log.warning("websocket_refused", peer=peer, status=exc.status, reason=exc.message)
             await _deny(scope, send, exc)

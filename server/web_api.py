@@ -42,6 +42,7 @@ import trio
 import render
 from engine.convert import order_from_node
 from engine.position import Engine
+from engine.variants import Variant, VariantError, load_variant
 from protocol.errors import ProtocolError
 from protocol.messages import Message, Now, Sco
 from protocol.parse import Sender, parse_message
@@ -81,10 +82,8 @@ class WebApi:
 
     def __init__(self, lobby: Lobby) -> None:
         self.lobby = lobby
-        self.variant = lobby.variant
-        self.map = lobby.variant.map
-        self.rep = lobby.variant.rep
-        self._map_json: dict[str, Any] | None = None
+        # The map of each variant, as the page draws it (by the variant's name).
+        self._map_json: dict[str, dict[str, Any]] = {}
         # Every watcher of a game asks for the same picture after each phase.
         self._pictures: OrderedDict[tuple[Any, ...], str] = OrderedDict()
 
@@ -99,12 +98,13 @@ class WebApi:
             case "GET", ["games", number, "history"]:
                 return self.history(self._game_id(number))
             case "GET", ["tokens"]:
-                return self.tokens()
+                return self.tokens(self._query_variant(query))
             case "GET", ["map"]:
-                return self.map_info()
+                return self.map_info(self._query_variant(query))
             case "POST", ["render"]:
                 return {"svg": await self.render(body.get("now"), body.get("sco"),
-                                                 body.get("orders") or ())}
+                                                 body.get("orders") or (),
+                                                 self._body_variant(body))}
             case "POST", ["notation"]:
                 return self.notation(body)
             case "POST", ["preview"]:
@@ -115,7 +115,30 @@ class WebApi:
                 return self.press(body, host)
         raise ApiError(404, f"no API {method} {path}")
 
-    # --- games --------------------------------------------------------------------
+    # --- games and their variants ------------------------------------------------------
+
+    def variant_of(self, game_id: int | None) -> Variant:
+        """The variant of game ``game_id`` (None: the server's template, the shared
+        port's): a game hosted on another map is drawn and read with its own."""
+        if game_id is None:
+            return self.lobby.variant
+        handle = self.lobby.games.get(game_id)
+        if handle is not None:
+            return handle.variant
+        try:
+            return load_variant(self._record(game_id).settings.variant)
+        except VariantError as exc:
+            raise ApiError(409, f"game {game_id}: {exc}") from None
+
+    def _query_variant(self, query: Mapping[str, str]) -> Variant:
+        text = query.get("game", "")
+        return self.variant_of(game_number(text) if text else None)
+
+    def _body_variant(self, body: Mapping[str, Any]) -> Variant:
+        game = body.get("game")
+        if game is not None and body_game(game) is None:
+            raise ApiError(400, "game must be a game number")
+        return self.variant_of(body_game(game))
 
     def _game_id(self, text: str) -> int:
         return game_number(text)
@@ -136,7 +159,8 @@ class WebApi:
         if handle is not None and record.status != "finished":
             out["status"] = handle.status
         out["open_seats"] = handle.open_seats if handle is not None else 0
-        out["seats"] = handle.seats if handle is not None else len(self.map.powers)
+        out["seats"] = handle.seats if handle is not None else \
+            len(self.variant_of(record.id).powers)
         settings = record.settings
         out["level"] = settings.level
         out["deadlines"] = {"mtl": settings.mtl, "rtl": settings.rtl, "btl": settings.btl}
@@ -171,15 +195,16 @@ class WebApi:
 
     # --- the variant ---------------------------------------------------------------
 
-    def tokens(self) -> dict[str, Any]:
-        """Every named token of this server's representation: value -> mnemonic."""
-        return {"variant": self.map.name,
-                "names": {str(v): m for v, m in sorted(self.rep.names.items())}}
+    def tokens(self, variant: Variant) -> dict[str, Any]:
+        """Every named token of the variant's representation: value -> mnemonic."""
+        return {"variant": variant.map.name,
+                "names": {str(v): m for v, m in sorted(variant.rep.names.items())}}
 
-    def map_info(self) -> dict[str, Any]:
-        if self._map_json is None:
-            the_map = self.map
-            self._map_json = {
+    def map_info(self, variant: Variant) -> dict[str, Any]:
+        found = self._map_json.get(variant.name)
+        if found is None:
+            the_map = variant.map
+            found = self._map_json[variant.name] = {
                 "variant": the_map.name,
                 "powers": list(the_map.powers),
                 "power_names": dict(the_map.power_names),
@@ -193,29 +218,29 @@ class WebApi:
                 "french": {m: {"abbr": a, "name": n} for m, (a, n) in FRENCH.items()}
                 if the_map.name.lower() == "standard" else {},
             }
-        return self._map_json
+        return found
 
-    async def render(self, now: Any, sco: Any, orders: Any) -> str:
+    async def render(self, now: Any, sco: Any, orders: Any, variant: Variant) -> str:
         if not (now is None or isinstance(now, str)) or not (sco is None or isinstance(sco, str)) \
                 or not isinstance(orders, list | tuple) \
                 or not all(isinstance(o, str) for o in orders):
             raise ApiError(400, "render takes now and sco as DAIDE text, orders as a list of it")
         try:
-            board = render.board_from_daide(self.map, now=now, sco=sco, orders=orders)
+            board = render.board_from_daide(variant.map, now=now, sco=sco, orders=orders)
         except render.RenderError as exc:
             raise ApiError(400, str(exc)) from None
         # A unit or order of no power of the map (UNO's, or a name from another map) has
         # no colour to draw it in (make fuzz found the renderer failing on one).
         named = {u.power for u in board.units} | {o.unit.power for o in board.orders} \
             | {o.other.power for o in board.orders if o.other is not None}
-        strangers = sorted(named - set(self.map.powers))
+        strangers = sorted(named - set(variant.powers))
         if strangers:
             raise ApiError(400, f"{_short(' '.join(strangers), 30)} is not a power of the "
-                                f"{self.map.name} map")
-        key = (now, sco, tuple(orders))
+                                f"{variant.map.name} map")
+        key = (variant.name, now, sco, tuple(orders))
         svg = self._pictures.get(key)
         if svg is None:
-            svg = await self._draw(board, "board")
+            svg = await self._draw(variant, board, "board")
             self._pictures[key] = svg
             if len(self._pictures) > PICTURES_KEPT:
                 self._pictures.popitem(last=False)
@@ -223,31 +248,26 @@ class WebApi:
             self._pictures.move_to_end(key)
         return svg
 
-    async def _draw(self, board: Board, element_id: str) -> str:
+    async def _draw(self, variant: Variant, board: Board, element_id: str) -> str:
         """The SVG of ``board``, drawn in a worker thread: drawing takes milliseconds
         (about 6.5 ms for the standard map) that the games' event loop should not wait."""
         return await trio.to_thread.run_sync(
-            partial(render.render_svg, self.map, board, element_id=element_id))
+            partial(render.render_svg, variant.map, board, element_id=element_id))
 
     # --- orders ---------------------------------------------------------------------
 
-    def _live_position(self, game_id: int) -> tuple[GameRecord, Engine]:
+    def _live_position(self, game_id: int, variant: Variant) -> tuple[GameRecord, Engine]:
         record = self._record(game_id)
         if record.status != "running" or not record.now or not record.sco:
             raise ApiError(409, f"game {game_id} is not running")
-        engine = self.variant.position(self._parse(record.sco, Sco),
-                                       self._parse(record.now, Now))
+        engine = variant.position(_parse(record.sco, Sco, variant), _parse(record.now, Now, variant))
         return record, engine
 
-    def _parse(self, text: str, kind: type[Message]) -> Any:
-        message = parse_message(parse_text(text, self.rep), self.rep, sender=Sender.SERVER)
-        assert isinstance(message, kind)
-        return message
-
-    def _power(self, body: Mapping[str, Any]) -> str:
+    def _power(self, body: Mapping[str, Any], variant: Variant) -> str:
         power = str(body.get("power", "")).upper()
-        if power not in self.map.powers:
-            raise ApiError(400, f"power {_short(power, 20)} is not one of {' '.join(self.map.powers)}")
+        if power not in variant.powers:
+            raise ApiError(400, f"power {_short(power, 20)} is not one of "
+                                f"{' '.join(variant.powers)}")
         return power
 
     def notation(self, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -255,7 +275,8 @@ class WebApi:
         text = body.get("text")
         if not isinstance(text, str) or len(text) > 200:
             raise ApiError(400, "notation takes {text: 'A Par - Bur', game: N, power: 'FRA'}")
-        power = self._power(body)
+        variant = self._body_variant(body)
+        power = self._power(body, variant)
         season, units = "SPR", None
         game = body.get("game")
         if game is not None and body_game(game) is None:
@@ -266,15 +287,15 @@ class WebApi:
                 units = units_of_now(record.now)
                 season = record.now.split()[2] if len(record.now.split()) > 2 else "SPR"
         try:
-            order = parse_order(text, Context(self.map, power, season, units,
+            order = parse_order(text, Context(variant.map, power, season, units,
                                               "fr" if body.get("lang") == "fr" else "en"))
         except NotationError as exc:
             raise ApiError(400, str(exc)) from None
         return {"text": text, "order": order}
 
-    def _order(self, text: str) -> Any:
+    def _order(self, text: str, variant: Variant) -> Any:
         try:
-            return _order_of(text, self.rep)
+            return _order_of(text, variant.rep)
         except (ProtocolError, ValueError) as exc:
             raise ApiError(400, f"{_short(text)} is not a DAIDE order: {exc}") from None
 
@@ -289,12 +310,13 @@ class WebApi:
                                 ", against: 'holds' | 'last'}")
         if against not in ("holds", "last"):
             raise ApiError(400, "against must be 'holds' or 'last'")
-        power = self._power(body)
-        record, engine = self._live_position(game_id)
+        variant = self.variant_of(game_id)
+        power = self._power(body, variant)
+        record, engine = self._live_position(game_id, variant)
         notes: list[dict[str, str]] = []
         mine: list[Any] = []
         for text in texts:
-            order = self._order(text)
+            order = self._order(text, variant)
             note = engine.check(power, order, mine)
             notes.append({"order": text, "note": note})
             if note == "MBV":
@@ -307,20 +329,20 @@ class WebApi:
                 kept: list[Any] = []
                 for text in orders:
                     try:
-                        order = _order_of(text, self.rep)
+                        order = _order_of(text, variant.rep)
                     except (ProtocolError, ValueError):
                         continue
                     if engine.check(other, order, kept) == "MBV":
                         kept.append(order)
                 given[other] = kept
         outcome = engine.advance(given)
-        results = [render_text(from_tree(m.to_tree(), self.rep), self.rep)
+        results = [render_text(from_tree(m.to_tree(), variant.rep), variant.rep)
                    for m in outcome.results]
-        board = render.board_from_daide(self.map, now=record.now, sco=record.sco,
+        board = render.board_from_daide(variant.map, now=record.now, sco=record.sco,
                                         orders=results)
         log.info("preview", game=game_id, power=power, orders=len(mine), against=against)
         return {"turn": record.turn, "notes": notes, "results": results,
-                "svg": await self._draw(board, "preview")}
+                "svg": await self._draw(variant, board, "preview")}
 
     def _last_orders(self, game_id: int, season: str) -> dict[str, tuple[str, ...]]:
         """The orders of the last processed phase of the same kind (movement, retreat, build)."""
@@ -338,7 +360,7 @@ class WebApi:
         passcode = body.get("passcode")
         if game_id is None or isinstance(passcode, bool) or not isinstance(passcode, int):
             raise ApiError(400, f"{what} takes {{game: N, power: 'FRA', passcode: P}}")
-        power = self._power(body)
+        power = self._power(body, self.variant_of(game_id))
         guard = self.lobby.iam_guard
         now = trio.current_time()
         if guard.blocked(host, now):
@@ -397,6 +419,13 @@ def body_game(value: Any) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_GAME_NUMBER:
         return None
     return value
+
+
+def _parse(text: str, kind: type[Message], variant: Variant) -> Any:
+    """A stored server message of ``variant``'s game, back from its text."""
+    message = parse_message(parse_text(text, variant.rep), variant.rep, sender=Sender.SERVER)
+    assert isinstance(message, kind)
+    return message
 
 
 def _order_of(text: str, rep: Representation) -> Any:

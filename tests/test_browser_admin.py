@@ -86,7 +86,7 @@ def test_the_admin_page_hosts_a_game_with_the_token(tmp_path: Path) -> None:
         assert re.search(r"FRA\s+alice\s+invited player", page.inner_text("#detail-body"))
         assert "new standard game" in page.inner_text("#log")
         # Acting on a game that has not started: the server's one line.
-        page.click("#pause")
+        page.click("#extend")
         page.wait_for_function("() => document.getElementById('message').textContent"
                                ".includes('has not started')")
         assert "error" in (page.get_attribute("#message", "class") or "")

@@ -10,6 +10,7 @@ export class Board {
     this.onProvince = () => {};
     this.onUnit = () => {};
     this.shown = null;
+    this.game = null;          // the game drawn: its own map (a hosted game may have another)
     this.drawing = Promise.resolve();
     container.addEventListener("click", (event) => {
       const unit = event.target.closest("[data-unit]");
@@ -26,7 +27,7 @@ export class Board {
     this.shown = key;
     this.drawing = this.drawing.then(async () => {
       if (key !== this.shown) return;            // a newer position was asked for meanwhile
-      const answer = await api("/api/render", { now, sco, orders });
+      const answer = await api("/api/render", this.game ? { now, sco, orders, game: this.game } : { now, sco, orders });
       if (key !== this.shown) return;
       this.container.innerHTML = answer.svg;
       this.container.dataset.shown = this.turn();

@@ -21,8 +21,9 @@ export class Tokens {
     this.names.set(value, name);
     this.values.set(name, value);
   }
-  static async load() {
-    const answer = await (await fetch("/api/tokens")).json();
+  // A game's own tokens: a game hosted on another map than the server's speaks its map's.
+  static async load(game = null) {
+    const answer = await (await fetch(game ? `/api/tokens?game=${game}` : "/api/tokens")).json();
     return new Tokens(answer.names);
   }
 
@@ -121,9 +122,12 @@ function frame(type, body) {
 
 // A DAIDE connection over a WebSocket: `send(text)`, `onmessage(text)`.
 export class DaideSocket {
-  constructor(tokens, { watch = null } = {}) {
+  // `watch`: the game an OBS watches; `game`: the game whose door this is (its map's RM,
+  // and its NME, OBS and IAM: docs/hosting.md).
+  constructor(tokens, { watch = null, game = null } = {}) {
     this.tokens = tokens;
     this.watch = watch;
+    this.game = game;
     this.onmessage = () => {};
     this.onopen = () => {};
     this.onclose = () => {};
@@ -133,7 +137,7 @@ export class DaideSocket {
 
   open() {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    const query = this.watch != null ? `?watch=${this.watch}` : "";
+    const query = this.watch != null ? `?watch=${this.watch}` : this.game != null ? `?game=${this.game}` : "";
     const ws = (this.ws = new WebSocket(`${scheme}//${location.host}/daide${query}`));
     ws.binaryType = "arraybuffer";
     ws.onopen = () => ws.send(frame(IM, new Uint8Array([0, 1, 0xda, 0x10])));

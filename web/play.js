@@ -65,8 +65,16 @@ function save(extra = {}) {
 
 // --- joining ----------------------------------------------------------------
 
+// The game this page is for: ?game=N (a Join button, an invitation link) or the one it
+// played; null for the server's next forming game.  ?invite=CODE is a seat's invitation.
+const params = new URLSearchParams(location.search);
+const askedGame = Number(params.get("game")) || null;
+const invite = params.get("invite");
+// The forming game the join form offers (offerPowers): its door takes the NME.
+let joinGame = null;
+
 function connect(first) {
-  socket = new DaideSocket(tokens);
+  socket = new DaideSocket(tokens, { game: me.game || joinGame });
   socket.onopen = first;
   socket.onmessage = onMessage;
   socket.onclose = () => { if (!over) status(words.say("disconnected: reload the page to rejoin"), "error"); };
@@ -76,8 +84,9 @@ function connect(first) {
 async function join() {
   me.name = $("name").value.trim() || "web player";
   const wanted = $("power").value;
-  // The 'FRA:name' convention asks for a power (docs/protocol.md §8.1).
-  const nme = wanted ? `${wanted}:${me.name}` : me.name;
+  // An invitation holds its seat ('name [invite CODE]', docs/hosting.md); otherwise the
+  // 'FRA:name' convention asks for a power (docs/protocol.md §8.1).
+  const nme = invite ? `${me.name} [invite ${invite}]` : wanted ? `${wanted}:${me.name}` : me.name;
   me.wanted = wanted;
   connect(() => socket.send(`NME ( ${quote(nme)} ) ( 'web' )`));
   $("join-form").hidden = true;
@@ -90,7 +99,8 @@ async function showWaiting() {
   if (me.power) return;
   try {
     const { games } = await api("/api/games");
-    const forming = games.filter((g) => g.status === "forming").sort((a, b) => a.id - b.id)[0];
+    const forming = games.find((g) => g.id === askedGame && g.status === "forming")
+      || games.filter((g) => g.status === "forming").sort((a, b) => a.id - b.id)[0];
     const box = $("waiting");
     box.hidden = false;
     if (forming) {
@@ -119,7 +129,7 @@ async function findGame() {
     const { games } = await api("/api/games");
     const mine = games.find((g) => g.status === "running" &&
       g.players.some((p) => p.power === me.power && p.name.endsWith(me.name)));
-    if (mine) me.game = mine.id;
+    if (mine) board.game = me.game = mine.id;
     else await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
@@ -771,7 +781,8 @@ async function offerPowers() {
   let free = mapInfo.powers;
   try {
     const { games } = await api("/api/games");
-    const forming = games.filter((g) => g.status === "forming").sort((a, b) => a.id - b.id)[0];
+    const forming = games.find((g) => g.id === askedGame && g.status === "forming")
+      || games.filter((g) => g.status === "forming").sort((a, b) => a.id - b.id)[0];
     if (forming && forming.free_powers) free = forming.free_powers;
     const asked = Number(new URLSearchParams(location.search).get("game")) || null;
     let info = forming
@@ -780,13 +791,16 @@ async function offerPowers() {
     if (asked && (!forming || forming.id !== asked)) info = words.say("Game {asked} is not forming any more. ", { asked }) + info;
     $("join-info").textContent = info;
     $("join-info").dataset.game = forming ? forming.id : "";
+    joinGame = forming && forming.id === askedGame ? forming.id : null;
   } catch (error) { /* offer every power */ }
   $("power").replaceChildren(el("option", { value: "" }, words.say("any free power")),
     ...free.map((p) => el("option", { value: p }, words.power(p))));
 }
 
 async function main() {
-  [tokens, mapInfo] = await Promise.all([Tokens.load(), api("/api/map")]);
+  const game = askedGame || (saved() || {}).game || null;
+  board.game = game;
+  [tokens, mapInfo] = await Promise.all([Tokens.load(game), api(game ? `/api/map?game=${game}` : "/api/map")]);
   const lang = pageLanguage();
   words = new Words(mapInfo, lang);
   countdown = new Countdown($("deadline"), lang === "fr"

@@ -15,6 +15,7 @@ import { Words, pageLanguage, translatePage } from "./words.js";
 
 const gameId = Number(location.pathname.split("/").filter(Boolean)[1]);
 const board = new Board(document.getElementById("map"));
+board.game = gameId;
 const slider = document.getElementById("slider");
 const phaseLabel = document.getElementById("phase");
 const events = document.getElementById("events");
@@ -205,7 +206,7 @@ async function showInfo(known) {
 
 async function main() {
   const [tokens, info, game, history] = await Promise.all([
-    Tokens.load(), api("/api/map"), api(`/api/games/${gameId}`), api(`/api/games/${gameId}/history`)]);
+    Tokens.load(gameId), api(`/api/map?game=${gameId}`), api(`/api/games/${gameId}`), api(`/api/games/${gameId}/history`)]);
   mapInfo = info;
   const lang = pageLanguage();
   words = new Words(mapInfo, lang);
