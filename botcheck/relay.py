@@ -36,7 +36,7 @@ from protocol.frames import (
     RepresentationMessage,
     dm_frame,
     parse_body,
-    parse_header,
+    take_frames,
 )
 from protocol.messages import Hlo, MapMessage, Message, Nme, Off, Smr, Yes
 from protocol.parse import Sender, parse_message
@@ -64,19 +64,6 @@ class Line:
     def render(self) -> str:
         arrow = {BOT: "bot    >", SERVER: "server <", INJECTED: "checker<", EVENT: "       *"}
         return f"{self.at:7.2f} {arrow.get(self.who, self.who)} {self.text}"
-
-
-def take_frames(buffer: bytearray) -> list[bytes]:
-    """The whole raw frames (4-byte header + body) at the start of ``buffer``, taken out of it."""
-    frames = []
-    while len(buffer) >= HEADER_SIZE:
-        _type, length = parse_header(bytes(buffer[:HEADER_SIZE]))
-        end = HEADER_SIZE + length
-        if len(buffer) < end:
-            break
-        frames.append(bytes(buffer[:end]))
-        del buffer[:end]
-    return frames
 
 
 @dataclass(eq=False)

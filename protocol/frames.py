@@ -194,6 +194,27 @@ def parse_header(data: bytes | bytearray) -> tuple[int, int]:
     return data[0], (data[2] << 8) | data[3]
 
 
+def take_frames(buffer: bytearray) -> list[bytes]:
+    """Remove and return the whole raw frames (4-byte header and body) at the front of
+    ``buffer``; an incomplete frame stays for the next bytes (docs/protocol.md §3).
+
+    For byte streams that pass frames on whole without reading them: the WebSocket
+    door (one frame per WebSocket message), the tournament's and the bot checker's
+    relays.
+    """
+    frames: list[bytes] = []
+    start = 0
+    end = len(buffer)
+    while end - start >= HEADER_SIZE:
+        size = HEADER_SIZE + int.from_bytes(buffer[start + 2:start + 4], "big")
+        if end - start < size:
+            break
+        frames.append(bytes(buffer[start:start + size]))
+        start += size
+    del buffer[:start]
+    return frames
+
+
 @functools.lru_cache(maxsize=4096)
 def _header(frame_type: int, length: int) -> bytes:
     """The header of a frame (pad 0), built once per distinct type and length."""

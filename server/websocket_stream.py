@@ -26,32 +26,17 @@ from typing import Any
 import structlog
 import trio
 
+from protocol.frames import take_frames
+
 log = structlog.get_logger("server.websocket")
 
 #: An ASGI ``receive`` or ``send`` callable.
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
-#: Frame header: type, pad, two bytes of body length (docs/protocol.md §3).
-HEADER = 4
 #: WebSocket close codes (RFC 6455 §7.4.1).
 CLOSE_NORMAL = 1000
 CLOSE_UNSUPPORTED = 1003
-
-
-def split_frames(buffer: bytearray) -> list[bytes]:
-    """Remove and return the complete DAIDE frames at the front of ``buffer``."""
-    frames: list[bytes] = []
-    start = 0
-    end = len(buffer)
-    while end - start >= HEADER:
-        size = HEADER + int.from_bytes(buffer[start + 2:start + 4], "big")
-        if end - start < size:
-            break
-        frames.append(bytes(buffer[start:start + size]))
-        start += size
-    del buffer[:start]
-    return frames
 
 
 class WebSocketStream(trio.abc.Stream):
@@ -90,7 +75,7 @@ class WebSocketStream(trio.abc.Stream):
             if self._closed:
                 raise trio.ClosedResourceError("the WebSocket is closed")
             self._outgoing += data
-            for frame in split_frames(self._outgoing):
+            for frame in take_frames(self._outgoing):
                 try:
                     await self._send({"type": "websocket.send", "bytes": frame})
                 except trio.Cancelled:

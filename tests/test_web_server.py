@@ -16,9 +16,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from protocol.frames import InitialMessage, build_frame
+from protocol.frames import InitialMessage, build_frame, take_frames
 from server.app import Server
-from server.websocket_stream import split_frames
 from tests.server_helpers import POWERS, ScriptClient, holds, start_server
 from tests.web_helpers import WebSocketClient, http
 
@@ -83,12 +82,12 @@ async def game(nursery: trio.Nursery, tmp_path: Path) -> Game:
     return server, port, await seven_players(server, port)
 
 
-async def test_split_frames_cuts_at_frame_boundaries() -> None:
+async def test_take_frames_cuts_at_frame_boundaries() -> None:
     buffer = bytearray(bytes.fromhex("01000000" "0200000248 0A".replace(" ", "") + "030000"))
-    assert split_frames(buffer) == [bytes.fromhex("01000000"), bytes.fromhex("020000024" "80A")]
+    assert take_frames(buffer) == [bytes.fromhex("01000000"), bytes.fromhex("020000024" "80A")]
     assert buffer == bytearray(bytes.fromhex("030000"))     # the incomplete FM waits
     buffer += b"\x00"
-    assert split_frames(buffer) == [bytes.fromhex("03000000")] and not buffer
+    assert take_frames(buffer) == [bytes.fromhex("03000000")] and not buffer
 
 
 async def test_websocket_im_gets_the_rm_and_each_message_is_one_frame(server: Server) -> None:

@@ -46,7 +46,7 @@ from protocol.frames import (
     RepresentationMessage,
     dm_frame,
     parse_body,
-    parse_header,
+    take_frames,
 )
 from protocol.messages import Hlo, MapMessage, Message, Mis, MisRequest, Nme, Now, Off, Smr, Yes
 from protocol.parse import Sender, parse_message
@@ -66,15 +66,7 @@ class FrameSplitter:
 
     def feed(self, data: bytes | bytearray) -> list[bytes]:
         self._buffer += data
-        frames = []
-        while len(self._buffer) >= HEADER_SIZE:
-            _type, length = parse_header(bytes(self._buffer[:HEADER_SIZE]))
-            end = HEADER_SIZE + length
-            if len(self._buffer) < end:
-                break
-            frames.append(bytes(self._buffer[:end]))
-            del self._buffer[:end]
-        return frames
+        return take_frames(self._buffer)
 
 
 def decode_dm(raw: bytes, rep: Representation, sender: Sender) -> Message | None:
