@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 import os
 import shlex
-import signal
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -40,9 +39,9 @@ from protocol.messages import Now
 from server.app import Server
 from server.settings import GameSettings, ServerSettings
 from server.store import PhaseRecord, Store
+from tournament.play import terminate_group
 
 #: Seconds a program gets to exit after SIGTERM before SIGKILL.
-KILL_GRACE = 2.0
 #: Seconds between two injected messages (the bot's time to react to each).
 INJECTION_GAP = 0.3
 #: Lines of the program's output kept for the report.
@@ -263,7 +262,7 @@ async def _run_program(argv: list[str], log_path: Path, played: Played, relay: R
             relay.note("event", f"the program ended (exit status {process.returncode})")
         finally:
             with trio.CancelScope(shield=True):
-                await _terminate(process)
+                await terminate_group(process)
 
 
 def _pace_first_phase_only(pacer: BotClient) -> Callable[[Received], None]:
@@ -343,25 +342,6 @@ def _played_level(relay: Relay) -> int:
 async def _drop_later(relay: Relay) -> None:
     await trio.sleep(0.5)       # the rest of its THX in
     relay.drop()
-
-
-async def _terminate(process: trio.Process) -> None:
-    """SIGTERM the program's process group, SIGKILL after `KILL_GRACE` seconds."""
-    if process.returncode is not None:
-        return
-    _signal_group(process, signal.SIGTERM)
-    with trio.move_on_after(KILL_GRACE):
-        await process.wait()
-    if process.returncode is None:
-        _signal_group(process, signal.SIGKILL)
-        await process.wait()
-
-
-def _signal_group(process: trio.Process, signum: int) -> None:
-    try:
-        os.killpg(process.pid, signum)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 async def play_all(scenarios: tuple[Scenario, ...], options: CheckOptions,

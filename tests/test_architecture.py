@@ -45,8 +45,10 @@ LAYERS: dict[str, frozenset[str]] = {
     "web": frozenset(),
     "tournament": frozenset({"protocol", "maps", "orders", "adjudicator", "engine", "render", "bots",
                              "server"}),
-    # the bot checker (daide check-bot): beside tournament/, an embedded server and the bots
-    "botcheck": frozenset({"protocol", "maps", "orders", "adjudicator", "engine", "bots", "server"}),
+    # the bot checker (daide check-bot): an embedded server and the bots, and the
+    # tournament's handling of external programs
+    "botcheck": frozenset({"protocol", "maps", "orders", "adjudicator", "engine", "bots", "server",
+                           "tournament"}),
     "daide": frozenset({"protocol", "maps", "orders", "adjudicator", "engine", "render", "bots", "server",
                         "tournament", "botcheck", "web"}),
     "benchmarks": frozenset({"protocol", "maps", "orders", "adjudicator", "engine", "render", "bots",

@@ -305,7 +305,7 @@ class _Game:
                     proxy.shut()
             finally:
                 with trio.CancelScope(shield=True):
-                    await _terminate(process)
+                    await terminate_group(process)
         finally:
             out.close()
             seat.exited.set()
@@ -398,8 +398,9 @@ def _open_log(path: Path, argv: list[str]) -> IO[bytes]:
     return out
 
 
-async def _terminate(process: trio.Process) -> None:
-    """SIGTERM the program's process group, SIGKILL after `KILL_GRACE` seconds."""
+async def terminate_group(process: trio.Process) -> None:
+    """SIGTERM an external program's process group, SIGKILL after `KILL_GRACE` seconds
+    (the tournament's external bots, and the bot checker's bot under test)."""
     if process.returncode is not None:
         return
     _signal_group(process, signal.SIGTERM)
