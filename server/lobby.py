@@ -321,14 +321,11 @@ class Lobby:
             handle = door
         else:
             forming = [h for h in self.games.values() if h.open_seats > 0 and h.hosted is None]
-            if forming:
-                handle = min(forming, key=lambda h: h.id)
-            else:
-                opened = self._try_open_game()
-                if opened is None:
-                    client.send(Rej(message))
-                    return
-                handle = opened
+            opened = min(forming, key=lambda h: h.id) if forming else self._open_or_refuse(
+                client, message)
+            if opened is None:
+                return
+            handle = opened
         if invitation is None:
             handle.claimed += 1
         client.game_id = handle.id
@@ -363,9 +360,8 @@ class Lobby:
             client.send(Rej(message))       # its door's game is over
             return
         else:
-            opened = self._try_open_game()
+            opened = self._open_or_refuse(client, message)
             if opened is None:
-                client.send(Rej(message))
                 return
             handle = opened
         client.game_id = handle.id
@@ -373,14 +369,16 @@ class Lobby:
             client.game_id = None
             client.send(Rej(message))
 
-    def _try_open_game(self) -> GameHandle | None:
-        """A new forming game, or None when the database cannot take one."""
-        if self.storage_failure is not None:
-            return None
-        try:
-            return self._open_game(self.settings.game)
-        except StorageFailure:
-            return None        # storage_failed has said why
+    def _open_or_refuse(self, client: Client, message: Message) -> GameHandle | None:
+        """A new forming game of the template, or None - and REJ - when the database
+        cannot take one (storage_failed has said why)."""
+        if self.storage_failure is None:
+            try:
+                return self._open_game(self.settings.game)
+            except StorageFailure:
+                pass
+        client.send(Rej(message))
+        return None
 
     async def _rejoin(self, client: Client, message: Iam) -> None:
         now = trio.current_time()
