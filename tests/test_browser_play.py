@@ -573,8 +573,9 @@ def test_a_whole_game_against_six_dumbbots_reads_in_words(tmp_path: Path) -> Non
             for _ in range(20):
                 if page.query_selector("body[data-over=true]"):
                     break
-                if turn(page) in ("FAL 1901", "SPR 1903") and reloads < 2 \
-                        and not seen.count(turn(page)):
+                # Reloaded before the second and the fifth phase played (counted by what
+                # was played: the board may still show the last phase for a moment).
+                if len(seen) in (1, 4) and reloads < (1 if len(seen) == 1 else 2):
                     page.reload()
                     reloads += 1
                     page.wait_for_selector("#map svg[data-turn]")
@@ -587,7 +588,7 @@ def test_a_whole_game_against_six_dumbbots_reads_in_words(tmp_path: Path) -> Non
                     f"() => document.querySelector('#map svg').dataset.turn !== '{now}'"
                     " || document.body.dataset.over === 'true'")
             page.wait_for_selector("#final:not([hidden]) tr[data-power=FRA]")
-            assert reloads == 2 and "FAL 1903" in seen, seen
+            assert reloads == 2 and "FAL 1903" in seen and len(seen) >= 5, seen
             text = visible(page)
             assert not jargon(text), jargon(text)
             assert page.is_hidden("#orders-box")

@@ -150,6 +150,8 @@ async def test_invited_players_get_their_powers_and_the_host_runs_the_game(tmp_p
                            ("eject FRA", "done"), ("end", "done"), ("pause", "refused")]
         with pytest.raises(HostingError, match="no game 999"):
             host.game(999)
+        for client in [*clients.values(), back]:
+            await client.close()
         server.stop()
 
 

@@ -141,7 +141,7 @@ async def test_every_operation_refuses_bad_input_in_one_line_and_changes_nothing
                             ({"access": "friends"}, "access"),
                             ({"mtl": "soon"}, "mtl must be a whole number"),
                             ({"pda": "yes"}, "pda must be true or false"),
-                            ({"start": "NOW ( SPR 1901 )"}, "not a setting"),
+                            ({"start": "NOW ( SPR 1901 ) ( FRA AMY NTH )"}, "start position"),
                             ({"deadline": 5}, "not a setting"),
                             ({"fill_after": -1, "fill": "holdbot"}, "fill_after"),
                             ({"seats": ["FRA"]}, "seats must map powers")]:

@@ -65,7 +65,8 @@ class Server:
             for line in stderr:
                 self.log.append(line)
 
-        threading.Thread(target=drain, daemon=True).start()
+        self.reader = threading.Thread(target=drain, daemon=True)
+        self.reader.start()
 
     def api(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
         request = urllib.request.Request(
@@ -82,6 +83,7 @@ class Server:
     def kill(self) -> None:
         self.process.send_signal(signal.SIGKILL)
         self.process.wait(timeout=30)
+        self._close()
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -91,6 +93,14 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        self._close()
+
+    def _close(self) -> None:
+        """The pipes, once the log has been read to its end."""
+        self.reader.join(timeout=10)
+        for pipe in (self.process.stdout, self.process.stderr):
+            if pipe is not None:
+                pipe.close()
 
 
 @contextmanager

@@ -45,16 +45,20 @@ class WebSocketClient(trio.abc.Stream):
         ws = WSConnection(ConnectionType.CLIENT)
         await stream.send_all(ws.send(Request(host=f"127.0.0.1:{port}", target=path)))
         client = cls(stream, ws)
-        while True:
-            data = await stream.receive_some(65536)
-            if not data:
-                raise ConnectionError("the server closed during the handshake")
-            ws.receive_data(data)
-            for event in ws.events():
-                if isinstance(event, AcceptConnection):
-                    return client
-                if isinstance(event, RejectConnection):
-                    raise ConnectionError(f"WebSocket refused: {event.status_code}")
+        try:
+            while True:
+                data = await stream.receive_some(65536)
+                if not data:
+                    raise ConnectionError("the server closed during the handshake")
+                ws.receive_data(data)
+                for event in ws.events():
+                    if isinstance(event, AcceptConnection):
+                        return client
+                    if isinstance(event, RejectConnection):
+                        raise ConnectionError(f"WebSocket refused: {event.status_code}")
+        except BaseException:
+            await trio.aclose_forcefully(stream)     # a refused handshake leaves no socket
+            raise
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
         await self.stream.send_all(self.ws.send(BytesMessage(data=bytes(data))))
