@@ -10,15 +10,15 @@ stores (`server.store`):
   the power received), the orders the server had accepted from the power
   when it processed the phase, and the results announced (ORD, SCO, NOW,
   SLO), the power's own ORDs with their result in words;
+* the refusals table gives every order of the power the server refused,
+  with its THX note in words (`adjudicator.notes`);
 * the press table gives every press message the power sent or received;
 * the game's end (DRW or SLO, SMR).
 
-What the store does not hold, the log cannot show: an order the server
-refused (a THX note other than MBV) is not stored, nor is a message it
-answered with HUH or REJ, nor the exact SUB messages (only the order set
-they left).  A refusal therefore shows as what it caused: an order still
-missing when the phase was processed, with what the rules did instead
-(the unit held, was disbanded, a build was waived, a removal chosen).
+What the store does not hold, the log cannot show: a message answered with
+HUH or REJ as a whole (a SUB for another turn, a grammar error) is not
+stored, nor the exact SUB messages (only the order set they left and the
+orders refused).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from adjudicator.notes import explain_result
+from adjudicator.notes import explain_note, explain_result
 from engine.convert import order_from_node
 from engine.variants import Variant, VariantError, load_variant
 from orders import order_power
@@ -34,6 +34,7 @@ from protocol.errors import ProtocolError
 from protocol.messages import Hlo, MapMessage, Message, Mis, Now, Ord, Sco
 from protocol.parse import Sender, parse_message
 from protocol.text import parse_text, render_text, tree_from_text
+from server.gamelog import RefusalRecord
 from server.store import GameRecord, PhaseRecord, Store, StoreError
 
 
@@ -54,6 +55,7 @@ def bot_log(store: Store, game_id: int, power: str) -> str:
                           f"({', '.join(variant.powers)})")
     phases = store.phases(game_id)
     press = store.press(game_id)
+    refused = [r for r in store.refusals(game_id) if r.power == power]
     out = _header(record, power, variant)
     if not phases:
         out.append("(the game has not started: nothing was sent to the power yet)")
@@ -62,7 +64,7 @@ def bot_log(store: Store, game_id: int, power: str) -> str:
     out += [f"received {start.sco}", f"received {start.now}"]
     for before, after in zip(phases, phases[1:], strict=False):
         out.append("")
-        out += _phase(variant, power, before, after)
+        out += _phase(variant, power, before, after, refused)
         out += [f"  press {_direction(p.sender, power)} {p.message}" for p in press
                 if p.turn == after.turn and (p.sender == power or power in p.recipients)]
     later = [p for p in press if p.turn == phases[-1].now.split(" ) ")[0][len("NOW ( "):]
@@ -70,6 +72,7 @@ def bot_log(store: Store, game_id: int, power: str) -> str:
     if record.status != "finished":
         out += ["", f"{record.turn}: the phase being played (orders accepted so far: "
                     f"{', '.join(record.pending.get(power, ())) or 'none'})"]
+        out += _refused(refused, record.turn or "")
     out += [f"  press {_direction(p.sender, power)} {p.message}" for p in later]
     if record.ending:
         out.append("")
@@ -88,10 +91,9 @@ def _header(record: GameRecord, power: str, variant: Variant) -> list[str]:
     hlo = render_text(Hlo(power, 0, record.settings.hlo_variant()).to_tokens(variant.rep),
                       variant.rep).replace(f"( {power} ) ( 0 )", f"( {power} ) ( passcode )")
     return [f"# game {record.id} ({record.settings.variant}), {power}: {who}; {record.status}",
-            "# from the store: what the server sent this power, the orders it had accepted "
-            "from it when each phase was processed, its press.",
-            "# Refused orders (THX other than MBV) are not stored: each shows as an order "
-            "missing at processing.",
+            "# from the store: what the server sent this power, the orders it refused (with "
+            "their THX notes in words) and had accepted from it when each phase was "
+            "processed, its press.",
             f"received {render_text(MapMessage(variant.name).to_tokens(variant.rep), variant.rep)}",
             f"received {hlo}"]
 
@@ -142,9 +144,11 @@ def owed_phases(variant: Variant, power: str, phases: Sequence[PhaseRecord]) -> 
     return out
 
 
-def _phase(variant: Variant, power: str, before: PhaseRecord, after: PhaseRecord) -> list[str]:
-    """One processed phase: owed, accepted, missing, results - then the new position."""
+def _phase(variant: Variant, power: str, before: PhaseRecord, after: PhaseRecord,
+           refused: Sequence[RefusalRecord] = ()) -> list[str]:
+    """One processed phase: refused, owed, accepted, missing, results - then the new position."""
     out = [f"{after.turn}:"]
+    out += _refused(refused, after.turn)
     owed = owed_in(variant, power, before, after)
     if owed is None:
         out.append("  owed no orders")
@@ -165,6 +169,12 @@ def _phase(variant: Variant, power: str, before: PhaseRecord, after: PhaseRecord
         else:
             out.append(f"  received {text}")
     return out
+
+
+def _refused(refused: Sequence[RefusalRecord], turn: str) -> list[str]:
+    """The power's orders the server refused in ``turn``, each with its note in words."""
+    return [f"  sent     {r.sent}  (refused: {explain_note(r.answer)})"
+            for r in refused if r.turn == turn]
 
 
 def _default(kind: str, count: int | None) -> str:

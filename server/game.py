@@ -113,7 +113,7 @@ from server.requests import answer
 from server.session import Client, Role
 from server.settings import GameSettings
 from server.start_position import starting_engine
-from server.store import GameRecord, Seat, Store
+from server.store import GameRecord, Seat, StorageFailure, Store
 from server.turn import TurnState
 from server.wire import Encoded, Packet, encode, join
 
@@ -864,6 +864,15 @@ class Game:
 
     def _text(self, message: Message) -> str:
         return render_text(message.to_tokens(self.variant.rep), self.variant.rep)
+
+    def note_refused(self, power: str, refused: Sequence[tuple[Order, str]]) -> None:
+        """Keep the orders refused from ``power`` for its author's log (`daide export
+        --bot-log`); a store that cannot take them costs the log, never the game."""
+        try:
+            self.store.save_refusals(self.handle.id, str(self.engine.turn), power,
+                                     [(self.order_text(o), note) for o, note in refused])
+        except StorageFailure:
+            pass            # the store has latched the failure and said so
 
     def save_orders(self, power: str) -> None:
         """Persist the power's accepted orders before they are acknowledged."""

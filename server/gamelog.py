@@ -74,6 +74,19 @@ class PressRecord:
 
 
 @dataclass(frozen=True)
+class RefusalRecord:
+    """An order the server refused from ``power`` in ``turn``: the order's text and
+    the THX note it was answered with."""
+
+    seq: int
+    turn: str
+    power: str
+    sent: str
+    answer: str
+    at: str
+
+
+@dataclass(frozen=True)
 class GameRecord:
     """A game as stored: enough to resume it or export it."""
 

@@ -14,12 +14,14 @@ press (SND) goes to the game's relay, `server.press`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 import structlog
 
 from adjudicator.validate import MBV
 from engine.position import Engine
+from orders import Order
 from protocol.codec import Codec
 from protocol.messages import (
     Adm,
@@ -100,6 +102,8 @@ class GameDesk(Protocol):
     def missing(self, power: str) -> Mis | None: ...
 
     def save_orders(self, power: str) -> None: ...
+
+    def note_refused(self, power: str, refused: Sequence[tuple[Order, str]]) -> None: ...
 
     def map_answer(self, client: Client, accepted: bool) -> None: ...
 
@@ -232,14 +236,19 @@ def _sub(game: GameDesk, client: Client, message: Sub) -> None:
     turn, engine, aoa, codec = game.turn, game.engine, game.settings.aoa, game.codec
     # The THXs and the MIS go out as one packet: one queue item, one write.
     frames: list[bytes] = []
+    refused: list[tuple[Order, str]] = []
     for order in message.orders:
         # AOA (docs/protocol.md §9.2): every grammatical order is accepted; the
         # adjudicator shows the note it would have had as its ORD result.
         note = MBV if aoa else engine.check(power, order, turn.held(power))
         if note == MBV:
             turn.accept(power, order)
+        else:
+            refused.append((order, note))
         frames.append(codec.encode(Thx(order, note)).frame)
     game.save_orders(power)          # stored before any THX is sent
+    if refused:
+        game.note_refused(power, refused)
     missing = game.missing(power)
     if missing is not None:
         frames.append(codec.encode(missing).frame)

@@ -16,11 +16,13 @@ One database file (WAL journal) holds every game:
   server-started bots and pause, as JSON (`server.hosted.HostedState`); a
   hosted game is kept while it forms, across restarts;
 * ``admin_log`` - every admin action on a game: time, origin, action, outcome;
+* ``refusals`` - every order a player sent that the server refused: the turn,
+  the power, the order and its THX note (`daide export --bot-log` explains them);
 * ``press`` - every press message the server delivered (docs/protocol.md §16.1),
   numbered per game in the one global order all players saw it in: the
   turn, sender, recipients, the FRM text as delivered and the time.
 
-Tables added after schema 1 (``press``, ``hosted``, ``admin_log``) are made
+Tables added after schema 1 (``press``, ``hosted``, ``admin_log``, ``refusals``) are made
 by ``CREATE TABLE IF NOT EXISTS``, so a database of an older server gains
 them on opening and keeps schema 1.
 
@@ -95,6 +97,16 @@ CREATE TABLE IF NOT EXISTS admin_log (
     origin  TEXT NOT NULL,
     action  TEXT NOT NULL,
     outcome TEXT NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+CREATE TABLE IF NOT EXISTS refusals (
+    game_id INTEGER NOT NULL REFERENCES games (id),
+    seq     INTEGER NOT NULL,
+    turn    TEXT NOT NULL,
+    power   TEXT NOT NULL,
+    sent    TEXT NOT NULL,
+    answer  TEXT NOT NULL,
+    at      TEXT NOT NULL,
     PRIMARY KEY (game_id, seq)
 );
 CREATE TABLE IF NOT EXISTS press (

@@ -52,7 +52,15 @@ from server.fold import (
     fold_orders,
     fold_phases,
 )
-from server.gamelog import GameLog, GameRecord, PhaseRecord, PressRecord, Seat, merge
+from server.gamelog import (
+    GameLog,
+    GameRecord,
+    PhaseRecord,
+    PressRecord,
+    RefusalRecord,
+    Seat,
+    merge,
+)
 from server.hosted import AdminAction, HostedState
 from server.journal import Journal, PhaseEntry, Replay, encode_json, journal_path, read_journal
 from server.schema import connect_readonly, connect_sqlite, migrate, utc_now
@@ -436,6 +444,32 @@ class Store(GameLog):
                     (game_id, seq, turn, sender, " ".join(recipients), message, stamp),
                 )
         return seq
+
+    def save_refusals(self, game_id: int, turn: str, power: str,
+                      refused: Sequence[tuple[str, str]]) -> None:
+        """Orders refused from ``power`` (text, THX note), for its author's log; committed
+        without waiting for the disk, as press is (`save_press`)."""
+        stamp = utc_now()
+        with self._synchronous("NORMAL") if self.syncs_commits else nullcontext():
+            with self._transaction():
+                row = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM refusals"
+                                       " WHERE game_id = ?", (game_id,)).fetchone()
+                first = int(row[0]) + 1
+                self._db.executemany(
+                    "INSERT INTO refusals (game_id, seq, turn, power, sent, answer, at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(game_id, first + i, turn, power, sent, answer, stamp)
+                     for i, (sent, answer) in enumerate(refused)])
+
+    def refusals(self, game_id: int) -> list[RefusalRecord]:
+        """Every order refused in a game, oldest first (none from an older database)."""
+        try:
+            rows = self._db.execute("SELECT * FROM refusals WHERE game_id = ? ORDER BY seq",
+                                    (game_id,)).fetchall()
+        except sqlite3.OperationalError:     # a read-only look at an older server's database
+            return []
+        return [RefusalRecord(r["seq"], r["turn"], r["power"], r["sent"], r["answer"], r["at"])
+                for r in rows]
 
     def abandon_forming(self, game_id: int) -> None:
         """Delete a game that never started (server shutdown while forming); a host's

@@ -16,7 +16,7 @@ import trio
 from bots.client import BotClient, ClientSettings
 from bots.holdbot import HoldBot
 from bots.runner import run_clients
-from tests.broken_bots import NoRetreats
+from tests.broken_bots import ForeignUnits, NoRetreats
 from tests.cli_helpers import daide, one_error_line
 from tests.server_helpers import POWERS, start_server
 
@@ -64,3 +64,27 @@ def test_a_power_not_in_the_game_is_a_one_line_error(tmp_path: Path) -> None:
     db = tmp_path / "none.db"
     missing = daide("export", "1", "--db", str(db), "--bot-log", "FRA")
     assert one_error_line(missing, "export").endswith(f"no database at {db}")
+
+
+async def test_the_bot_log_explains_each_refused_order(tmp_path: Path) -> None:
+    # A bot that orders units it does not have: every such order is refused (NYU/NSU),
+    # stored, and explained in its author's log.
+    db = tmp_path / "games.db"
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, db, max_year=1901, mtl=1, rtl=1, btl=1)
+        clients = [BotClient(ForeignUnits() if power == "FRA" else HoldBot(),
+                             ClientSettings(port=port, name=f"{power}:bot"))
+                   for power in POWERS]
+        with trio.fail_after(60):
+            await run_clients(clients)
+        server.stop()
+    france = daide("export", "1", "--db", str(db), "--bot-log", "FRA")
+    assert france.returncode == 0, france.stderr
+    refused = [line for line in france.stdout.splitlines() if "(refused: " in line]
+    assert refused, france.stdout
+    assert all(line.startswith("  sent     ( ") for line in refused)
+    assert not any("are not stored" in line for line in france.stdout.splitlines())
+    assert any("(refused: NYU (not your unit" in line or "(refused: NSU (" in line
+               for line in refused), refused
+    england = daide("export", "1", "--db", str(db), "--bot-log", "ENG")
+    assert "(refused: " not in england.stdout
