@@ -2,7 +2,7 @@
 
 The phases processed with a power's orders missing are read from the server's
 store of a real game (over TCP, from a DATC 6.H.1 retreat position: Turkey's
-bot ignores its retreat); the refused messages come from the seats' problem
+bot ignores its retreat); the refused orders come from the server's store and the seats' problem
 counts and the failures from the tournament's own; a bot with any is marked,
 and each faulty seat is linked to its replay and log.
 """
@@ -16,7 +16,7 @@ import trio
 from bots.client import BotClient, ClientSettings
 from bots.holdbot import HoldBot
 from bots.runner import run_clients
-from tests.broken_bots import NoRetreats
+from tests.broken_bots import ForeignUnits, NoRetreats
 from tests.server_helpers import POWERS, start_server
 from tournament.faults import bot_faults, external_logs, fault_lines
 from tournament.store import Failure, SeatResult, StoredGame
@@ -75,3 +75,26 @@ def test_a_clean_field_has_no_faults(tmp_path: Path) -> None:
     lines = fault_lines(bot_faults(["holdbot"], [game], [], tmp_path / "absent.db"), {}, {})
     assert "| holdbot | 7 | 0 | 0 | 0 |  |" in lines and lines[-1] == "No faults."
     assert bot_faults(["holdbot"], [game], [], tmp_path / "absent.db")[0].summary == "none"
+
+
+async def test_an_external_programs_refused_orders_come_from_the_servers_store(
+        tmp_path: Path) -> None:
+    # France orders units it does not have; its seat reports no problems of its own,
+    # as an external program's does: the refusals the server stored count.
+    db = tmp_path / "games.db"
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, db, max_year=1901, mtl=1, rtl=1, btl=1)
+        clients = [BotClient(ForeignUnits() if power == "FRA" else HoldBot(),
+                             ClientSettings(port=port, name=f"{power}:bot"))
+                   for power in POWERS]
+        with trio.fail_after(60):
+            await run_clients(clients)
+        server.stop()
+    seats = tuple(SeatResult(p, "external" if p == "FRA" else "holdbot", 3, 3, True, 0)
+                  for p in POWERS)
+    game = StoredGame(number=1, seed=0, status="finished", attempts=1, server_game_id=1,
+                      seconds=1.0, ending="draw", end_turn="WIN 1901", winner=None, history=(),
+                      note=None, seats=seats)
+    by_bot = {f.bot: f for f in bot_faults(["holdbot", "external"], [game], [], db)}
+    assert by_bot["external"].refused >= 2 and by_bot["external"].marked
+    assert by_bot["holdbot"].refused == 0 and not by_bot["holdbot"].marked

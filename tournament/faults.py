@@ -3,9 +3,10 @@
 A bot that does the protocol wrong loses points for reasons its author
 cannot see in the ranking.  For each bot this counts, over all its seats:
 
-* **refused**: orders refused, messages not understood (HUH) or rejected
-  (REJ) - known for the in-process sample bots only (`bots.client.BotClient`
-  keeps them); an external program's are not seen by the tournament;
+* **refused**: orders the server refused, from its store (the refusals
+  table) for every bot; for the in-process sample bots the count of what
+  `bots.client.BotClient` met, messages not understood (HUH) or rejected
+  (REJ) included, when it is larger;
 * **missing**: phases it owed orders in that were processed with orders
   still missing (at the deadline, or with the power away) - from the
   phases the server stored (`server.bot_log.owed_phases`), so for every bot;
@@ -67,7 +68,7 @@ def bot_faults(bots: Sequence[str], stored: Sequence[StoredGame],
                failures: Sequence[tuple[int, Failure]], db: Path) -> list[BotFaults]:
     """Every bot's faults, in ``bots``' order (see the module docstring)."""
     out = {b: BotFaults(b) for b in bots}
-    missing = _missing_turns(stored, db)
+    missing, refusals = _from_store(stored, db)
     failed: dict[tuple[int, str], list[str]] = {}
     for number, failure in failures:
         failed.setdefault((number, failure.power), []).append(f"{failure.kind}: {failure.detail}")
@@ -75,7 +76,8 @@ def bot_faults(bots: Sequence[str], stored: Sequence[StoredGame],
         for seat in game.seats:
             faults = out.setdefault(seat.bot, BotFaults(seat.bot))
             faults.seats += 1
-            seat_faults = SeatFaults(game.number, seat.power, seat.problems,
+            refused = max(seat.problems, refusals.get((game.number, seat.power), 0))
+            seat_faults = SeatFaults(game.number, seat.power, refused,
                                      missing.get((game.number, seat.power), []),
                                      failed.get((game.number, seat.power), []))
             faults.refused += seat_faults.refused
@@ -86,17 +88,20 @@ def bot_faults(bots: Sequence[str], stored: Sequence[StoredGame],
     return [out[b] for b in out]
 
 
-def _missing_turns(stored: Sequence[StoredGame], db: Path) -> Mapping[tuple[int, str], list[str]]:
-    """(game number, power) -> the turns processed with its orders missing, from the server's
-    store in ``db`` (none for games it does not hold: an external server's)."""
+def _from_store(stored: Sequence[StoredGame], db: Path
+                ) -> tuple[Mapping[tuple[int, str], list[str]], Mapping[tuple[int, str], int]]:
+    """From the server's store in ``db`` (nothing for games it does not hold: an external
+    server's): (game number, power) -> the turns processed with its orders missing, and
+    -> how many of its orders the server refused."""
     wanted = [g for g in stored if g.server_game_id is not None]
     if not wanted or not db.exists():
-        return {}
+        return {}, {}
     try:
         store = Store.open_readonly(db)
     except Exception:  # not a server database (a tournament-only --db)
-        return {}
+        return {}, {}
     out: dict[tuple[int, str], list[str]] = {}
+    refused: dict[tuple[int, str], int] = {}
     try:
         for game in wanted:
             assert game.server_game_id is not None
@@ -104,8 +109,12 @@ def _missing_turns(stored: Sequence[StoredGame], db: Path) -> Mapping[tuple[int,
                 record = store.game(game.server_game_id)
                 variant = load_variant(record.settings.variant)
                 phases = store.phases(game.server_game_id)
+                refusals = store.refusals(game.server_game_id)
             except (StoreError, VariantError):
                 continue
+            for refusal in refusals:
+                key = (game.number, refusal.power)
+                refused[key] = refused.get(key, 0) + 1
             for seat in game.seats:
                 turns = [o.turn for o in owed_phases(variant, seat.power, phases)
                          if o.missing is not None]
@@ -113,15 +122,16 @@ def _missing_turns(stored: Sequence[StoredGame], db: Path) -> Mapping[tuple[int,
                     out[(game.number, seat.power)] = turns
     finally:
         store.close()
-    return out
+    return out, refused
 
 
 def fault_lines(faults: Sequence[BotFaults], replays: Mapping[int, str],
                 logs: Mapping[tuple[int, str], str]) -> list[str]:
     """The report's section: a table per bot, then each faulty seat with its links."""
     lines = ["## Protocol faults", "",
-             "Per bot, over all its seats: orders refused and messages not understood or "
-             "rejected (in-process bots only), phases processed with its orders missing, "
+             "Per bot, over all its seats: orders the server refused (and, for the "
+             "in-process sample bots, messages not understood or rejected), phases "
+             "processed with its orders missing, "
              "and failures (did not join, crashed, hung, disconnected).  `!` marks a bot "
              "with faults; `daide check-bot` finds their causes.", "",
              "| bot | seats | refused / HUH / REJ | phases missing orders | failures | |",
