@@ -97,4 +97,8 @@ async def test_an_external_programs_refused_orders_come_from_the_servers_store(
                       note=None, seats=seats)
     by_bot = {f.bot: f for f in bot_faults(["holdbot", "external"], [game], [], db)}
     assert by_bot["external"].refused >= 2 and by_bot["external"].marked
+    assert set(by_bot["external"].notes) <= {"NYU", "NSU"} and by_bot["external"].notes
     assert by_bot["holdbot"].refused == 0 and not by_bot["holdbot"].marked
+    row = next(line for line in fault_lines(list(by_bot.values()), {}, {})
+               if line.startswith("| external |"))
+    assert "(NYU " in row or "(NSU " in row, row

@@ -38,6 +38,7 @@ class SeatFaults:
     refused: int = 0
     missing: list[str] = field(default_factory=list)      # the turns
     failures: list[str] = field(default_factory=list)     # "kind: detail"
+    notes: dict[str, int] = field(default_factory=dict)   # THX note -> orders refused with it
 
 
 @dataclass
@@ -48,6 +49,7 @@ class BotFaults:
     missing: int = 0
     failures: int = 0
     faulty: list[SeatFaults] = field(default_factory=list)
+    notes: dict[str, int] = field(default_factory=dict)   # THX note -> orders refused with it
 
     @property
     def marked(self) -> bool:
@@ -76,10 +78,13 @@ def bot_faults(bots: Sequence[str], stored: Sequence[StoredGame],
         for seat in game.seats:
             faults = out.setdefault(seat.bot, BotFaults(seat.bot))
             faults.seats += 1
-            refused = max(seat.problems, refusals.get((game.number, seat.power), 0))
+            notes = refusals.get((game.number, seat.power), {})
+            refused = max(seat.problems, sum(notes.values()))
             seat_faults = SeatFaults(game.number, seat.power, refused,
                                      missing.get((game.number, seat.power), []),
-                                     failed.get((game.number, seat.power), []))
+                                     failed.get((game.number, seat.power), []), dict(notes))
+            for note, count in notes.items():
+                faults.notes[note] = faults.notes.get(note, 0) + count
             faults.refused += seat_faults.refused
             faults.missing += len(seat_faults.missing)
             faults.failures += len(seat_faults.failures)
@@ -89,10 +94,11 @@ def bot_faults(bots: Sequence[str], stored: Sequence[StoredGame],
 
 
 def _from_store(stored: Sequence[StoredGame], db: Path
-                ) -> tuple[Mapping[tuple[int, str], list[str]], Mapping[tuple[int, str], int]]:
+                ) -> tuple[Mapping[tuple[int, str], list[str]],
+                           Mapping[tuple[int, str], dict[str, int]]]:
     """From the server's store in ``db`` (nothing for games it does not hold: an external
     server's): (game number, power) -> the turns processed with its orders missing, and
-    -> how many of its orders the server refused."""
+    -> its orders the server refused, counted by THX note."""
     wanted = [g for g in stored if g.server_game_id is not None]
     if not wanted or not db.exists():
         return {}, {}
@@ -101,7 +107,7 @@ def _from_store(stored: Sequence[StoredGame], db: Path
     except Exception:  # not a server database (a tournament-only --db)
         return {}, {}
     out: dict[tuple[int, str], list[str]] = {}
-    refused: dict[tuple[int, str], int] = {}
+    refused: dict[tuple[int, str], dict[str, int]] = {}
     try:
         for game in wanted:
             assert game.server_game_id is not None
@@ -113,8 +119,8 @@ def _from_store(stored: Sequence[StoredGame], db: Path
             except (StoreError, VariantError):
                 continue
             for refusal in refusals:
-                key = (game.number, refusal.power)
-                refused[key] = refused.get(key, 0) + 1
+                notes = refused.setdefault((game.number, refusal.power), {})
+                notes[refusal.answer] = notes.get(refusal.answer, 0) + 1
             for seat in game.seats:
                 turns = [o.turn for o in owed_phases(variant, seat.power, phases)
                          if o.missing is not None]
@@ -123,6 +129,14 @@ def _from_store(stored: Sequence[StoredGame], db: Path
     finally:
         store.close()
     return out, refused
+
+
+def _by_note(notes: Mapping[str, int]) -> str:
+    """`` (NYU 3, NSU 1)``: the orders refused by THX note, most first; "" for none."""
+    if not notes:
+        return ""
+    ranked = sorted(notes.items(), key=lambda item: (-item[1], item[0]))
+    return " (" + ", ".join(f"{note} {count}" for note, count in ranked) + ")"
 
 
 def fault_lines(faults: Sequence[BotFaults], replays: Mapping[int, str],
@@ -137,8 +151,8 @@ def fault_lines(faults: Sequence[BotFaults], replays: Mapping[int, str],
              "| bot | seats | refused / HUH / REJ | phases missing orders | failures | |",
              "|---|--:|--:|--:|--:|---|"]
     for f in faults:
-        lines.append(f"| {f.bot} | {f.seats} | {f.refused} | {f.missing} | {f.failures} | "
-                     f"{'!' if f.marked else ''} |")
+        lines.append(f"| {f.bot} | {f.seats} | {f.refused}{_by_note(f.notes)} | {f.missing} | "
+                     f"{f.failures} | {'!' if f.marked else ''} |")
     faulty = [(f.bot, s) for f in faults for s in f.faulty]
     if not faulty:
         return [*lines, "", "No faults."]
@@ -146,7 +160,7 @@ def fault_lines(faults: Sequence[BotFaults], replays: Mapping[int, str],
     for bot, seat in faulty:
         parts = []
         if seat.refused:
-            parts.append(f"{seat.refused} refused or not understood")
+            parts.append(f"{seat.refused} refused or not understood{_by_note(seat.notes)}")
         if seat.missing:
             parts.append(f"orders missing in {', '.join(seat.missing)}")
         parts += seat.failures
