@@ -97,6 +97,49 @@ def game_figures(db: Path) -> tuple[int, float, int]:
     return phases, phases / span if span else 0.0, peak
 
 
+def play_seated(bots: list[tuple[subprocess.Popen[bytes], Path]], server: subprocess.Popen[bytes],
+                timeout: float, *, stop_wait: float) -> tuple[float, int]:
+    """Every seat is taken: tell the bot processes to play, wait for them, stop the
+    server; (seconds of play, the server's peak RSS in bytes)."""
+    started = time.monotonic()
+    for proc, _ in bots:
+        assert proc.stdin is not None
+        proc.stdin.write(b"go\n")
+        proc.stdin.close()
+    for proc, _ in bots:
+        proc.wait(timeout=timeout)
+    wall = time.monotonic() - started
+    peak_rss = proc_status(server.pid, "VmHWM")
+    server.send_signal(signal.SIGTERM)
+    server.wait(timeout=stop_wait)
+    return wall, peak_rss
+
+
+def kill_all(bots: list[tuple[subprocess.Popen[bytes], Path]],
+             server: subprocess.Popen[bytes]) -> None:
+    """Whatever is still running after a run (a failed one, too)."""
+    for proc, _ in bots:
+        if proc.poll() is None:
+            proc.kill()
+    if server.poll() is None:
+        server.kill()
+
+
+def log_levels(server_log: Path) -> tuple[Counter[str], Counter[str]]:
+    """The server's JSON log: lines per level, and the warning-or-worse events by name."""
+    levels: Counter[str] = Counter()
+    warnings: Counter[str] = Counter()
+    for line in server_log.read_text(errors="replace").splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        levels[event.get("level", "?")] += 1
+        if event.get("level") in ("warning", "error", "critical"):
+            warnings[event.get("event", "?")] += 1
+    return levels, warnings
+
+
 def run_once(games: int, args: argparse.Namespace, work: Path) -> RunResult:
     port = free_port()
     db = (args.db_dir or work) / f"load-{games}.db"
@@ -136,35 +179,12 @@ def run_once(games: int, args: argparse.Namespace, work: Path) -> RunResult:
             wait_for_line(work / f"bots-{games}-{i}.out", "joined", proc, seconds=600)
             first += count
         joined = time.monotonic() - started
-        started = time.monotonic()
-        for proc, _ in bots:                  # every game is seated: start them all
-            assert proc.stdin is not None
-            proc.stdin.write(b"go\n")
-            proc.stdin.close()
-        for proc, _ in bots:
-            proc.wait(timeout=args.timeout)
-        wall = time.monotonic() - started
-        peak_rss = proc_status(server.pid, "VmHWM")
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=60)
+        wall, peak_rss = play_seated(bots, server, args.timeout, stop_wait=60)
     finally:
-        for proc, _ in bots:
-            if proc.poll() is None:
-                proc.kill()
-        if server.poll() is None:
-            server.kill()
+        kill_all(bots, server)
     server_stats = json.loads(stats.read_text())
     bot_results = [json.loads(out.read_text()) for _, out in bots]
-    levels: Counter[str] = Counter()
-    warnings: Counter[str] = Counter()
-    for line in server_log.read_text(errors="replace").splitlines():
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        levels[event.get("level", "?")] += 1
-        if event.get("level") in ("warning", "error", "critical"):
-            warnings[event.get("event", "?")] += 1
+    _levels, warnings = log_levels(server_log)
     phases, rate, concurrent = game_figures(db)
     finished = sum(r["finished_clients"] for r in bot_results)
     return RunResult(

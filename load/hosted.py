@@ -39,7 +39,6 @@ import argparse
 import json
 import os
 import resource
-import signal
 import subprocess
 import sys
 import tempfile
@@ -50,7 +49,15 @@ from pathlib import Path
 from typing import Any
 
 from engine.variants import load_variant
-from load.__main__ import free_port, game_figures, proc_status, wait_for_line
+from load.__main__ import (
+    free_port,
+    game_figures,
+    kill_all,
+    log_levels,
+    play_seated,
+    proc_status,
+    wait_for_line,
+)
 from load.report import RunResult, format_runs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -156,33 +163,12 @@ def run(args: argparse.Namespace, work: Path) -> tuple[RunResult, dict[str, Any]
             wait_for_line(work / f"bots-{i}.out", "joined", proc, seconds=args.timeout)
         joined = time.monotonic() - started
         extra["seated_rss_mb"] = round(proc_status(server.pid, "VmRSS") / 2**20, 1)
-        started = time.monotonic()
-        for proc, _ in bots:                  # every seat is taken: start them all
-            assert proc.stdin is not None
-            proc.stdin.write(b"go\n")
-            proc.stdin.close()
-        for proc, _ in bots:
-            proc.wait(timeout=args.timeout)
-        wall = time.monotonic() - started
-        peak_rss = proc_status(server.pid, "VmHWM")
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=120)
+        wall, peak_rss = play_seated(bots, server, args.timeout, stop_wait=120)
     finally:
-        for proc, _ in bots:
-            if proc.poll() is None:
-                proc.kill()
-        if server.poll() is None:
-            server.kill()
+        kill_all(bots, server)
     server_stats = json.loads(stats.read_text())
     bot_results = [json.loads(out.read_text()) for _, out in bots]
-    warnings: Counter[str] = Counter()
-    for line in server_log.read_text(errors="replace").splitlines():
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if event.get("level") in ("warning", "error", "critical"):
-            warnings[event.get("event", "?")] += 1
+    _levels, warnings = log_levels(server_log)
     phases, rate, concurrent = game_figures(db)
     clients = sum(r["clients"] for r in bot_results)
     finished = sum(r["finished_clients"] for r in bot_results)
