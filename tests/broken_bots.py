@@ -20,6 +20,8 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+from collections.abc import Mapping
+from pathlib import Path
 
 import trio
 
@@ -32,6 +34,21 @@ from protocol.frames import InitialMessage, build_frame, dm_frame
 from protocol.messages import Adm, Frm
 from protocol.text import parse_text
 
+
+async def play_with(db: Path, faulty: Mapping[str, HoldBot], **game: object) -> None:
+    """A whole game on a server over TCP with SQLite at ``db`` (``game``: its settings):
+    the powers of ``faulty`` played by those broken bots, every other by a HoldBot."""
+    from bots.runner import run_clients
+    from tests.server_helpers import POWERS, start_server
+
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, db, **game)
+        clients = [BotClient(faulty.get(power) or HoldBot(),
+                             ClientSettings(port=port, name=f"{power}:bot"))
+                   for power in POWERS]
+        with trio.fail_after(60):
+            await run_clients(clients)
+        server.stop()
 
 class ForeignUnits(HoldBot):
     """Holds its own units, and orders a neighbour's unit and one that is nowhere."""

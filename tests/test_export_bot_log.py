@@ -11,14 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import trio
-
-from bots.client import BotClient, ClientSettings
-from bots.holdbot import HoldBot
-from bots.runner import run_clients
-from tests.broken_bots import ForeignUnits, NoRetreats
+from tests.broken_bots import ForeignUnits, NoRetreats, play_with
 from tests.cli_helpers import daide, one_error_line
-from tests.server_helpers import POWERS, start_server
 
 START = ("NOW ( SUM 1901 ) ( AUS FLT TRI MRT ( ADR ALB ) ) ( AUS AMY SER ) "
          "( TUR FLT GRE MRT ( ALB ( BUL SCS ) ) ) ( ITA AMY VEN ) ( ITA AMY TRI ) ( ITA FLT GRE ) "
@@ -27,14 +21,7 @@ START = ("NOW ( SUM 1901 ) ( AUS FLT TRI MRT ( ADR ALB ) ) ( AUS AMY SER ) "
 
 async def test_the_bot_log_explains_a_missing_retreat_and_the_results(tmp_path: Path) -> None:
     db = tmp_path / "games.db"
-    async with trio.open_nursery() as nursery:
-        server, port = await start_server(nursery, db, start=START, max_year=1901, rtl=1, mtl=1)
-        clients = [BotClient(NoRetreats() if power == "TUR" else HoldBot(),
-                             ClientSettings(port=port, name=f"{power}:bot"))
-                   for power in POWERS]
-        with trio.fail_after(60):
-            await run_clients(clients)
-        server.stop()
+    await play_with(db, {"TUR": NoRetreats()}, start=START, max_year=1901, rtl=1, mtl=1)
 
     turkey = daide("export", "1", "--db", str(db), "--bot-log", "tur")
     assert turkey.returncode == 0, turkey.stderr
@@ -70,14 +57,7 @@ async def test_the_bot_log_explains_each_refused_order(tmp_path: Path) -> None:
     # A bot that orders units it does not have: every such order is refused (NYU/NSU),
     # stored, and explained in its author's log.
     db = tmp_path / "games.db"
-    async with trio.open_nursery() as nursery:
-        server, port = await start_server(nursery, db, max_year=1901, mtl=1, rtl=1, btl=1)
-        clients = [BotClient(ForeignUnits() if power == "FRA" else HoldBot(),
-                             ClientSettings(port=port, name=f"{power}:bot"))
-                   for power in POWERS]
-        with trio.fail_after(60):
-            await run_clients(clients)
-        server.stop()
+    await play_with(db, {"FRA": ForeignUnits()}, max_year=1901, mtl=1, rtl=1, btl=1)
     france = daide("export", "1", "--db", str(db), "--bot-log", "FRA")
     assert france.returncode == 0, france.stderr
     refused = [line for line in france.stdout.splitlines() if "(refused: " in line]

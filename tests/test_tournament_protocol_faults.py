@@ -11,13 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import trio
-
-from bots.client import BotClient, ClientSettings
-from bots.holdbot import HoldBot
-from bots.runner import run_clients
-from tests.broken_bots import ForeignUnits, NoRetreats
-from tests.server_helpers import POWERS, start_server
+from tests.broken_bots import ForeignUnits, NoRetreats, play_with
+from tests.server_helpers import POWERS
 from tournament.faults import bot_faults, external_logs, fault_lines
 from tournament.store import Failure, SeatResult, StoredGame
 
@@ -28,14 +23,7 @@ START = ("NOW ( SUM 1901 ) ( AUS FLT TRI MRT ( ADR ALB ) ) ( AUS AMY SER ) "
 
 async def test_faults_are_counted_per_bot_marked_and_linked(tmp_path: Path) -> None:
     db = tmp_path / "games.db"
-    async with trio.open_nursery() as nursery:
-        server, port = await start_server(nursery, db, start=START, max_year=1901, rtl=1, mtl=1)
-        clients = [BotClient(NoRetreats() if power == "TUR" else HoldBot(),
-                             ClientSettings(port=port, name=f"{power}:bot"))
-                   for power in POWERS]
-        with trio.fail_after(60):
-            await run_clients(clients)
-        server.stop()
+    await play_with(db, {"TUR": NoRetreats()}, start=START, max_year=1901, rtl=1, mtl=1)
 
     bot_of = {p: "noretreat" if p == "TUR" else "holdbot" for p in POWERS}
     seats = tuple(SeatResult(p, bot_of[p], 3, 3, True, 2 if p == "ENG" else 0) for p in POWERS)
@@ -82,14 +70,7 @@ async def test_an_external_programs_refused_orders_come_from_the_servers_store(
     # France orders units it does not have; its seat reports no problems of its own,
     # as an external program's does: the refusals the server stored count.
     db = tmp_path / "games.db"
-    async with trio.open_nursery() as nursery:
-        server, port = await start_server(nursery, db, max_year=1901, mtl=1, rtl=1, btl=1)
-        clients = [BotClient(ForeignUnits() if power == "FRA" else HoldBot(),
-                             ClientSettings(port=port, name=f"{power}:bot"))
-                   for power in POWERS]
-        with trio.fail_after(60):
-            await run_clients(clients)
-        server.stop()
+    await play_with(db, {"FRA": ForeignUnits()}, max_year=1901, mtl=1, rtl=1, btl=1)
     seats = tuple(SeatResult(p, "external" if p == "FRA" else "holdbot", 3, 3, True, 0)
                   for p in POWERS)
     game = StoredGame(number=1, seed=0, status="finished", attempts=1, server_game_id=1,
