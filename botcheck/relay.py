@@ -42,6 +42,7 @@ from protocol.messages import Hlo, MapMessage, Message, Nme, Off, Smr, Yes
 from protocol.parse import Sender, parse_message
 from protocol.text import parse_text, render_text
 from protocol.tokens import STANDARD, Representation
+from tournament.proxy import rm_representation
 
 _BROKEN = (trio.BrokenResourceError, trio.ClosedResourceError, OSError)
 
@@ -267,13 +268,9 @@ class Relay:
         return raw
 
     def _from_server(self, raw: bytes) -> Line:
-        if raw[0] == FrameType.RM:
-            try:
-                rm = parse_body(FrameType.RM, raw[HEADER_SIZE:])
-                assert isinstance(rm, RepresentationMessage)
-                self.rep = rm.representation()
-            except ProtocolError:
-                pass
+        announced = rm_representation(raw)
+        if announced is not None:
+            self.rep = announced
         text, message = self._describe(raw, Sender.SERVER)
         line = self.note(SERVER, text, message)
         match message:

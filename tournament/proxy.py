@@ -83,6 +83,19 @@ def decode_dm(raw: bytes, rep: Representation, sender: Sender) -> Message | None
         return None
 
 
+def rm_representation(raw: bytes) -> Representation | None:
+    """The representation a raw RM frame announces (docs/protocol.md §4.2); None for
+    another frame or an RM that does not parse (the client then keeps its own)."""
+    if raw[0] != FrameType.RM:
+        return None
+    try:
+        rm = parse_body(FrameType.RM, raw[HEADER_SIZE:])
+    except ProtocolError:
+        return None
+    assert isinstance(rm, RepresentationMessage)
+    return rm.representation()
+
+
 def encode_dm(message: Message, rep: Representation) -> bytes:
     return dm_frame(message.to_tokens(rep))
 
@@ -232,12 +245,9 @@ class SeatProxy:
     def _from_server(self, raw: bytes) -> bool:
         """Inspect one frame from the server; False to keep it from the bot."""
         if raw[0] == FrameType.RM:
-            try:
-                rm = parse_body(FrameType.RM, raw[HEADER_SIZE:])
-                assert isinstance(rm, RepresentationMessage)
-                self.rep = rm.representation()
-            except ProtocolError:
-                pass
+            announced = rm_representation(raw)
+            if announced is not None:
+                self.rep = announced
             return True
         match decode_dm(raw, self.rep, Sender.SERVER):
             case MapMessage():
