@@ -92,7 +92,7 @@ clean:
 # Then the mixed hosted run: games of several variants and press levels made through
 # the host's API (docs/performance.md, "Many hosted games").
 LOAD_ARGS ?= --sweep 25,50,100
-LOAD_HOSTED_ARGS ?= --games 1000 --stagger 30
+LOAD_HOSTED_ARGS ?= --games 1000 --stagger 5
 load: $(STAMP)
 	$(BIN)/python -m load $(LOAD_ARGS)
 	$(BIN)/python -m load.hosted $(LOAD_HOSTED_ARGS)
