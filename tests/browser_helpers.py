@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -162,12 +162,21 @@ def served(tmp_path: Path, *args: str) -> Iterator[Served]:
         and "game_step_failed" not in log, log[-3000:]
 
 
-@contextmanager
-def bots(port: int, kind: str = "randbot", count: int = 6) -> Iterator[subprocess.Popen[str]]:
+def bots(port: int, kind: str = "randbot", count: int = 6
+         ) -> AbstractContextManager[subprocess.Popen[str]]:
     """``daide bot KIND --count N`` against the server, ended at the end."""
-    process = subprocess.Popen([*DAIDE, "bot", kind, "--port", str(port), "--count", str(count)],
-                               cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, text=True)
+    return _running([*DAIDE, "bot", kind, "--port", str(port), "--count", str(count)])
+
+
+def scripted_bot(port: int, script: str) -> AbstractContextManager[subprocess.Popen[str]]:
+    """The bot of `tests.scripted_bot` playing SCRIPT against the server, ended at the end."""
+    return _running([sys.executable, "-m", "tests.scripted_bot", script, "--port", str(port)])
+
+
+@contextmanager
+def _running(command: list[str]) -> Iterator[subprocess.Popen[str]]:
+    process = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
     try:
         yield process
     finally:

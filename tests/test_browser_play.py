@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tests.browser_helpers import bots, browser_page, screenshot, served
+from tests.browser_helpers import bots, browser_page, screenshot, scripted_bot, served
 
 #: DAIDE tokens of the order grammar and the labels a person should never read.
 JARGON = ("MTO", "SUP", "CVY", "CTO", "HLD", "RTO", "DSB", "BLD", "REM", "WVE", "SUC", "BNC",
@@ -85,10 +85,17 @@ def ready_and_wait(page: Any, before: str) -> None:
         " || document.body.dataset.over === 'true'")
 
 
-def test_a_person_plays_1901_and_1902_by_clicks_in_words(tmp_path: Path) -> None:
-    """Findings 1 (ready is a choice), 2 (a refusal hides nothing), 3 (coast picker),
+def test_a_persons_whole_game_by_clicks_in_words(tmp_path: Path) -> None:
+    """A person's whole game, Spring 1901 to the final table, against six bots: clicked
+    moves, supports, a convoy, a coast choice, builds, a retreat and press, two reloads,
+    and no DAIDE token of the order grammar on the page outside "show DAIDE".
+
+    Findings 1 (ready is a choice), 2 (a refusal hides nothing), 3 (coast picker),
     4 (only your units), 5 (your orders on the board, the preview full size),
-    6 (winter), 10 (final table), 14 (words, not DAIDE), 15 (notation)."""
+    6 (winter), 10 (final table), 14 (words, not DAIDE), 15 (notation).  Germany is
+    the scripted bot of `tests.scripted_bot` (the others hold): it takes Holland and
+    Ruhr in 1901 and Belgium with support in Spring 1902, so France's army there is
+    certainly dislodged and retreats, by clicks, to the one free province, Burgundy."""
     with served(tmp_path, "--max-year", "1902", "--level", "8000", "--mtl", "600", "--rtl", "600",
                 "--btl", "600") as server, browser_page("play-words") as page:
         page.goto(server.url + "play?lang=en")
@@ -97,7 +104,7 @@ def test_a_person_plays_1901_and_1902_by_clicks_in_words(tmp_path: Path) -> None
         page.click("#join")
         page.wait_for_selector("#waiting[data-game='1']")
         assert "Waiting for game 1" in page.inner_text("#waiting")
-        with bots(server.port, "holdbot", 6):
+        with scripted_bot(server.port, "germany-takes-bel"), bots(server.port, "holdbot", 5):
             page.wait_for_selector("#map svg[data-turn='SPR 1901']")
             assert page.inner_text("#me") == "France - Alice"
             page.wait_for_selector("#map svg text.turn:has-text('standard - Spring 1901')")
@@ -222,7 +229,28 @@ def test_a_person_plays_1901_and_1902_by_clicks_in_words(tmp_path: Path) -> None
             accepted(page, "( FRA FLT BRE ) HLD")
             assert not jargon(visible(page)), jargon(visible(page))
             ready_and_wait(page, "SPR 1902")
-            page.wait_for_selector("#map svg[data-turn='FAL 1902']")
+
+            # Summer 1902: Germany took Belgium with support; France's army retreats by clicks.
+            page.wait_for_selector(
+                "#map svg[data-turn='SUM 1902'] [data-unit='FRA AMY BEL'][data-dislodged=true]")
+            page.wait_for_selector("#map svg text.turn:has-text('Summer retreats 1902')")
+            results = page.inner_text("#results")
+            assert "F Hol - Bel" in results and "A Ruh S F Hol - Bel" in results, results
+            assert re.search(r"A bel s a par - pic \(.*dislodged\)", results), results
+            page.wait_for_selector("#missing[data-missing^='MIS ( FRA AMY BEL MRT']")
+            assert page.inner_text("#missing").startswith("A Bel must retreat (to Bur)")
+            page.wait_for_selector("#gof[data-ready=false]")
+            click_unit(page, "FRA AMY BEL")
+            click_province(page, "BUR")
+            accepted(page, "( FRA AMY BEL ) RTO BUR")
+            drawn(page, "FRA AMY BEL RTO BUR")
+            assert page.inner_text("#order-list li[data-note=MBV]") == "A Bel R Bur"
+            assert not jargon(visible(page)), jargon(visible(page))
+            screenshot(page, "play-whole-game-retreat")
+            ready_and_wait(page, "SUM 1902")
+            page.wait_for_selector("#map svg[data-turn='FAL 1902'] [data-unit='FRA AMY BUR']")
+            assert "A Bel R Bur" in page.inner_text("#results")
+            assert not jargon(visible(page)), jargon(visible(page))
             page.click("#defaults")
             ready_and_wait(page, "FAL 1902")
 
