@@ -162,6 +162,7 @@ class Game:
         self.suspended = False
         self.hosted: HostedState | None = handle.hosted     # a host's game (server.hosted)
         self.invited: dict[str, Client] = {}              # invitation code -> joining client
+        handle.in_disorder = self.powers_in_disorder      # the lobby's view of free powers
         if record is not None:
             self._restore(record)
 
@@ -337,8 +338,7 @@ class Game:
         if refused:
             # The lobby sends NMEs only to games with a free seat; a client that
             # left in between lands here (or a second client with one invitation).
-            if invitation is None:
-                self.handle.claimed -= 1
+            self.handle.claims.pop(client, None)
             client.game_id = None
             client.send(Rej(message))
             return
@@ -346,8 +346,7 @@ class Game:
             name, wish = parse_name(getattr(message, "name", ""), self.variant.powers,
                                     self.variant.map.power_names)
         except AssignmentError as exc:      # a malformed preference list: one line, nothing kept
-            if invitation is None:
-                self.handle.claimed -= 1
+            self.handle.claims.pop(client, None)
             client.game_id = None
             client.send(Rej(message))
             self.log.info("join_refused", conn=client.id, reason=str(exc))
@@ -444,6 +443,17 @@ class Game:
                       **({} if old is None else {"replaced_conn": old.id}))
         self._maybe_resume_clock()
 
+    def powers_in_disorder(self) -> list[str]:
+        """The powers of a running game that a replacement may take over (IAM with the
+        power's passcode, docs/protocol.md §13.2): still in the game, no client - gone,
+        or ejected by the host - and no server-started bot on its way to it."""
+        if not self.running:
+            return []
+        bots = self.hosted.bots if self.hosted is not None else {}
+        survivors = self.engine.survivors()
+        return [p for p, c in self.players.items()
+                if c is None and p in survivors and p not in bots]
+
     def _retire(self, client: Client, reason: str) -> None:
         """Close a player's connection that a takeover replaced; it speaks for nobody now."""
         self.time_requests.cancel_all(client)
@@ -472,9 +482,8 @@ class Game:
             if client in group:
                 group.remove(client)
                 code = self._invitation_of(client)
-                if code is None:
-                    self.handle.claimed -= 1
-                else:
+                self.handle.claims.pop(client, None)
+                if code is not None:
                     del self.invited[code]
                 self.log.info("seat_freed", conn=client.id)
         if client in self.observers:
@@ -512,6 +521,7 @@ class Game:
                 bots[power] = used.bot
         self.accepted.clear()
         self.invited.clear()
+        self.handle.claims.clear()      # seated: no power is free for an NME any more
         if hosted is not None:
             hosted = self.hosted = self.handle.hosted = replace(hosted, bots=bots)
         sco, sco_e = self._sco_of(self.engine)

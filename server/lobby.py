@@ -58,7 +58,7 @@ from protocol.messages import (
     Yes,
 )
 from server.admin_adm import Desk, handle_adm
-from server.assignment import AssignmentError, Invited, parse_name
+from server.assignment import AssignmentError, Invited, Requested, parse_name
 from server.durability import Durability
 from server.events import (
     INBOX_SIZE,
@@ -327,9 +327,11 @@ class Lobby:
                 return
             handle = opened
         if invitation is None:
-            handle.claimed += 1
+            # Its seat, and the power it asked for by name (`GameHandle.claims`).
+            handle.claims[client] = wish.power if isinstance(wish, Requested) else None
         client.game_id = handle.id
         if not await self._to_game(handle, Join(client, message, invitation)):
+            handle.claims.pop(client, None)
             client.game_id = None
             client.send(Rej(message))
 

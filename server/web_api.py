@@ -17,6 +17,12 @@ the variant's map - so that no rule of the game lives in the page:
 ``POST /api/press``                {game, power, passcode}: the power's press, kept
 =================================  ==============================================
 
+A game's ``free_powers`` are the powers a newcomer may have, each as
+``{"power": "FRA", "name": "France"}`` (`server.events.GameHandle.free_powers`):
+in a forming game those no joiner asked for by name and no invitation
+reserves (none once its seats are taken), in a running game those in civil
+disorder that a replacement may take over with the passcode (IAM).
+
 Preview adjudicates the game's current position with the candidate orders
 on a copy (an `engine.position.Engine` is immutable) against holds, or against
 the other powers' orders of the last phase of the same kind that still fit
@@ -159,6 +165,10 @@ class WebApi:
         if handle is not None and record.status != "finished":
             out["status"] = handle.status
         out["open_seats"] = handle.open_seats if handle is not None else 0
+        # The powers a newcomer may have: joining (forming), taking over (running).
+        names = handle.variant.map.power_names if handle is not None else {}
+        out["free_powers"] = [{"power": p, "name": names.get(p) or p}
+                              for p in (handle.free_powers if handle is not None else ())]
         out["seats"] = handle.seats if handle is not None else \
             len(self.variant_of(record.id).powers)
         settings = record.settings
