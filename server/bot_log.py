@@ -11,14 +11,17 @@ stores (`server.store`):
   when it processed the phase, and the results announced (ORD, SCO, NOW,
   SLO), the power's own ORDs with their result in words;
 * the refusals table gives every order of the power the server refused,
-  with its THX note in words (`adjudicator.notes`);
+  with its THX note in words (`adjudicator.notes`), and every message of the
+  power it answered HUH, PRN or REJ as a whole (a grammar error, a SUB for
+  another turn...), as the answer echoed it, in words (`server.refusals`) -
+  each in the phase it was sent in, in the order sent;
 * the press table gives every press message the power sent or received;
 * the game's end (DRW or SLO, SMR).
 
-What the store does not hold, the log cannot show: a message answered with
-HUH or REJ as a whole (a SUB for another turn, a grammar error) is not
-stored, nor the exact SUB messages (only the order set they left and the
-orders refused).
+What the store does not hold, the log cannot show: the exact SUB messages
+(only the order set they left and the orders refused), the other messages
+a power sent that were answered without a refusal, and a message so long
+that its refusal keeps only part of it (`server.refusals.sent_text`).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from adjudicator.notes import explain_note, explain_result
+from adjudicator.notes import explain_result
 from engine.convert import order_from_node
 from engine.variants import Variant, VariantError, load_variant
 from orders import order_power
@@ -35,6 +38,7 @@ from protocol.messages import Hlo, MapMessage, Message, Mis, Now, Ord, Sco
 from protocol.parse import Sender, parse_message
 from protocol.text import parse_text, render_text, tree_from_text
 from server.gamelog import RefusalRecord
+from server.refusals import BEFORE_START, explain
 from server.store import GameRecord, PhaseRecord, Store, StoreError
 
 
@@ -57,6 +61,10 @@ def bot_log(store: Store, game_id: int, power: str) -> str:
     press = store.press(game_id)
     refused = [r for r in store.refusals(game_id) if r.power == power]
     out = _header(record, power, variant)
+    early = _refused(refused, BEFORE_START)
+    if early:
+        # Sent after the MAP, before the game started and gave the power its HLO.
+        out[-1:-1] = ["before the game started:", *early]
     if not phases:
         out.append("(the game has not started: nothing was sent to the power yet)")
         return "\n".join(out) + "\n"
@@ -91,9 +99,9 @@ def _header(record: GameRecord, power: str, variant: Variant) -> list[str]:
     hlo = render_text(Hlo(power, 0, record.settings.hlo_variant()).to_tokens(variant.rep),
                       variant.rep).replace(f"( {power} ) ( 0 )", f"( {power} ) ( passcode )")
     return [f"# game {record.id} ({record.settings.variant}), {power}: {who}; {record.status}",
-            "# from the store: what the server sent this power, the orders it refused (with "
-            "their THX notes in words) and had accepted from it when each phase was "
-            "processed, its press.",
+            "# from the store: what the server sent this power, the orders and messages it "
+            "refused or did not understand (in words, in the order sent) and the orders it "
+            "had accepted from it when each phase was processed, its press.",
             f"received {render_text(MapMessage(variant.name).to_tokens(variant.rep), variant.rep)}",
             f"received {hlo}"]
 
@@ -172,8 +180,9 @@ def _phase(variant: Variant, power: str, before: PhaseRecord, after: PhaseRecord
 
 
 def _refused(refused: Sequence[RefusalRecord], turn: str) -> list[str]:
-    """The power's orders the server refused in ``turn``, each with its note in words."""
-    return [f"  sent     {r.sent}  (refused: {explain_note(r.answer)})"
+    """What the server refused from the power in ``turn`` (orders by their THX note, whole
+    messages by HUH, PRN or REJ), in the order sent, each in words."""
+    return [f"  sent     {r.sent}  ({explain(r.sent, r.answer)})"
             for r in refused if r.turn == turn]
 
 

@@ -8,6 +8,8 @@ one road out: everything for the client is queued by `Client.send`, and the
 writer drains that queue through the trio stream, whole frames per write
 (docs/protocol.md §19.9), after the database is durable (`server.durability`:
 nobody hears of an order or a phase before it is on disk).
+The HUH, PRN and REJ the writer sends a player of a game are kept in the
+store, for its author's log (`server.refusals`).
 
 Nothing a peer sends can raise out of here: every fault becomes an EM, a
 PRN/HUH or a log line, and the connection is closed in ``finally`` whatever
@@ -71,6 +73,7 @@ from server.durability import DurabilityLost
 from server.limits import ConnectionGate
 from server.press import packet_frames
 from server.reading import Incoming, Intake
+from server.refusals import ANSWERS, RefusalKeeper
 from server.session import RESET, Client, Close, Outgoing, Role
 from server.websocket_stream import WebSocketStream
 from server.wire import Packet
@@ -428,6 +431,9 @@ async def _write_loop(stream: trio.abc.Stream, machine: Machine,
     ``send_all``: a phase's broadcasts to a client go out in one system call.
     """
     send_timeout = lobby.settings.send_timeout
+    # The HUH, PRN and REJ this player is sent go to the store (`server.refusals`).
+    refusals = RefusalKeeper(lobby.store, client, lobby.games)
+    answers: list[Message] = []
     while True:
         try:
             # parked on the queue only when it is empty
@@ -442,7 +448,10 @@ async def _write_loop(stream: trio.abc.Stream, machine: Machine,
                 items.append(queue.receive_nowait())
             except (trio.WouldBlock, trio.EndOfChannel):
                 break
-        chunks, done = _frames(machine, items)
+        chunks, done = _frames(machine, items, answers)
+        if answers or refusals.waiting:
+            refusals.note(answers, machine.representation)
+            answers.clear()
         if chunks:
             try:
                 await lobby.durability.wait()
@@ -459,8 +468,10 @@ async def _write_loop(stream: trio.abc.Stream, machine: Machine,
             return True
 
 
-def _frames(machine: Machine, items: list[Outgoing]) -> tuple[list[bytes], bool]:
-    """The frames of a batch of queued items, and whether a close marker ended it."""
+def _frames(machine: Machine, items: list[Outgoing],
+            answers: list[Message]) -> tuple[list[bytes], bool]:
+    """The frames of a batch of queued items, and whether a close marker ended it;
+    the HUH, PRN and REJ among them are added to ``answers``."""
     chunks: list[bytes] = []
     for item in items:
         if isinstance(item, Packet):
@@ -491,6 +502,8 @@ def _frames(machine: Machine, items: list[Outgoing]) -> tuple[list[bytes], bool]
             log.info("message_before_rm_dropped", kind=getattr(item, "COMMAND", "?"))
         else:
             chunks.append(frame)
+            if item.__class__ in ANSWERS:
+                answers.append(item)
     return chunks, False
 
 

@@ -129,6 +129,9 @@ class GameHandle:
     open_access: bool = True
     #: Its own TCP port (None: the shared port's games).
     port: int | None = None
+    #: The turn being played, '' before the start (the actor keeps it current): what a
+    #: connection stores with the HUH and REJ it sends a player (`server.refusals`).
+    turn: str = ""
     #: NMEs without an invitation sent to this forming game -> the power asked for (or None).
     claims: dict[Client, str | None] = field(default_factory=dict)
     #: The powers of the running game in civil disorder that a replacement may take over.

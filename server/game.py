@@ -601,6 +601,7 @@ class Game:
 
     def _start_phase(self, *, announce: bool) -> None:
         """Start the clock for the current phase and announce the time (docs/protocol.md §8.4)."""
+        self.handle.turn = str(self.engine.turn)       # for the connections (server.refusals)
         self.time_requests.new_phase()
         self.clock.start(self.settings.time_limit(self.engine.season), paused=self._must_pause())
         self.suspended = not self._attended()
