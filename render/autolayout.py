@@ -25,24 +25,12 @@ from maps.model import Map
 from render.cells import cell_regions
 from render.dual import dual_regions
 from render.geometry import Point
-from render.layout import MapLayout, build_layout, fingerprint
+from render.layout import SHOWN_BORDER, MapLayout, build_layout, fingerprint, neighbours
 from render.legibility import measure
 
 FONT = 11.0
 STEP = 46.0          # target distance between neighbouring provinces
 CELL_RADIUS = 1.0    # a cell's reach from its province (render.cells), in steps
-
-
-def neighbours(map_: Map) -> list[set[int]]:
-    adj: list[set[int]] = [set(a) for a in map_.army_adj]
-    for p in range(len(map_.provinces)):
-        for loc in map_.fleet_locs[p]:
-            adj[p] |= set(map_.fleet_reach[loc])
-    for p, ns in enumerate(adj):       # symmetric, no self loops
-        ns.discard(p)
-        for q in ns:
-            adj[q].add(p)
-    return adj
 
 
 def graph_distances(adj: list[set[int]]) -> list[list[float]]:
@@ -327,9 +315,13 @@ def _assemble(map_: Map, pos: list[Point], regions: list[list[Point]],
     layout.land_borders = land_borders
     layout.sea_borders = sea_borders
     layout.coast_edges = coast_edges
+    # A border too short to be seen does not show the adjacency: a link does.
+    short = {(u, v) for u, v, line in borders
+             if sum(math.dist(a, b) for a, b in zip(line, line[1:], strict=False))
+             < FONT * SHOWN_BORDER}
     layout.touching = sorted((min(names[u], names[v]), max(names[u], names[v]))
-                             for u, v, _line in borders)
+                             for u, v, _line in borders if (u, v) not in short)
     layout.links = sorted((min(names[u], names[v]), max(names[u], names[v]))
-                          for u, v in dropped)
+                          for u, v in [*dropped, *short])
     layout.fingerprint = fingerprint(map_)
     return layout

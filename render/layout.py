@@ -30,6 +30,10 @@ from render.geometry import Point, Polygon
 CHAR_WIDTH = 0.62
 #: The owner of a frame edge in a Voronoi diagram (no province).
 VOID = ""
+#: Two adjacent provinces are drawn as touching when their shared border is at least
+#: this many label heights long; a shorter border is not seen as one, and such a pair
+#: is joined by a link too (`render.svg`; `render.legibility` checks the drawing).
+SHOWN_BORDER = 0.4
 
 
 @dataclass
@@ -273,7 +277,9 @@ def build_layout(variant: str, kinds: Mapping[str, str], centres: set[str],
                 spots[c] = _default_coast_spot(unit, c, unit_size)
         provinces[m] = ProvinceShape(m, kinds[m], polys[m], (lx, ly), unit, sc, spots)
     return MapLayout(variant, width, height, font, unit_size, provinces, land_borders,
-                     sea_borders, list(land or ()), coast_edges, islands=list(islands), touching=sorted(k for k, v in border_length.items() if v > font * 0.4))
+                     sea_borders, list(land or ()), coast_edges, islands=list(islands),
+                     touching=sorted(k for k, v in border_length.items()
+                                     if v >= font * SHOWN_BORDER))
 
 
 _COAST_DIRECTION = {"NCS": (0, -1), "SCS": (0, 1), "ECS": (1, 0), "WCS": (-1, 0)}
@@ -287,6 +293,26 @@ def _default_coast_spot(unit: Point, coast: str, size: float) -> Point:
 def _nearest(points: Sequence[Point], p: Point) -> int:
     return min(range(len(points)), key=lambda i: (points[i][0] - p[0]) ** 2
                + (points[i][1] - p[1]) ** 2)
+
+
+def neighbours(map_: Map) -> list[set[int]]:
+    """Each province's adjacent provinces (by army or fleet), by index, both ways."""
+    adj: list[set[int]] = [set(a) for a in map_.army_adj]
+    for p in range(len(map_.provinces)):
+        for loc in map_.fleet_locs[p]:
+            adj[p] |= set(map_.fleet_reach[loc])
+    for p, ns in enumerate(adj):       # symmetric, no self loops
+        ns.discard(p)
+        for q in ns:
+            adj[q].add(p)
+    return adj
+
+
+def adjacent_pairs(map_: Map) -> set[tuple[str, str]]:
+    """Every pair of adjacent provinces (by army or fleet), as sorted mnemonics."""
+    names = [p.mnemonic for p in map_.provinces]
+    return {(min(names[p], names[q]), max(names[p], names[q]))
+            for p, near in enumerate(neighbours(map_)) for q in near}
 
 
 def fingerprint(map_: Map) -> str:

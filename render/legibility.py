@@ -18,8 +18,17 @@ only land with land and sea with sea count.
 * ``label_px``: the labels' font size in pixels when the picture is drawn at
   its default size (``render_svg`` without ``width``: one unit, one pixel).
 
+* ``unshown``: pairs of adjacent provinces (as the caller gives them, from
+  the map) that a person cannot see are adjacent: their drawn shapes share
+  no border at least `render.layout.SHOWN_BORDER` label heights long, and no link (the dashed
+  line between two units) joins them.  The border is what the picture shows:
+  on each side of every edge of a province, which province is drawn on top
+  there (land over the seas under it, an island over both) - so a coast
+  between a land and the sea under it counts, a border hidden under another
+  shape does not.
+
 Pure geometry over the layout's polygons; pairs are looked up in a grid of
-cells so that a map of 200 provinces is measured in well under a second.
+cells so that a map of 200 provinces is measured in about a second.
 """
 
 from __future__ import annotations
@@ -29,12 +38,14 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from render.geometry import Point
-from render.layout import MapLayout
+from render.geometry import Point, point_in_polygon
+from render.layout import SHOWN_BORDER, MapLayout
 
 #: Overlaps by less than this (layout units: pixels at the default size) cannot be
 #: seen and are touching, not crossing - the stored layouts round to 0.1.
 TOLERANCE = 0.25
+#: How far (layout units) beyond an edge the picture is looked at, and how often along it.
+_PROBE, _SAMPLE_EVERY = 0.5, 2.0
 
 Segment = tuple[Point, Point]
 
@@ -47,10 +58,12 @@ class Legibility:
     overlaps: tuple[tuple[str, str], ...]
     crossings: int
     label_px: float
+    unshown: tuple[tuple[str, str], ...] = ()
 
     def line(self) -> str:
         return (f"{self.variant}: {len(self.overlaps)} overlapping province pairs, "
-                f"{self.crossings} crossing borders, labels {self.label_px:g} px")
+                f"{self.crossings} crossing borders, labels {self.label_px:g} px, "
+                f"{len(self.unshown)} adjacencies neither a border nor a link")
 
 
 def _orient(a: Point, b: Point, c: Point) -> float:
@@ -123,8 +136,82 @@ def _crossing_pairs(segments: Sequence[Segment], cell: float) -> list[tuple[int,
             if properly_cross(segments[i], segments[j])]
 
 
-def measure(layout: MapLayout) -> Legibility:
-    """The legibility figures of ``layout``."""
+def shown_borders(layout: MapLayout) -> dict[tuple[str, str], float]:
+    """Pairs of provinces (sorted) -> the length of border the picture shows between them.
+
+    Along every edge of every province, every `_SAMPLE_EVERY` units, the shape
+    drawn on top just beyond each side of the edge; where one side is the province
+    itself and the other another province, that much border between them is seen."""
+    layered = bool(layout.coast)
+    # The drawing's order (render.svg): seas, then land, then islands (no province).
+    shapes: list[tuple[int, str | None, list[Point]]] = []
+    for name in sorted(layout.provinces):
+        shape = layout.provinces[name]
+        level = 0 if layered and shape.kind == "sea" else 1
+        shapes.extend((level, name, list(poly)) for poly in shape.polys if len(poly) >= 3)
+    shapes.extend((2, None, list(poly)) for poly in layout.islands if len(poly) >= 3)
+    shapes.sort(key=lambda item: item[0])
+    cell = max(layout.width, layout.height) / 60 or 1.0
+    grid: dict[tuple[int, int], list[int]] = defaultdict(list)
+    boxes = []
+    for i, (_level, _name, poly) in enumerate(shapes):
+        x0, y0 = min(x for x, _ in poly), min(y for _, y in poly)
+        x1, y1 = max(x for x, _ in poly), max(y for _, y in poly)
+        boxes.append((x0, y0, x1, y1))
+        for gx in range(int(x0 // cell), int(x1 // cell) + 1):
+            for gy in range(int(y0 // cell), int(y1 // cell) + 1):
+                grid[gx, gy].append(i)
+
+    def on_top(p: Point) -> str | None:
+        top: str | None = None
+        for i in grid.get((int(p[0] // cell), int(p[1] // cell)), ()):
+            x0, y0, x1, y1 = boxes[i]
+            if x0 <= p[0] <= x1 and y0 <= p[1] <= y1 and point_in_polygon(p, shapes[i][2]):
+                top = shapes[i][1]          # in drawing order: the last one is on top
+        return top
+
+    seen: dict[tuple[str, str, str], float] = defaultdict(float)
+    for _level, name, poly in shapes:
+        if name is None:
+            continue
+        for k in range(len(poly)):
+            (ax, ay), (bx, by) = poly[k - 1], poly[k]
+            length = math.hypot(bx - ax, by - ay)
+            if length <= TOLERANCE:
+                continue
+            nx, ny = -(by - ay) / length * _PROBE, (bx - ax) / length * _PROBE
+            count = max(1, math.ceil(length / _SAMPLE_EVERY))
+            for j in range(count):
+                t = (j + 0.5) / count
+                mx, my = ax + (bx - ax) * t, ay + (by - ay) * t
+                one, other = on_top((mx + nx, my + ny)), on_top((mx - nx, my - ny))
+                if one != name:
+                    one, other = other, one
+                if one == name and other is not None and other != name:
+                    seen[min(name, other), max(name, other), name] += length / count
+    # A border is walked from each of its sides; a side drawn under another shape (a
+    # sea under the land) does not see it: the longer walk is what the picture shows.
+    shown: dict[tuple[str, str], float] = {}
+    for (a, b, _walker), length in seen.items():
+        shown[a, b] = max(shown.get((a, b), 0.0), length)
+    return shown
+
+
+def unshown_adjacencies(layout: MapLayout, adjacent: Iterable[tuple[str, str]]
+                        ) -> tuple[tuple[str, str], ...]:
+    """The ``adjacent`` pairs neither drawn as sharing a border nor joined by a link."""
+    pairs = {(min(a, b), max(a, b)) for a, b in adjacent}
+    if not pairs:
+        return ()
+    borders = shown_borders(layout)
+    links = {(min(a, b), max(a, b)) for a, b in layout.links}
+    least = layout.font * SHOWN_BORDER
+    return tuple(sorted(p for p in pairs if p not in links and borders.get(p, 0.0) < least))
+
+
+def measure(layout: MapLayout, adjacent: Iterable[tuple[str, str]] = ()) -> Legibility:
+    """The legibility figures of ``layout``; ``adjacent``: the map's adjacent pairs
+    (for ``unshown``)."""
     cell = max(layout.width, layout.height) / 40 or 1.0
     layered = bool(layout.coast)
     sea = {name for name, shape in layout.provinces.items() if shape.kind == "sea"}
@@ -162,4 +249,5 @@ def measure(layout: MapLayout) -> Legibility:
     else:
         borders = list(layout.land_borders) + list(layout.sea_borders) + list(layout.coast_edges)
         crossings = len(_crossing_pairs(borders, cell))
-    return Legibility(layout.variant, tuple(sorted(overlapping)), crossings, layout.font)
+    return Legibility(layout.variant, tuple(sorted(overlapping)), crossings, layout.font,
+                      unshown_adjacencies(layout, adjacent))

@@ -18,7 +18,7 @@ import math
 
 from maps.model import Map
 from render.geometry import Point
-from render.layout import MapLayout, build_layout
+from render.layout import MapLayout, adjacent_pairs, build_layout
 
 LonLat = tuple[float, float]
 
@@ -194,13 +194,5 @@ def standard_layout(map_: Map) -> MapLayout:
                           islands=islands)
     # adjacent across water (Denmark-Sweden over the Sound): a link between the units
     touching = set(layout.touching)
-    pairs = set()
-    for p in map_.provinces:
-        near = set(map_.army_adj[p.id])
-        for loc in map_.fleet_locs[p.id]:
-            near |= map_.fleet_reach[loc]
-        for q in near - {p.id}:
-            a, b = p.mnemonic, map_.provinces[q].mnemonic
-            pairs.add((min(a, b), max(a, b)))
-    layout.links = sorted(pairs - touching)
+    layout.links = sorted(adjacent_pairs(map_) - touching)
     return layout
