@@ -75,8 +75,9 @@ class PressRecord:
 
 @dataclass(frozen=True)
 class RefusalRecord:
-    """An order the server refused from ``power`` in ``turn``: the order's text and
-    the THX note it was answered with."""
+    """What the server refused from ``power`` in ``turn`` ('' before the start): an order's
+    text and the THX note it was answered with, or a message's text and HUH, PRN or REJ
+    (`server.refusals`)."""
 
     seq: int
     turn: str

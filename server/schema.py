@@ -16,8 +16,10 @@ One database file (WAL journal) holds every game:
   server-started bots and pause, as JSON (`server.hosted.HostedState`); a
   hosted game is kept while it forms, across restarts;
 * ``admin_log`` - every admin action on a game: time, origin, action, outcome;
-* ``refusals`` - every order a player sent that the server refused: the turn,
-  the power, the order and its THX note (`daide export --bot-log` explains them);
+* ``refusals`` - what a player sent that the server refused, in the order sent:
+  the turn ('' before the start), the power, and either an order with its THX
+  note or a whole message with HUH, PRN or REJ (`server.refusals`; `daide
+  export --bot-log` explains them, the tournament report counts them);
 * ``press`` - every press message the server delivered (docs/protocol.md §16.1),
   numbered per game in the one global order all players saw it in: the
   turn, sender, recipients, the FRM text as delivered and the time.

@@ -447,8 +447,10 @@ class Store(GameLog):
 
     def save_refusals(self, game_id: int, turn: str, power: str,
                       refused: Sequence[tuple[str, str]]) -> None:
-        """Orders refused from ``power`` (text, THX note), for its author's log; committed
-        without waiting for the disk, as press is (`save_press`)."""
+        """What the server refused from ``power`` in ``turn`` (text, answer: an order and its
+        THX note, or a message and HUH, PRN or REJ - `server.refusals`), for its author's
+        log; one transaction, committed without waiting for the disk, as press is
+        (`save_press`)."""
         stamp = utc_now()
         with self._synchronous("NORMAL") if self.syncs_commits else nullcontext():
             with self._transaction():
@@ -462,7 +464,8 @@ class Store(GameLog):
                      for i, (sent, answer) in enumerate(refused)])
 
     def refusals(self, game_id: int) -> list[RefusalRecord]:
-        """Every order refused in a game, oldest first (none from an older database)."""
+        """Everything refused in a game (orders, and messages answered HUH, PRN or REJ),
+        oldest first (none from an older database)."""
         try:
             rows = self._db.execute("SELECT * FROM refusals WHERE game_id = ? ORDER BY seq",
                                     (game_id,)).fetchall()

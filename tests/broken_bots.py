@@ -1,4 +1,5 @@
-"""Deliberately broken bots, for the tests of ``daide check-bot``: each has one fault.
+"""Deliberately broken bots, for the tests of ``daide check-bot`` and of the faults the
+tournament report and the bot log name: each has one fault.
 
     python -m tests.broken_bots FAULT --host HOST --port PORT
 
@@ -9,6 +10,8 @@
 ``no-builds``      orders nothing when it owes builds
 ``crash-on-adm``   dies (an exception, exit status 1) on the first ADM
 ``leaves-on-press`` closes its connection and exits on the first press
+``garbage``        before its orders of each phase, sends a SUB that breaks
+                   the grammar (HUH) and a SUB for a turn long past (REJ)
 =================  ====================================================
 
 The others play as the project's HoldBot (`bots.holdbot`), through the
@@ -28,11 +31,11 @@ import trio
 from bots.board import ADJUSTMENT, MOVEMENT, RETREAT, BoardView
 from bots.client import BotClient, ClientSettings
 from bots.holdbot import HoldBot
-from bots.link import Received
+from bots.link import Received, Transport
 from orders import AMY, Hold, Location, Order, Unit
 from protocol.frames import InitialMessage, build_frame, dm_frame
 from protocol.messages import Adm, Frm
-from protocol.text import parse_text
+from protocol.text import parse_text, tree_from_text
 
 
 async def play_with(db: Path, faulty: Mapping[str, HoldBot], **game: object) -> None:
@@ -96,6 +99,27 @@ def leave_on_press(received: Received) -> None:
         sys.exit(0)
 
 
+class SendsGarbage(BotClient):
+    """A HoldBot that sends two faulty messages before its orders of each phase:
+    `broken_sub` (the server answers HUH) and `past_sub` (REJ)."""
+
+    async def _submit(self, link: Transport) -> None:
+        power = self.tracker.power or "ENG"
+        await self._send(link, tree_from_text(broken_sub(power)))
+        await self._send(link, tree_from_text(past_sub(power)))
+        await super()._submit(link)
+
+
+def broken_sub(power: str) -> str:
+    """A SUB whose order does not follow the grammar (a power after HLD)."""
+    return f"SUB ( ( {power} AMY LVP ) HLD ( {power} ) )"
+
+
+def past_sub(power: str) -> str:
+    """A SUB for a turn that is not being played."""
+    return f"SUB ( SPR 1850 ) ( ( {power} AMY LVP ) HLD )"
+
+
 async def never_answer_map(host: str, port: int) -> None:
     stream = await trio.open_tcp_stream(host, port)
     async with stream:
@@ -108,7 +132,7 @@ async def never_answer_map(host: str, port: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("fault", choices=("no-map", "foreign-units", "no-retreats", "no-builds",
-                                          "crash-on-adm", "leaves-on-press"))
+                                          "crash-on-adm", "leaves-on-press", "garbage"))
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     args = parser.parse_args()
@@ -118,9 +142,11 @@ def main() -> int:
     strategy = {"foreign-units": ForeignUnits(), "no-retreats": NoRetreats(),
                 "no-builds": NoBuilds()}.get(args.fault, HoldBot())
     hook = {"crash-on-adm": crash_on_adm, "leaves-on-press": leave_on_press}.get(args.fault)
-    client = BotClient(strategy, ClientSettings(host=args.host, port=args.port,
-                                                name=type(strategy).__name__),
-                       on_message=hook)
+    kind = SendsGarbage if args.fault == "garbage" else BotClient
+    client = kind(strategy, ClientSettings(host=args.host, port=args.port,
+                                           name="SendsGarbage" if args.fault == "garbage"
+                                           else type(strategy).__name__),
+                  on_message=hook)
     trio.run(client.run)
     return 0
 

@@ -24,12 +24,13 @@ from protocol.text import parse_text
 from protocol.tokens import STANDARD
 from server.refusals import BEFORE_ERR, KEPT_TOKENS, explain, sent_text
 from server.store import Store
+from tests.broken_bots import broken_sub, past_sub
 from tests.cli_helpers import daide
 from tests.server_helpers import POWERS, ScriptClient, holds, start_server
 
 HOLD_LVP = "SUB ( ( ENG AMY LVP ) HLD )"
-BROKEN = "SUB ( ( ENG AMY LVP ) HLD ( ENG ) )"
-OTHER_TURN = "SUB ( FAL 1905 ) ( ( ENG AMY LVP ) HLD )"
+BROKEN = broken_sub("ENG")
+OTHER_TURN = past_sub("ENG")
 
 
 async def _play_spring(port: int) -> tuple[dict[str, ScriptClient], list[str]]:

@@ -2,16 +2,21 @@
 
 The phases processed with a power's orders missing are read from the server's
 store of a real game (over TCP, from a DATC 6.H.1 retreat position: Turkey's
-bot ignores its retreat); the refused orders come from the server's store and the seats' problem
-counts and the failures from the tournament's own; a bot with any is marked,
-and each faulty seat is linked to its replay and log.
+bot ignores its retreat); the refused orders and the messages answered HUH or
+REJ come from the server's store - for an external program too, in a real
+`daide tournament` - and the seats' problem counts and the failures from the
+tournament's own; a bot with any is marked, and each faulty seat is linked to
+its replay, its bot log and its output log.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-from tests.broken_bots import ForeignUnits, NoRetreats, play_with
+from server.store import Store
+from tests.broken_bots import ForeignUnits, NoRetreats, past_sub, play_with
+from tests.cli_helpers import daide
 from tests.server_helpers import POWERS
 from tournament.faults import bot_faults, external_logs, fault_lines
 from tournament.store import Failure, SeatResult, StoredGame
@@ -83,3 +88,40 @@ async def test_an_external_programs_refused_orders_come_from_the_servers_store(
     row = next(line for line in fault_lines(list(by_bot.values()), {}, {})
                if line.startswith("| external |"))
     assert "(NYU " in row or "(NSU " in row, row
+
+
+def test_an_external_programs_huh_and_rej_are_counted_from_the_servers_store(
+        tmp_path: Path) -> None:
+    # `daide tournament` with an external program that sends, before its orders of each
+    # phase, a SUB breaking the grammar and a SUB for a turn long past: the server answers
+    # HUH and REJ, stores them, and the report counts them in its faults column.
+    garbage = f"garbage={sys.executable} -m tests.broken_bots garbage --host {{host}} --port {{port}}"
+    out = tmp_path / "out"
+    run = daide("tournament", "--bots", "garbage,holdbot", "--external", garbage,
+                "--games", "1", "--year-limit", "1", "--parallel", "1", "--out", str(out),
+                "--no-progress", "--move-timeout", "20", timeout=180)
+    assert run.returncode == 0, run.stdout + run.stderr
+    report = (out / "report.md").read_text(encoding="utf-8")
+
+    store = Store.open_readonly(out / "tournament.db")
+    try:
+        names = {s.power: s.client_name for s in store.game(1).seats}
+        refusals = store.refusals(1)
+    finally:
+        store.close()
+    powers = sorted(p for p, name in names.items() if ":SendsGarbage" in name)
+    assert powers and len(powers) < len(POWERS)
+    assert {r.power for r in refusals} == set(powers)
+    huh = sum(r.answer == "HUH" for r in refusals)
+    rej = sum(r.answer == "REJ" for r in refusals)
+    # Each garbage seat orders in SPR and FAL 1901: two of each.
+    assert (huh, rej, len(refusals)) == (2 * len(powers), 2 * len(powers), 4 * len(powers))
+    assert f"| garbage | {len(powers)} | {huh + rej} (HUH {huh}, REJ {rej}) | 0 | 0 | ! |" \
+        in report.splitlines(), report
+    assert f"| holdbot | {len(POWERS) - len(powers)} | 0 | 0 | 0 |  |" in report.splitlines()
+    seat = next(line for line in report.splitlines()
+                if line.startswith(f"- garbage, game 1 as {powers[0]}: "))
+    assert f"[bot log](bot-logs/game1-{powers[0]}.txt)" in seat, seat
+    bot_log = (out / "bot-logs" / f"game1-{powers[0]}.txt").read_text(encoding="utf-8")
+    assert f"  sent     {past_sub(powers[0])}  (refused: REJ (orders for a turn" in bot_log
+    assert "(not understood: HUH (" in bot_log

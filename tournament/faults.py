@@ -3,17 +3,21 @@
 A bot that does the protocol wrong loses points for reasons its author
 cannot see in the ranking.  For each bot this counts, over all its seats:
 
-* **refused**: orders the server refused, from its store (the refusals
-  table) for every bot; for the in-process sample bots the count of what
-  `bots.client.BotClient` met, messages not understood (HUH) or rejected
-  (REJ) included, when it is larger;
+* **refused**: what the server refused, from its store (the refusals
+  table, `server.refusals`) for every bot, external programs included:
+  orders refused by THX note, and messages not understood (HUH, PRN) or
+  rejected (REJ) as a whole, counted by answer (``5 (NYU 3, HUH 2)``); for
+  the in-process sample bots the count of what `bots.client.BotClient` met
+  when it is larger (a tournament on another server has no store to read);
 * **missing**: phases it owed orders in that were processed with orders
   still missing (at the deadline, or with the power away) - from the
   phases the server stored (`server.bot_log.owed_phases`), so for every bot;
 * **failures**: the tournament's own failures (did not join, crashed, hung,
   disconnected; `tournament.store.Failure`).
 
-Each faulty seat is listed with links to the game's replay and, for an
+Each faulty seat is listed with links to the game's replay, its bot log
+(`write_bot_logs`: what the server sent the power and refused from it, in
+words, as `daide export GAME --bot-log POWER` prints it) and, for an
 external program, its output log.
 """
 
@@ -24,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.variants import VariantError, load_variant
-from server.bot_log import owed_phases
+from server.bot_log import BotLogError, bot_log, owed_phases
 from server.store import Store, StoreError
 from tournament.store import Failure, StoredGame
 
@@ -38,7 +42,7 @@ class SeatFaults:
     refused: int = 0
     missing: list[str] = field(default_factory=list)      # the turns
     failures: list[str] = field(default_factory=list)     # "kind: detail"
-    notes: dict[str, int] = field(default_factory=dict)   # THX note -> orders refused with it
+    notes: dict[str, int] = field(default_factory=dict)   # answer (THX note, HUH, REJ) -> count
 
 
 @dataclass
@@ -49,7 +53,7 @@ class BotFaults:
     missing: int = 0
     failures: int = 0
     faulty: list[SeatFaults] = field(default_factory=list)
-    notes: dict[str, int] = field(default_factory=dict)   # THX note -> orders refused with it
+    notes: dict[str, int] = field(default_factory=dict)   # answer (THX note, HUH, REJ) -> count
 
     @property
     def marked(self) -> bool:
@@ -98,7 +102,7 @@ def _from_store(stored: Sequence[StoredGame], db: Path
                            Mapping[tuple[int, str], dict[str, int]]]:
     """From the server's store in ``db`` (nothing for games it does not hold: an external
     server's): (game number, power) -> the turns processed with its orders missing, and
-    -> its orders the server refused, counted by THX note."""
+    -> what the server refused from it, counted by answer (THX note, HUH, PRN, REJ)."""
     wanted = [g for g in stored if g.server_game_id is not None]
     if not wanted or not db.exists():
         return {}, {}
@@ -132,7 +136,8 @@ def _from_store(stored: Sequence[StoredGame], db: Path
 
 
 def _by_note(notes: Mapping[str, int]) -> str:
-    """`` (NYU 3, NSU 1)``: the orders refused by THX note, most first; "" for none."""
+    """`` (NYU 3, HUH 1)``: the refusals by answer (THX note, HUH, PRN, REJ), most first;
+    "" for none."""
     if not notes:
         return ""
     ranked = sorted(notes.items(), key=lambda item: (-item[1], item[0]))
@@ -140,14 +145,17 @@ def _by_note(notes: Mapping[str, int]) -> str:
 
 
 def fault_lines(faults: Sequence[BotFaults], replays: Mapping[int, str],
-                logs: Mapping[tuple[int, str], str]) -> list[str]:
-    """The report's section: a table per bot, then each faulty seat with its links."""
+                logs: Mapping[tuple[int, str], str],
+                bot_logs: Mapping[tuple[int, str], str] | None = None) -> list[str]:
+    """The report's section: a table per bot, then each faulty seat with its links
+    (``logs``: external programs' output; ``bot_logs``: `write_bot_logs`)."""
     lines = ["## Protocol faults", "",
-             "Per bot, over all its seats: orders the server refused (and, for the "
-             "in-process sample bots, messages not understood or rejected), phases "
+             "Per bot, over all its seats: orders the server refused (by THX note) and "
+             "messages it did not understand (HUH, PRN) or rejected (REJ), phases "
              "processed with its orders missing, "
              "and failures (did not join, crashed, hung, disconnected).  `!` marks a bot "
-             "with faults; `daide check-bot` finds their causes.", "",
+             "with faults; each faulty seat's bot log shows what went wrong, in order, and "
+             "`daide check-bot` finds the causes.", "",
              "| bot | seats | refused / HUH / REJ | phases missing orders | failures | |",
              "|---|--:|--:|--:|--:|---|"]
     for f in faults:
@@ -167,6 +175,8 @@ def fault_lines(faults: Sequence[BotFaults], replays: Mapping[int, str],
         links = []
         if seat.game in replays:
             links.append(f"[replay]({replays[seat.game]})")
+        if bot_logs and (seat.game, seat.power) in bot_logs:
+            links.append(f"[bot log]({bot_logs[(seat.game, seat.power)]})")
         if (seat.game, seat.power) in logs:
             links.append(f"[log]({logs[(seat.game, seat.power)]})")
         detail = "; ".join(p.replace("|", "/") for p in parts)
@@ -189,4 +199,36 @@ def external_logs(stored: Sequence[StoredGame], folder: Path, out: Path) -> dict
     return links
 
 
-__all__ = ["BotFaults", "SeatFaults", "bot_faults", "external_logs", "fault_lines"]
+def write_bot_logs(db: Path, stored: Sequence[StoredGame], faults: Sequence[BotFaults],
+                   folder: Path, out: Path) -> dict[tuple[int, str], str]:
+    """Write the bot log (`server.bot_log`) of every faulty seat whose game the server's
+    store in ``db`` holds into ``folder``; (game, power) -> its link relative to ``out``."""
+    server_id = {g.number: g.server_game_id for g in stored if g.server_game_id is not None}
+    wanted = [(s.game, s.power) for f in faults for s in f.faulty if s.game in server_id]
+    if not wanted or not db.exists():
+        return {}
+    try:
+        store = Store.open_readonly(db)
+    except Exception:  # not a server database (a tournament-only --db)
+        return {}
+    links = {}
+    try:
+        for number, power in wanted:
+            try:
+                text = bot_log(store, server_id[number], power)
+            except (StoreError, BotLogError):
+                continue
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / f"game{number}-{power}.txt"
+            path.write_text(text, encoding="utf-8")
+            try:
+                links[(number, power)] = str(path.relative_to(out))
+            except ValueError:
+                links[(number, power)] = str(path)
+    finally:
+        store.close()
+    return links
+
+
+__all__ = ["BotFaults", "SeatFaults", "bot_faults", "external_logs", "fault_lines",
+           "write_bot_logs"]

@@ -8,9 +8,10 @@ be made again at any time, with any scoring system) and writes:
   bootstrap interval, solos/draws/losses, mean centres) and a verdict, the
   means under every system, the per-power breakdown, head-to-head, the
   seating balance actually achieved, every game, every bot failure, and the
-  protocol faults per bot (`tournament.faults`: refused and not understood
-  messages, phases processed with orders missing, failures; a bot with
-  faults marked, each faulty seat linked to its replay and log);
+  protocol faults per bot (`tournament.faults`: refused orders, messages
+  not understood or rejected, phases processed with orders missing,
+  failures; a bot with faults marked, each faulty seat linked to its replay,
+  its bot log and its program's output);
 * ``games.csv`` - one row per seat of every finished game, with its score
   under every system (recomputable by anyone from the same columns);
 * ``bots.csv`` - one row per bot and system: mean and interval;
@@ -23,6 +24,9 @@ be made again at any time, with any scoring system) and writes:
   server lived on its worker for that game only, has the replay the worker
   made, ``replays/tournament-game-N.html`` (N: the tournament's game number,
   `worker_replay_name`), written by the driver when the result came back.
+* ``bot-logs/gameN-POWER.txt`` - the bot log of each seat with protocol
+  faults (`tournament.faults.write_bot_logs`, as `daide export S --bot-log
+  POWER` prints it).
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from pathlib import Path
 
 from tournament.config import TournamentConfig
 from tournament.design import balance, seat_counts
-from tournament.faults import bot_faults, external_logs, fault_lines
+from tournament.faults import bot_faults, external_logs, fault_lines, write_bot_logs
 from tournament.plots import centre_chart, score_chart
 from tournament.scoring import SYSTEMS, GameResult, ScoringSystem
 from tournament.stats import (
@@ -164,7 +168,9 @@ def write_report(config: TournamentConfig, store: TournamentStore, tid: int) -> 
 
     replays = write_replays(config.db_path, stored, out / "replays")
     faults = bot_faults(ranked_bots, stored, failures, config.db_path)
-    fault_section = fault_lines(faults, replays, external_logs(stored, out / "logs", out))
+    fault_section = fault_lines(faults, replays, external_logs(stored, out / "logs", out),
+                                write_bot_logs(config.db_path, stored, faults,
+                                               out / "bot-logs", out))
     text = "\n".join([*_markdown(config, stored, games, ranking, pairs, failures, system,
                                  sample, sample_svg, scores_svg, replays,
                                  {f.bot: f.summary for f in faults}),
