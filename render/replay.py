@@ -22,7 +22,8 @@ from typing import Any, Protocol
 
 from maps.model import Map
 from render.board import Board, RenderError, board_from_daide, parse_sco
-from render.svg import power_colours, render_svg
+from render.svg import NO_POWER, power_colours, render_svg
+from render.turns import turn_words
 
 
 class PhaseLike(Protocol):
@@ -56,12 +57,12 @@ def frames_of(map_: Map, phases: Iterable[PhaseLike]) -> list[Frame]:
             orders = [m for m in phase.messages if m.startswith("ORD")]
             board = board_from_daide(map_, before_now, before_sco, orders)
             done = sum(1 for o in board.orders if o.results and o.results[0] == "SUC")
-            frames.append(Frame(board, f"{phase.turn}: {len(board.orders)} orders, "
+            frames.append(Frame(board, f"{turn_words(phase.turn)}: {len(board.orders)} orders, "
                                        f"{len(board.orders) - done} did not succeed"))
         before_now, before_sco = phase.now, phase.sco
     if before_now is not None:
         final = board_from_daide(map_, before_now, before_sco)
-        frames.append(Frame(final, f"{final.turn}: position"))
+        frames.append(Frame(final, f"{turn_words(final.turn)}: position"))
     return frames
 
 
@@ -111,7 +112,7 @@ def centre_chart_svg(series: Sequence[tuple[str, Mapping[str, int]]],
     for k, power in enumerate(powers):
         pts = " ".join(f"{x(i):.1f},{y(counts.get(power, 0)):.1f}"
                        for i, (_l, counts) in enumerate(series))
-        colour = colours.get(power, "#555")
+        colour = colours.get(power, NO_POWER)
         out.append(f'<polyline data-power="{power}" points="{pts}" fill="none" '
                    f'stroke="{colour}" stroke-width="2.2"/>')
         last = series[-1][1].get(power, 0) if series else 0

@@ -20,6 +20,7 @@ from render.board import Board, DrawnUnit, Order, starting_board
 from render.geometry import Point
 from render.layout import MapLayout
 from render.maps import layout_for
+from render.turns import turn_words
 
 SEA = "#b7d3e9"
 SEA_BORDER = "#8fb3d1"
@@ -44,9 +45,22 @@ def power_colours(map_: Map) -> dict[str, str]:
     return {p: PALETTE[i % len(PALETTE)] for i, p in enumerate(map_.powers)}
 
 
+#: The colour of a power the map does not list (a unit read from a foreign NOW).
+NO_POWER = "#555555"
+
+
+def _rgb(colour: str) -> tuple[int, int, int]:
+    """``#rrggbb`` or ``#rgb`` as three 0-255 values."""
+    digits = colour.lstrip("#")
+    if len(digits) == 3:
+        digits = "".join(c * 2 for c in digits)
+    r, g, b = (int(digits[i:i + 2], 16) for i in (0, 2, 4))
+    return r, g, b
+
+
 def _tint(colour: str, amount: float = 0.55) -> str:
     """``colour`` mixed with white (province fills are lighter than units)."""
-    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    r, g, b = _rgb(colour)
     mix = [round(c + (255 - c) * amount) for c in (r, g, b)]
     return "#" + "".join(f"{c:02x}" for c in mix)
 
@@ -170,7 +184,7 @@ def render_svg(map_: Map, board: Board | None = None, *, orders: bool = True,
     out.append("</g>")
     if marks:
         out.append('<g class="marks" pointer-events="none">' + "".join(marks) + "</g>")
-    title = f"{map_.name} - {board.turn}"
+    title = f"{map_.name} - {turn_words(board.turn)}"
     # small maps (pure) get a smaller title rather than a cut one
     tsize = min(font * 1.4, (W - font * 1.2) / (len(title) * 0.68))
     out.append(f'<text class="turn" x="{_f(font * 0.6)}" y="{_f(tsize * 1.1)}" '
@@ -223,7 +237,7 @@ def _unit(layout: MapLayout, colours: dict[str, str], unit: DrawnUnit) -> str:
         x, y = x + r * 0.9, y + r * 0.9
         attrs += f' data-dislodged="true" data-retreats="{" ".join(unit.retreats or ())}"'
         extra = 'stroke-dasharray="2 1.5" opacity="0.85"'
-    body = _unit_shape(unit.kind, x, y, r, colours.get(unit.power, "#999"), extra)
+    body = _unit_shape(unit.kind, x, y, r, colours.get(unit.power, NO_POWER), extra)
     if unit.dislodged:
         body = (f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r * 1.45)}" fill="none" '
                 f'stroke="#d00" stroke-width="1.4" stroke-dasharray="3 2"/>' + body)
@@ -293,7 +307,7 @@ def _order(layout: MapLayout, colours: dict[str, str], board: Board, order: Orde
            f'data-action="{order.action}">'
     if order.action == "WVE" or order.unit.province not in layout.provinces:
         return head + "</g>"
-    colour = colours.get(order.unit.power, "#555")
+    colour = colours.get(order.unit.power, NO_POWER)
     dark = _shade(colour)
     a = _spot(layout, order.unit.province, order.unit.coast)
     failed = order.failed
@@ -357,7 +371,8 @@ def _order(layout: MapLayout, colours: dict[str, str], board: Board, order: Orde
 
 
 def _shade(colour: str, amount: float = 0.25) -> str:
-    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    """``colour`` darkened (the outline of an order's arrow)."""
+    r, g, b = _rgb(colour)
     return "#" + "".join(f"{round(c * (1 - amount)):02x}" for c in (r, g, b))
 
 

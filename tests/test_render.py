@@ -297,6 +297,35 @@ def test_builds_removals_and_retreats() -> None:
         ["GER AMY MUN RTO BOH"]
 
 
+def test_titles_name_the_turn_in_players_words() -> None:
+    """Each season as a person reads it, the phase named where it is not moves."""
+    map_ = variant_map("standard")
+    for turn, words in (("SPR 1901", "Spring 1901"), ("SUM 1901", "Summer retreats 1901"),
+                        ("FAL 1902", "Fall 1902"), ("AUT 1902", "Fall retreats 1902"),
+                        ("WIN 1903", "Winter adjustments 1903")):
+        root = parse(render_svg(map_, Board(turn, ())))
+        assert root.get("data-turn") == turn
+        titles = [e.text for e in root.iter() if e.get("class") == "turn"]
+        assert titles == [f"standard - {words}"], titles
+
+
+def test_a_power_the_map_does_not_list_is_drawn_in_grey() -> None:
+    """A unit and an order of a power without a colour (read from a foreign NOW) are
+    drawn - the grey stand-in colour was once ``#555``, which the arrow's shading
+    could not read (a ValueError instead of a picture)."""
+    map_ = variant_map("standard")
+    board = board_from_daide(map_, "NOW ( SPR 1901 ) ( XYZ AMY PAR ) ( FRA AMY MAR )", None,
+                             ["ORD ( SPR 1901 ) ( ( XYZ AMY PAR ) MTO BUR ) ( SUC )",
+                              "ORD ( SPR 1901 ) ( ( FRA AMY MAR ) SUP ( XYZ AMY PAR ) MTO BUR )"
+                              " ( SUC )"])
+    root = parse(render_svg(map_, board))
+    drawn = by_attr(root, "data-order")
+    assert set(drawn) == {"XYZ AMY PAR MTO BUR", "FRA AMY MAR SUP XYZ AMY PAR MTO BUR"}
+    unit = by_attr(root, "data-unit")["XYZ AMY PAR"]
+    assert any(e.get("fill") == "#555555" for e in unit.iter())
+    assert any(e.get("stroke") == "#404040" for e in drawn["XYZ AMY PAR MTO BUR"].iter())
+
+
 def test_map_geometry_is_json_for_a_page() -> None:
     data = map_geometry(variant_map("hundred3"))
     text = json.dumps(data)

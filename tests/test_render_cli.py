@@ -54,12 +54,19 @@ def stored(db: Path, game: int = 1):
         store.close()
 
 
+def title(root: ET.Element) -> str:
+    """The picture's title: the text a person reads above the map."""
+    return next(e.text or "" for e in root.iter() if e.get("class") == "turn")
+
+
 def test_render_draws_a_variants_starting_position(tmp_path: Path) -> None:
     out = tmp_path / "standard.svg"
     assert ok(daide("render", "--variant", "standard", "--out", str(out))).strip() == \
         f"wrote {out}"
     root = ET.fromstring(out.read_text(encoding="utf-8"))
     assert root.get("data-turn") == "SPR 1901"
+    # The title a person reads names the turn in words, not DAIDE's SPR 1901.
+    assert title(root) == "standard - Spring 1901"
     units = [e.get("data-unit") for e in root.iter() if e.get("data-unit")]
     assert len(units) == 22 and "RUS FLT (STP SCS)" in units
     assert len([e for e in root.iter() if e.get("data-sc")]) == 34
@@ -73,6 +80,7 @@ def test_render_draws_a_phase_of_a_stored_game(played: Path, tmp_path: Path) -> 
     ok(daide("render", "--db", str(db), "--game", "1", "--turn", "fal 1901", "--out", str(out)))
     root = ET.fromstring(out.read_text(encoding="utf-8"))
     assert root.get("data-turn") == "FAL 1901"
+    assert title(root) == "standard - Fall 1901"
     drawn = [e for e in root.iter() if e.get("data-order")]
     ord_lines = [m for m in fall.messages if m.startswith("ORD")]
     assert len(drawn) == len(ord_lines) > 0
@@ -123,6 +131,11 @@ def test_export_html_is_a_self_contained_replay_of_every_phase(played: Path,
     assert len(svgs) == len(frames) + 1             # a map per frame, and the chart
     for svg, turn in zip(svgs, frames, strict=False):
         assert ET.fromstring(svg).get("data-turn") == turn
+    # Each frame's caption and title name its turn in words.
+    captions = re.findall(r'<div class="frame" data-turn="[^"]+" data-caption="([^"]+)"', page)
+    assert captions[0].startswith("Spring 1901: ") and "orders" in captions[0], captions[0]
+    assert captions[-1].endswith(": position") and "SPR" not in " ".join(captions)
+    assert "standard - Winter adjustments 1901" in page
     orders = sum(1 for p in phases for m in p.messages if m.startswith("ORD"))
     assert page.count('class="order"') == orders
     assert 'class="centre-chart"' in page and "<script>" in page
