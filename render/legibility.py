@@ -171,8 +171,8 @@ def shown_borders(layout: MapLayout) -> dict[tuple[str, str], float]:
         return top
 
     seen: dict[tuple[str, str, str], float] = defaultdict(float)
-    for _level, name, poly in shapes:
-        if name is None:
+    for _level, walker, poly in shapes:
+        if walker is None:
             continue
         for k in range(len(poly)):
             (ax, ay), (bx, by) = poly[k - 1], poly[k]
@@ -185,10 +185,10 @@ def shown_borders(layout: MapLayout) -> dict[tuple[str, str], float]:
                 t = (j + 0.5) / count
                 mx, my = ax + (bx - ax) * t, ay + (by - ay) * t
                 one, other = on_top((mx + nx, my + ny)), on_top((mx - nx, my - ny))
-                if one != name:
+                if one != walker:
                     one, other = other, one
-                if one == name and other is not None and other != name:
-                    seen[min(name, other), max(name, other), name] += length / count
+                if one == walker and other is not None and other != walker:
+                    seen[min(walker, other), max(walker, other), walker] += length / count
     # A border is walked from each of its sides; a side drawn under another shape (a
     # sea under the land) does not see it: the longer walk is what the picture shows.
     shown: dict[tuple[str, str], float] = {}
