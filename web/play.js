@@ -70,8 +70,13 @@ function save(extra = {}) {
 const params = new URLSearchParams(location.search);
 const askedGame = Number(params.get("game")) || null;
 const invite = params.get("invite");
-// The forming game the join form offers (offerPowers): its door takes the NME.
+// The forming game the join form offers (offerPowers): its door takes the NME, so the
+// player joins the game the form described or is told it filled up - never another one.
 let joinGame = null;
+// A running game whose powers in civil disorder the form offers instead (take over: IAM).
+let takeoverGame = null;
+// The game the last NME went to (null: the shared port's next game).
+let joinedAt = null;
 
 function connect(first) {
   socket = new DaideSocket(tokens, { game: me.game || joinGame });
@@ -82,16 +87,34 @@ function connect(first) {
 }
 
 async function join() {
-  me.name = $("name").value.trim() || "web player";
+  // ':' and brackets would ask for a power or a list (server/assignment.py): not a name.
+  me.name = $("name").value.replace(/[[\]:]/g, " ").replace(/\s+/g, " ").trim() || "web player";
   const wanted = $("power").value;
+  if (socket) socket.close();     // an earlier attempt's connection
+  if (takeoverGame) { takeOver(wanted); return; }
   // An invitation holds its seat ('name [invite CODE]', docs/hosting.md); otherwise the
   // 'FRA:name' convention asks for a power (docs/protocol.md §8.1).
   const nme = invite ? `${me.name} [invite ${invite}]` : wanted ? `${wanted}:${me.name}` : me.name;
   me.wanted = wanted;
+  joinedAt = joinGame;
   connect(() => socket.send(`NME ( ${quote(nme)} ) ( 'web' )`));
   $("join-form").hidden = true;
   status(words.say("joining"));
   showWaiting();
+}
+
+// A power in civil disorder, taken over with the passcode the host gave (IAM, docs/hosting.md).
+function takeOver(power) {
+  const passcode = Number($("passcode").value.trim());
+  if (!power || !Number.isInteger(passcode) || passcode <= 0) {
+    status(words.say("Type the passcode of the power the host gave you."), "error");
+    return;
+  }
+  Object.assign(me, { power, passcode, game: takeoverGame, wanted: "" });
+  board.game = me.game;
+  connect(() => socket.send(`IAM ( ${power} ) ( ${passcode} )`));
+  $("join-form").hidden = true;
+  status(words.say("taking over {power}", { power: words.power(power) }));
 }
 
 // While the game forms: which game, how many seats are taken.
@@ -99,7 +122,7 @@ async function showWaiting() {
   if (me.power) return;
   try {
     const { games } = await api("/api/games");
-    const forming = games.find((g) => g.id === askedGame && g.status === "forming")
+    const forming = games.find((g) => g.id === joinedAt && g.status === "forming")
       || games.filter((g) => g.status === "forming").sort((a, b) => a.id - b.id)[0];
     const box = $("waiting");
     box.hidden = false;
@@ -185,16 +208,24 @@ function onMessage(text) {
 
 function onRej(tree, text) {
   const what = tree[1][0];
-  if (what === "IAM") {
+  if (what === "IAM" && takeoverGame) {
+    // The passcode was wrong, or the power was taken over in between.
+    const said = words.say("{power} of game {game} could not be taken over: the passcode is not its passcode, or it is no longer in civil disorder.",
+      { power: words.power(me.power), game: takeoverGame });
+    Object.assign(me, { power: null, passcode: null, game: null });
+    offerPowers().then(() => { $("join-form").hidden = false; status(said, "error"); });
+  } else if (what === "IAM") {
     localStorage.removeItem(STORE);
     status("could not rejoin (the game is over or the passcode is wrong): join a new game", "error");
     $("join-form").hidden = false;
     $("waiting").hidden = true;
   } else if (what === "NME") {
-    status("there is no free seat for that power: choose another", "error");
-    $("join-form").hidden = false;
+    // The game the form offered filled up (or started) before the NME reached it.
+    const said = joinedAt
+      ? words.say("Game {game} filled up before you joined: choose again.", { game: joinedAt })
+      : words.say("The server could not seat you: choose again.");
     $("waiting").hidden = true;
-    offerPowers();
+    offerPowers().then(() => { $("join-form").hidden = false; status(said, "error"); });
   } else if (what === "SUB") note("The server refused the orders: the phase had already moved on.", text, "rej");
   else if (what === "GOF" || (what === "NOT" && tree[1][1][0] === "GOF")) { /* nothing owed or no game */ }
   else if (what === "DRW" || (what === "NOT" && tree[1][1][0] === "DRW")) note("The draw vote was refused: no game is running.", text, "rej");
@@ -776,25 +807,48 @@ function note(text, daide = "", kind = "info") {
 
 // --- start ------------------------------------------------------------------
 
+// The join form offers only what the server says is free (GET /api/games: free_powers):
+// the powers of the forming game that nobody asked for by name or holds by invitation -
+// or, for ?game=N of a running game, its powers in civil disorder, to take over with
+// the passcode the host gave.
 async function offerPowers() {
-  // Only the powers still free in the game that forms (GET /api/games: free_powers).
-  let free = mapInfo.powers;
+  let free = mapInfo.powers, info = "";
+  joinGame = takeoverGame = null;
   try {
     const { games } = await api("/api/games");
-    const forming = games.find((g) => g.id === askedGame && g.status === "forming")
-      || games.filter((g) => g.status === "forming").sort((a, b) => a.id - b.id)[0];
-    if (forming && forming.free_powers) free = forming.free_powers;
-    const asked = Number(new URLSearchParams(location.search).get("game")) || null;
-    let info = forming
-      ? words.say("You join game {game}: {free} of {seats} seats free.", { game: forming.id, free: forming.open_seats, seats: forming.seats })
-      : words.say("No game is forming: joining opens a new one.");
-    if (asked && (!forming || forming.id !== asked)) info = words.say("Game {asked} is not forming any more. ", { asked }) + info;
-    $("join-info").textContent = info;
-    $("join-info").dataset.game = forming ? forming.id : "";
-    joinGame = forming && forming.id === askedGame ? forming.id : null;
+    const open = (g) => g.status === "forming" && g.open_seats > 0;
+    const asked = games.find((g) => g.id === askedGame);
+    const forming = asked && open(asked) ? asked
+      : games.filter((g) => open(g) && g.variant === mapInfo.variant).sort((a, b) => a.id - b.id)[0];
+    if (invite && asked && asked.status === "forming") {
+      // The invitation holds a seat of its own game, with the power it reserves (if any).
+      joinGame = asked.id;
+      free = [];
+      info = words.say("Your invitation holds your seat in game {game}.", { game: asked.id });
+    } else if (asked && !invite && asked.status === "running" && asked.free_powers.length) {
+      takeoverGame = asked.id;
+      free = asked.free_powers.map((f) => f.power);
+      info = words.say("Game {game} is being played: a power in civil disorder is taken over with the passcode the host gave you.", { game: asked.id });
+    } else {
+      if (forming) {
+        free = forming.free_powers.map((f) => f.power);
+        joinGame = forming.id;
+        info = forming.open_seats === 1
+          ? words.say("You join game {game}: the last free seat of {seats}.", { game: forming.id, seats: forming.seats })
+          : words.say("You join game {game}: {free} of {seats} seats free.", { game: forming.id, free: forming.open_seats, seats: forming.seats });
+      } else info = words.say("No game is forming: joining opens a new one.");
+      if (askedGame && (!forming || forming.id !== askedGame)) info = words.say("Game {asked} is not forming any more. ", { asked: askedGame }) + info;
+    }
+    $("join-info").dataset.game = joinGame || takeoverGame || "";
   } catch (error) { /* offer every power */ }
-  $("power").replaceChildren(el("option", { value: "" }, words.say("any free power")),
-    ...free.map((p) => el("option", { value: p }, words.power(p))));
+  $("join-info").textContent = info;
+  $("join-form").dataset.mode = takeoverGame ? "takeover" : "join";
+  $("passcode-label").hidden = !takeoverGame;
+  $("power-label").hidden = Boolean(invite && joinGame);
+  $("join").textContent = words.say(takeoverGame ? "Take over the power" : "Join the game");
+  const powers = free.map((p) => el("option", { value: p }, words.power(p)));
+  $("power").replaceChildren(...(takeoverGame ? powers
+    : [el("option", { value: "" }, words.say("any free power")), ...powers]));
 }
 
 async function main() {
@@ -815,8 +869,8 @@ async function main() {
     location.href = url.toString();
   });
   $("show-daide").addEventListener("change", () => document.body.classList.toggle("show-daide", $("show-daide").checked));
-  $("join").addEventListener("click", join);
-  // Enter in the name field joins (the page's CSP has no inline handlers).
+  // The Join button, or Enter in the name or passcode field (the form's submit button:
+  // a form of two fields and no submit button would not submit on Enter).
   $("join-form").addEventListener("submit", (event) => { event.preventDefault(); join(); });
   $("forget").addEventListener("click", () => { localStorage.removeItem(STORE); location.reload(); });
   $("order-form").addEventListener("submit", (event) => {

@@ -242,7 +242,7 @@ export function pageLanguage() {
 // The page's fixed texts (data-text="key") in French; English is the HTML's own.
 const UI_FR = {
   play: "Jouer", games: "parties", watch: "regarder", showDaide: "voir le DAIDE", name: "Nom",
-  power: "Puissance", join: "Rejoindre la partie", myOrders: "Retour à mes ordres",
+  power: "Puissance", passcode: "Code", join: "Rejoindre la partie", myOrders: "Retour à mes ordres",
   lastResults: "Résultats de la saison passée", finalTable: "Classement final", player: "Joueur",
   centres: "Centres", result: "Résultat", score: "Score", replay: "Revoir la partie",
   orders: "Vos ordres", submit: "Donner l'ordre", toOrder: "Reste à ordonner :",
@@ -316,6 +316,17 @@ const PHRASES_FR = {
   "You join game {game}: {free} of {seats} seats free.": "Vous rejoignez la partie {game} : {free} places libres sur {seats}.",
   "No game is forming: joining opens a new one.": "Aucune partie en formation : rejoindre en ouvre une nouvelle.",
   "Game {asked} is not forming any more. ": "La partie {asked} n'est plus en formation. ",
+  "You join game {game}: the last free seat of {seats}.": "Vous rejoignez la partie {game} : la dernière place libre sur {seats}.",
+  "Your invitation holds your seat in game {game}.": "Votre invitation vous garde une place dans la partie {game}.",
+  "Game {game} is being played: a power in civil disorder is taken over with the passcode the host gave you.":
+    "La partie {game} est en cours : une puissance en désordre civil se reprend avec le code que l'organisateur vous a donné.",
+  "Join the game": "Rejoindre la partie", "Take over the power": "Reprendre la puissance",
+  "Type the passcode of the power the host gave you.": "Tapez le code de la puissance que l'organisateur vous a donné.",
+  "taking over {power}": "reprise de {power}",
+  "{power} of game {game} could not be taken over: the passcode is not its passcode, or it is no longer in civil disorder.":
+    "{power} de la partie {game} n'a pas pu être reprise : ce n'est pas son code, ou elle n'est plus en désordre civil.",
+  "Game {game} filled up before you joined: choose again.": "La partie {game} s'est remplie avant que vous la rejoigniez : choisissez à nouveau.",
+  "The server could not seat you: choose again.": "Le serveur n'a pas pu vous donner de place : choisissez à nouveau.",
   "none yet": "aucun pour l'instant", "with {who}": "avec {who}",
   "{wanted} was taken by another player: you play {power}.":
     "{wanted} était déjà prise par un autre joueur : vous jouez {power}.",
