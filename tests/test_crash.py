@@ -38,12 +38,15 @@ async def test_killed_servers_lose_nothing_and_repeat_nothing(tmp_path: Path,
 
 
 async def test_hosted_games_resume_whole_after_kills_in_admin_actions(tmp_path: Path) -> None:
-    # One round of each kind: a phase, pause, resume, extend, eject, new, fill.
+    # One round of each kind: a phase, pause, resume, extend, eject, new, fill - too
+    # few for the rule that each admin action is seen both done and absent (make crash).
     plan = HostedPlan(rounds=len(ACTIONS), seed=3)
     with trio.fail_after(300):
         result = await hosted_trial(tmp_path, plan)
     assert result.problems == []
     assert result.kills == len(ACTIONS) and result.finished == 2
-    attempted = {a.action for a in result.attempts}
-    assert {"extend", "eject", "new", "fill"} <= attempted and attempted & {"pause", "resume"}
-    assert all(a.present is not None for a in result.attempts)
+    assert sorted(a.action for a in result.attempts) == sorted(ACTIONS[1:])
+    # Each was found after the restart on one side, none refused, each killed at a
+    # random moment (a kind's first round; the other moments need a second round).
+    assert all(a.present is not None and not a.refused for a in result.attempts)
+    assert {a.moment for a in result.attempts} == {"within"}
