@@ -23,7 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="SQLite database of the server (draw a stored game)")
     parser.add_argument("--game", type=int, metavar="N", help="game number in --db")
     parser.add_argument("--turn", metavar="TURN",
-                        help='phase to draw, e.g. "SPR 1901" (default: the last position)')
+                        help='phase to draw, e.g. "Spring 1901", "Fall retreats 1901" or "SPR 1901" '
+                             "(default: the last position)")
     parser.add_argument("--no-orders", action="store_true", help="leave the order arrows out")
     parser.add_argument("--width", type=int, metavar="PX",
                         help="width of the picture in pixels (default: its natural size)")
@@ -33,12 +34,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _turn(text: str) -> str:
     from daide.errors import CommandError
+    from render.turns import turn_from_text
 
-    parts = text.upper().split()
-    if len(parts) != 2 or parts[0] not in ("SPR", "SUM", "FAL", "AUT", "WIN") \
-            or not parts[1].isdigit():
-        raise CommandError(f'--turn {text!r} is not a turn like "SPR 1901"')
-    return f"{parts[0]} {int(parts[1])}"
+    turn = turn_from_text(text)
+    if turn is None:
+        raise CommandError(f'--turn {text!r} is not a turn like "Spring 1901", '
+                           f'"Fall retreats 1901" or "SPR 1901"')
+    return turn
 
 
 def run(args: argparse.Namespace) -> int:
@@ -84,6 +86,7 @@ def _game_svg(args: argparse.Namespace, turn: str | None) -> str:
     from engine.variants import variant_map
     from render import render_svg
     from render.replay import frames_of
+    from render.turns import turn_words
     from server.store import Store, StoreError
 
     if not args.db.exists():
@@ -111,7 +114,8 @@ def _game_svg(args: argparse.Namespace, turn: str | None) -> str:
     else:
         matches = [f for f in frames if f.board.turn == turn]
         if not matches:
-            raise CommandError(f"game {args.game} has no phase {turn} "
-                               f"(it has {frames[0].board.turn} to {frames[-1].board.turn})")
+            raise CommandError(f"game {args.game} has no phase {turn_words(turn)} (it has "
+                               f"{turn_words(frames[0].board.turn)} to "
+                               f"{turn_words(frames[-1].board.turn)})")
         frame = matches[0]
     return render_svg(map_, frame.board, orders=not args.no_orders, width=args.width)

@@ -24,6 +24,7 @@ from render import (
 from render.autolayout import auto_layout
 from render.geometry import point_in_polygon
 from render.maps import LAYOUT_DIR, uses_standard_geography
+from render.turns import turn_from_text, turn_words
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -307,6 +308,17 @@ def test_titles_name_the_turn_in_players_words() -> None:
         assert root.get("data-turn") == turn
         titles = [e.text for e in root.iter() if e.get("class") == "turn"]
         assert titles == [f"standard - {words}"], titles
+
+
+def test_turns_typed_in_words_or_daide_read_as_daide() -> None:
+    for text, turn in (("Spring 1901", "SPR 1901"), ("spr 1901", "SPR 1901"),
+                       ("Summer retreats 1902", "SUM 1902"), ("summer 1902", "SUM 1902"),
+                       ("FALL 1903", "FAL 1903"), ("Fall  retreats 1903", "AUT 1903"),
+                       ("winter 1901", "WIN 1901"), ("Winter adjustments 1901", "WIN 1901")):
+        assert turn_from_text(text) == turn, text
+        assert turn_from_text(turn_words(turn)) == turn
+    for text in ("spring", "1901", "Autumn 1901", "Spring 19O1", "", "Fall retreat 1901"):
+        assert turn_from_text(text) is None, text
 
 
 def test_a_power_the_map_does_not_list_is_drawn_in_grey() -> None:

@@ -81,6 +81,11 @@ def test_render_draws_a_phase_of_a_stored_game(played: Path, tmp_path: Path) -> 
     root = ET.fromstring(out.read_text(encoding="utf-8"))
     assert root.get("data-turn") == "FAL 1901"
     assert title(root) == "standard - Fall 1901"
+    # The turn typed as players name it draws the same picture.
+    worded = tmp_path / "fall-words.svg"
+    assert main(["render", "--db", str(db), "--game", "1", "--turn", "Fall 1901",
+                 "--out", str(worded)]) == 0
+    assert worded.read_text(encoding="utf-8") == out.read_text(encoding="utf-8")
     drawn = [e for e in root.iter() if e.get("data-order")]
     ord_lines = [m for m in fall.messages if m.startswith("ORD")]
     assert len(drawn) == len(ord_lines) > 0
@@ -95,12 +100,14 @@ def test_render_errors_are_one_line(played: Path, tmp_path: Path,
     db = str(played / "tournament.db")
     out = str(tmp_path / "x.svg")
     fails(daide("render", "--db", db, "--game", "1", "--turn", "SPR 1950", "--out", out),
-          "game 1 has no phase SPR 1950 (it has SPR 1901 to ", "render")
+          "game 1 has no phase Spring 1950 (it has Spring 1901 to ", "render")
     # the rest in process (same main(), no interpreter start per case)
     for args, message in [
         (["--variant", "atlantis", "--out", out], "unknown variant 'atlantis'"),
         (["--db", db, "--game", "9", "--out", out], "no game 9"),
         (["--db", db, "--game", "1", "--turn", "spring", "--out", out], "is not a turn"),
+        (["--db", db, "--game", "1", "--turn", "Autumn 1901", "--out", out],
+         """--turn 'Autumn 1901' is not a turn like "Spring 1901", "Fall retreats 1901" """),
         (["--db", db, "--game", "1", "--variant", "hundred3", "--out", out],
          "game 1 plays standard, not hundred3"),
         (["--db", str(tmp_path / "none.db"), "--game", "1", "--out", out], "no database at"),
