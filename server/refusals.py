@@ -108,8 +108,10 @@ def explain(sent: str, answer: str) -> str:
     """A refusal in words: ``refused: NYU (not your unit: ...)``, ``refused: REJ (...)``,
     ``not understood: HUH (...)``."""
     if answer == "HUH":
-        return ("not understood: HUH (the message does not follow the grammar, or is not "
-                "allowed for a player, at the marked token ERR)")
+        if sent.startswith("ERR "):
+            return ("not understood: HUH (the server takes no such message from a player "
+                    "at the game's level: ERR marks it whole)")
+        return "not understood: HUH (the message does not follow the grammar at the marked token ERR)"
     if answer == "PRN":
         return "not understood: PRN (its brackets do not balance)"
     if answer == "REJ":

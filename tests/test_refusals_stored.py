@@ -154,4 +154,5 @@ def test_a_long_message_is_kept_around_its_err() -> None:
     assert sent_text(Rej(MisRequest()), STANDARD) == ("MIS", "REJ")
     assert sent_text(MisRequest(), STANDARD) is None
     assert explain("( ENG AMY BOH ) HLD", "NYU").startswith("refused: NYU (")
+    assert "ERR marks it whole" in explain("ERR SUB ( ( ENG AMY LVP ) HLD )", "HUH")
     assert explain("HST ( SPR 1950 )", "REJ") == "refused: REJ (no such turn has been played)"
