@@ -50,6 +50,11 @@ def test_the_form_offers_only_the_free_powers_and_says_when_the_game_filled(
     with served(tmp_path, "--mtl", "600") as server, browser_page("free-powers") as page, \
             asking(server.port, "FRA:Fritz"):
         joined(server, 1)
+        # The games list names the powers still free.
+        page.goto(server.url + "?lang=en")
+        page.wait_for_selector("#games tr[data-game='1'][data-free='AUS ENG GER ITA RUS TUR']")
+        assert "powers still free: Austria, England, Germany, Italy, Russia and Turkey" \
+            in page.inner_text("#games tr[data-game='1']")
         page.goto(server.url + "play?lang=en")
         assert offered(page) == ["", "AUS", "ENG", "GER", "ITA", "RUS", "TUR"]
         assert "You join game 1: 6 of 7 seats free." in page.inner_text("#join-info")
@@ -119,6 +124,12 @@ def test_a_running_games_form_offers_the_ejected_power_to_take_over(tmp_path: Pa
             context = page.context.browser.new_context(viewport={"width": 1400, "height": 1000})
             taker = context.new_page()
             try:
+                # The games list: Germany in civil disorder, and a Take over button.
+                taker.goto(server.url + "?lang=en")
+                taker.wait_for_selector("#games tr[data-game='1'][data-free='GER']")
+                assert "in civil disorder: Germany" in taker.inner_text("#games tr[data-game='1']")
+                taker.click("#games a[data-takeover='1']")
+                taker.wait_for_url("**/play?game=1")
                 taker.goto(server.url + "play?lang=en&game=1")
                 taker.wait_for_selector("#join-form[data-mode='takeover']")
                 assert offered(taker) == ["GER"]

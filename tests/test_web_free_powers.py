@@ -112,6 +112,9 @@ async def test_an_invitation_reserves_its_power_and_a_full_game_frees_none(
         joiner = await ScriptClient.connect(door, name)
         await joiner.join()
         joiners.append(joiner)
+        if name == "ITA:fred":
+            game = await listed(server, number)
+            assert free(game) == ["AUS", "FRA", "GER", "RUS", "TUR"] and game["open_seats"] == 5
     game = await listed(server, number)
     assert game["open_seats"] == 0 and game["free_powers"] == []
     # Nothing is free for a seventh NME, which the full game refuses.
