@@ -80,30 +80,33 @@ SMOOTH = 0.25
 """Pseudo-count of an order no sample of a policy gave."""
 
 
-def weakest_neighbour(view: BoardView) -> str | None:
-    """The power with fewest centres among those with a unit next to ours
-    (None when no other power is next to us)."""
+def weakest_neighbours(view: BoardView) -> frozenset[str]:
+    """The powers with fewest centres among those with a unit next to ours (none
+    when no other power is next to us).
+
+    Every power tied for fewest is one: a tie broken by name would make the
+    first power in the alphabet (AUS on the standard map, where everyone starts
+    with three) the target of all its neighbours' ``weakest`` samples from the
+    first phase on - and RegretBot's own candidates include those samples.
+    """
     geo = view.geography
     mine: set[str] = set()
     for unit in view.my_units:
         mine.add(unit.province)
         mine |= geo.reachable_provinces(unit.kind, unit.node)
-    best: tuple[int, str] | None = None
-    for unit in view.units:
-        if unit.power != view.power and unit.province in mine:
-            key = (view.centre_count(unit.power), unit.power)
-            if best is None or key < best:
-                best = key
-    return None if best is None else best[1]
+    near = {u.power for u in view.units if u.power != view.power and u.province in mine}
+    if not near:
+        return frozenset()
+    fewest = min(view.centre_count(p) for p in near)
+    return frozenset(p for p in near if view.centre_count(p) == fewest)
 
 
 def _weakest_valuation(view: BoardView) -> Valuation:
     base = base_values(view, DEFAULT_WEIGHTS)
-    target = weakest_neighbour(view)
-    if target is not None:
-        for centre, owner in view.owners.items():
-            if owner == target:
-                base[centre] *= WEAKEST_FACTOR
+    targets = weakest_neighbours(view)
+    for centre, owner in view.owners.items():
+        if owner in targets:
+            base[centre] *= WEAKEST_FACTOR
     return _valuation_of(view, base)
 
 
@@ -252,4 +255,4 @@ class Beliefs:
 
 
 __all__ = ["POLICIES", "Beliefs", "Evidence", "Policy", "PowerModels", "evidence_of",
-           "models_for", "sample", "weakest_neighbour"]
+           "models_for", "sample", "weakest_neighbours"]

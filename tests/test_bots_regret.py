@@ -29,7 +29,14 @@ from bots.holdbot import HoldBot
 from bots.local import Rejection, owes_orders, play_game, submit, view_of
 from bots.lookahead import LookaheadBot
 from bots.openings import openings
-from bots.opponents import POLICIES, Beliefs, evidence_of, models_for, sample
+from bots.opponents import (
+    POLICIES,
+    Beliefs,
+    evidence_of,
+    models_for,
+    sample,
+    weakest_neighbours,
+)
 from bots.orders import unmatched_supports
 from bots.randbot import RandBot
 from bots.registry import make_strategy
@@ -259,6 +266,20 @@ def test_one_phase_of_evidence_moves_a_belief_but_never_rules_a_policy_out() -> 
     after = beliefs.summary("GER")
     assert after["holder"] > before["holder"]
     assert min(after.values()) > 0
+
+
+def test_the_weakest_neighbour_is_every_power_tied_for_fewest_centres() -> None:
+    """An Italian army in Tyrolia touches Austria (Vienna, Trieste) and Germany
+    (Munich), three centres each: both are Italy's weakest neighbours, neither
+    picked by its name.  With one more centre Germany is no longer one; a power
+    next to no one has none."""
+    units = tuple(Unit("ITA", "AMY", Location("TYR")) if u.location.province == "VEN" else u
+                  for u in START.units)
+    tyrol = GameState(START.phase, units, START.ownership)
+    assert weakest_neighbours(view_of(MAP, tyrol, "ITA")) == {"AUS", "GER"}
+    richer = GameState(START.phase, units, {**START.ownership, "DEN": "GER"})
+    assert weakest_neighbours(view_of(MAP, richer, "ITA")) == {"AUS"}
+    assert weakest_neighbours(view_of(MAP, START, "ENG")) == frozenset()
 
 
 # -- openings ----------------------------------------------------------------------------
