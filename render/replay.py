@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from maps.model import Map
 from render.board import Board, RenderError, board_from_daide, parse_sco
+from render.notation import ending_words, power_name, result_words
 from render.svg import NO_POWER, power_colours, render_svg
 from render.turns import turn_words
 
@@ -84,9 +85,11 @@ def centre_counts(phases: Iterable[PhaseLike]) -> list[tuple[str, dict[str, int]
 
 
 def centre_chart_svg(series: Sequence[tuple[str, Mapping[str, int]]],
-                     colours: Mapping[str, str], powers: Sequence[str]) -> str:
-    """Centre counts per year as an inline SVG line chart."""
-    w, h, left, bottom, top, right = 640, 260, 40, 30, 14, 70
+                     colours: Mapping[str, str], powers: Sequence[str],
+                     names: Mapping[str, str] | None = None) -> str:
+    """Centre counts per year as an inline SVG line chart, each line named by its
+    power's name (``names``, the map's; the mnemonic without one)."""
+    w, h, left, bottom, top, right = 680, 260, 40, 30, 14, 110
     n = max(1, len(series) - 1)
     most = max([c for _label, counts in series for c in counts.values()] + [1])
     ymax = max(4, most + 1)
@@ -117,7 +120,7 @@ def centre_chart_svg(series: Sequence[tuple[str, Mapping[str, int]]],
                    f'stroke="{colour}" stroke-width="2.2"/>')
         last = series[-1][1].get(power, 0) if series else 0
         out.append(f'<text x="{w - right + 8}" y="{top + 14 * k + 8}" fill="{colour}" '
-                   f'font-weight="bold">{power} {last}</text>')
+                   f'font-weight="bold">{escape(power_name(power, names or {}))} {last}</text>')
     out.append("</svg>")
     return "\n".join(out)
 
@@ -129,8 +132,7 @@ body { font-family: DejaVu Sans, Arial, sans-serif; margin: 1em; color: #222; }
 .frame { display: none; }
 .frame.on { display: block; }
 .frame svg.daide-map { max-width: 100%; height: auto; border: 1px solid #bbb; }
-table.orders { border-collapse: collapse; font-size: 12px; margin-top: .5em; }
-table.orders td { padding: 1px 8px 1px 0; }
+ul.orders { font-size: 12px; margin-top: .5em; padding-left: 1.2em; columns: 3 16em; }
 .fail { color: #b00; }
 .legend { font-size: 12px; color: #555; }
 """
@@ -172,9 +174,13 @@ def replay_html(map_: Map, phases: Iterable[PhaseLike], *, title: str,
              f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>",
              f"<h1>{escape(title)}</h1>"]
     parts.extend(f"<p>{escape(line)}</p>" for line in info)
+    names = map_.power_names
     if ending:
-        parts.append("<p>Ending: " + " ".join(f"<code>{escape(e)}</code>" for e in ending)
-                     + "</p>")
+        said = [ending_words(e, names) for e in ending]
+        parts.append("<p>Ending: " + escape("; ".join(w for w in said if w) or "-") + "</p>")
+        # the DAIDE texts, for bot authors
+        parts.append("<details><summary>in DAIDE</summary>"
+                     + " ".join(f"<code>{escape(e)}</code>" for e in ending) + "</details>")
     if not frames:
         parts.append("<p>The game has not started: there is nothing to show yet.</p>"
                      "</body></html>")
@@ -190,16 +196,28 @@ def replay_html(map_: Map, phases: Iterable[PhaseLike], *, title: str,
                      f'data-caption="{escape(frame.caption)}">')
         parts.append(render_svg(map_, frame.board, element_id=f"map-{i}"))
         if frame.board.orders:
-            parts.append('<table class="orders">')
-            for order in frame.board.orders:
-                res = " ".join(order.results)
+            # A dislodged unit missing from the next position's retreats was destroyed.
+            after = frames[i + 1].board.units if i + 1 < len(frames) else ()
+            retreating = {(u.power, u.province) for u in after if u.dislodged}
+            parts.append('<ul class="orders">')
+            # by power, as the adjudicators' reports list them; each line names its power
+            by_power = sorted(frame.board.orders,
+                              key=lambda o: power_name(o.unit.power, names))
+            for order in by_power:
+                destroyed = (order.unit.power, order.unit.province) not in retreating
                 cls = ' class="fail"' if order.failed else ""
-                parts.append(f"<tr{cls}><td>{escape(order.text())}</td><td>{escape(res)}</td>"
-                             "</tr>")
-            parts.append("</table>")
+                # the DAIDE text stays on each line (data-order, and its tooltip)
+                daide = f"{order.text()} ({' '.join(order.results)})" if order.results \
+                    else order.text()
+                line = result_words(order, names, destroyed)
+                if order.action != "WVE":          # a waive names its power already
+                    line = f"{power_name(order.unit.power, names)}: {line}"
+                parts.append(f'<li{cls} data-order="{escape(order.text())}" '
+                             f'title="{escape(daide)}">{escape(line)}</li>')
+            parts.append("</ul>")
         parts.append("</div>")
     parts.append("<h2>Supply centres per year</h2>")
-    parts.append(centre_chart_svg(centre_counts(phases), colours, map_.powers))
+    parts.append(centre_chart_svg(centre_counts(phases), colours, map_.powers, names))
     parts.append(f"<script>{_SCRIPT}</script></body></html>")
     return "\n".join(parts) + "\n"
 
@@ -218,7 +236,8 @@ def game_replay(store: Any, game_id: int, map_loader: Any = None, *,
     record = store.game(game_id)
     phases = store.phases(game_id)
     map_ = map_loader(record.settings.variant)
-    players = ", ".join(f"{s.power} {s.client_name or '?'}" for s in record.seats)
+    players = ", ".join(f"{power_name(s.power, map_.power_names)}: {s.client_name or '?'}"
+                        for s in record.seats)
     info = [f"Variant {record.settings.variant}; status {record.status}; "
             f"started {record.started_at or '-'}; finished {record.finished_at or '-'}."]
     if players:

@@ -12,7 +12,7 @@ the picture without parsing shapes.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 
 from maps.model import Map
@@ -20,6 +20,7 @@ from render.board import Board, DrawnUnit, Order, starting_board
 from render.geometry import Point
 from render.layout import MapLayout
 from render.maps import layout_for
+from render.notation import unit_tooltip
 from render.turns import turn_words
 
 SEA = "#b7d3e9"
@@ -177,10 +178,10 @@ def render_svg(map_: Map, board: Board | None = None, *, orders: bool = True,
     out.append('<g class="units">')
     for unit in board.units:
         if not unit.dislodged:
-            out.append(_unit(layout, colours, unit))
+            out.append(_unit(layout, colours, unit, map_.power_names))
     for unit in board.units:
         if unit.dislodged:
-            out.append(_unit(layout, colours, unit))
+            out.append(_unit(layout, colours, unit, map_.power_names))
     out.append("</g>")
     if marks:
         out.append('<g class="marks" pointer-events="none">' + "".join(marks) + "</g>")
@@ -226,7 +227,8 @@ def _unit_shape(kind: str, x: float, y: float, r: float, fill: str, extra: str =
             f'L{_f(x + r * 0.25)},{_f(y + r * 0.1)}" stroke="#111" stroke-width="1.1" fill="none"/>')
 
 
-def _unit(layout: MapLayout, colours: dict[str, str], unit: DrawnUnit) -> str:
+def _unit(layout: MapLayout, colours: dict[str, str], unit: DrawnUnit,
+          names: Mapping[str, str]) -> str:
     if unit.province not in layout.provinces:
         return ""
     x, y = _spot(layout, unit.province, unit.coast)
@@ -241,7 +243,7 @@ def _unit(layout: MapLayout, colours: dict[str, str], unit: DrawnUnit) -> str:
     if unit.dislodged:
         body = (f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r * 1.45)}" fill="none" '
                 f'stroke="#d00" stroke-width="1.4" stroke-dasharray="3 2"/>' + body)
-    return f'<g {attrs}><title>{escape(unit.text())}</title>{body}</g>'
+    return f'<g {attrs}><title>{escape(unit_tooltip(unit, names))}</title>{body}</g>'
 
 
 # -- orders -----------------------------------------------------------------

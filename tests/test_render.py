@@ -338,6 +338,43 @@ def test_a_power_the_map_does_not_list_is_drawn_in_grey() -> None:
     assert any(e.get("stroke") == "#404040" for e in drawn["XYZ AMY PAR MTO BUR"].iter())
 
 
+def test_orders_results_and_units_read_in_players_notation() -> None:
+    """The replay's lines and the units' tooltips: the usual notation, a failed order in
+    lower case with what happened (the French adjudicator's reports)."""
+    from render.notation import ending_words, result_words, unit_tooltip
+
+    names = variant_map("standard").power_names
+    par, mar = DrawnUnit("FRA", "AMY", "PAR"), DrawnUnit("FRA", "AMY", "MAR")
+    lon, nth = DrawnUnit("ENG", "AMY", "LON"), DrawnUnit("ENG", "FLT", "NTH")
+    mao, bur = DrawnUnit("FRA", "FLT", "MAO"), DrawnUnit("GER", "AMY", "BUR")
+    for order, destroyed, words in (
+        (Order(par, "MTO", "BUR", results=("BNC",)), False, "A par - bur (bounce)"),
+        (Order(mar, "SUP", "BUR", other=par, results=("CUT",)), False, "A mar s a par - bur (cut)"),
+        (Order(mar, "SUP", other=par, results=("SUC",)), False, "A Mar S A Par"),
+        (Order(lon, "CTO", "NWY", via=("NTH",), results=("SUC",)), False, "A Lon - Nwy via Nth"),
+        (Order(nth, "CVY", "NWY", other=lon, results=("DSR",)), False, "F nth c a lon - nwy (failed)"),
+        (Order(mao, "MTO", "SPA", "NCS", results=("SUC",)), False, "F Mao - Spa/nc"),
+        (Order(bur, "HLD", results=("RET",)), False, "A bur h (dislodged)"),
+        (Order(bur, "HLD", results=("RET",)), True, "A bur h (destroyed)"),
+        (Order(mar, "SUP", other=bur, results=("NSO",)), False, "A mar s a bur (invalid)"),
+        (Order(bur, "RTO", "MUN", results=("BNC",)), False, "A bur r mun (failed)"),
+        (Order(par, "BLD", results=("SUC",)), False, "build A Par"),
+        (Order(par, "REM"), False, "remove A Par"),
+        (Order(DrawnUnit("TUR", "", ""), "WVE", results=("SUC",)), False, "Turkey waives"),
+    ):
+        assert result_words(order, names, destroyed) == words
+    assert unit_tooltip(DrawnUnit("RUS", "FLT", "STP", "SCS"), names) == "Russia: F Stp/sc"
+    assert unit_tooltip(DrawnUnit("GER", "AMY", "MUN", retreats=("BOH", "TYR")), names) == \
+        "Germany: A Mun, dislodged, may retreat to Boh, Tyr"
+    assert ending_words("SLO ( FRA )", names) == "France won alone"
+    assert ending_words("DRW ( AUS ENG FRA )", names) == "a draw between Austria, England and France"
+    assert ending_words("DRW", names) == "a draw between the powers left"
+    # The picture's units say who and what they are in words.
+    root = parse(render_svg(variant_map("standard")))
+    unit = by_attr(root, "data-unit")["FRA AMY PAR"]
+    assert [e.text for e in unit.iter(f"{SVG}title")] == ["France: A Par"]
+
+
 def test_map_geometry_is_json_for_a_page() -> None:
     data = map_geometry(variant_map("hundred3"))
     text = json.dumps(data)

@@ -143,6 +143,20 @@ def test_export_html_is_a_self_contained_replay_of_every_phase(played: Path,
     assert captions[0].startswith("Spring 1901: ") and "orders" in captions[0], captions[0]
     assert captions[-1].endswith(": position") and "SPR" not in " ".join(captions)
     assert "standard - Winter adjustments 1901" in page
+    # What a person reads holds no DAIDE token of the order grammar: the orders in the
+    # usual notation, the players and the ending in words (the DAIDE behind "in DAIDE").
+    shown = re.sub(r"<details>.*?</details>|<script>.*?</script>|<style>.*?</style>", "",
+                   page, flags=re.S)
+    text = re.sub(r"<[^>]+>", " ", shown)
+    for token in ("MTO", "SUP", "CVY", "CTO", "HLD", "RTO", "DSB", "BLD", "REM", "WVE", "SUC",
+                  "BNC", "NSO", "AMY", "FLT", "SPR", "FAL", "WIN", "DRW", "SMR", "SLO"):
+        assert not re.search(rf"\b{token}\b", text), (token, text[:2000])
+    lines = re.findall(r'<li[^>]*>([^<]*)</li>', page)
+    assert len(lines) == sum(1 for p in phases for m in p.messages if m.startswith("ORD")) and all(re.match(
+        r"(Austria|England|France|Germany|Italy|Russia|Turkey)(: ([AF] [A-Za-z][a-z]{2}|build"
+        r"|remove)| waives)", line) for line in lines), lines[:10]
+    assert "Players: Austria: " in page
+    assert "Ending: " in page and "in DAIDE" in page
     orders = sum(1 for p in phases for m in p.messages if m.startswith("ORD"))
     assert page.count('class="order"') == orders
     assert 'class="centre-chart"' in page and "<script>" in page
