@@ -96,6 +96,12 @@ def test_the_form_offers_only_the_free_powers_and_says_when_the_game_filled(
                             in other.inner_text("#join-info")
                         assert offered(other) == ["", "AUS", "ENG", "FRA", "GER", "ITA", "RUS",
                                                   "TUR"]
+                        # Joining again opens game 2, and the waiting page says so.
+                        other.click("#join")
+                        other.wait_for_selector(
+                            "#waiting[data-game='2'][data-taken='1'][data-seats='7']")
+                        assert "Waiting for game 2 to start" in other.inner_text("#waiting")
+                        assert other.get_attribute("#status", "class") != "error"
                 finally:
                     other.close()
 
@@ -150,6 +156,8 @@ def test_a_running_games_form_offers_the_ejected_power_to_take_over(tmp_path: Pa
                 taker.wait_for_selector("#me[data-power='GER']")
                 taker.wait_for_selector("#map svg[data-turn='SPR 1901']")
                 assert taker.inner_text("#me") == "Germany - Hans"
+                taker.wait_for_selector("#status:has-text('game 1')")
+                assert taker.get_attribute("#status", "class") != "error"
                 screenshot(taker, "take-over")
             finally:
                 context.close()

@@ -90,7 +90,10 @@ async function join() {
   // ':' and brackets would ask for a power or a list (server/assignment.py): not a name.
   me.name = $("name").value.replace(/[[\]:]/g, " ").replace(/\s+/g, " ").trim() || "web player";
   const wanted = $("power").value;
-  if (socket) socket.close();     // an earlier attempt's connection
+  if (socket) {                   // an earlier attempt's connection: closed quietly
+    socket.onclose = socket.onmessage = () => {};
+    socket.close();
+  }
   if (takeoverGame) { takeOver(wanted); return; }
   // An invitation holds its seat ('name [invite CODE]', docs/hosting.md); otherwise the
   // 'FRA:name' convention asks for a power (docs/protocol.md §8.1).
