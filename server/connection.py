@@ -73,7 +73,7 @@ from server.durability import DurabilityLost
 from server.limits import ConnectionGate
 from server.press import packet_frames
 from server.reading import Incoming, Intake
-from server.refusals import ANSWERS, RefusalKeeper
+from server.refusals import NOTED, RefusalKeeper
 from server.session import RESET, Client, Close, Outgoing, Role
 from server.websocket_stream import WebSocketStream
 from server.wire import Packet
@@ -433,7 +433,7 @@ async def _write_loop(stream: trio.abc.Stream, machine: Machine,
     send_timeout = lobby.settings.send_timeout
     # The HUH, PRN and REJ this player is sent go to the store (`server.refusals`).
     refusals = RefusalKeeper(lobby.store, client, lobby.games)
-    answers: list[Message] = []
+    noted: list[Message | str] = []
     while True:
         try:
             # parked on the queue only when it is empty
@@ -448,10 +448,10 @@ async def _write_loop(stream: trio.abc.Stream, machine: Machine,
                 items.append(queue.receive_nowait())
             except (trio.WouldBlock, trio.EndOfChannel):
                 break
-        chunks, done = _frames(machine, items, answers)
-        if answers or refusals.waiting:
-            refusals.note(answers, machine.representation)
-            answers.clear()
+        chunks, done = _frames(machine, items, noted)
+        if noted or refusals.waiting:
+            refusals.note(noted, machine.representation)
+            noted.clear()
         if chunks:
             try:
                 await lobby.durability.wait()
@@ -469,9 +469,10 @@ async def _write_loop(stream: trio.abc.Stream, machine: Machine,
 
 
 def _frames(machine: Machine, items: list[Outgoing],
-            answers: list[Message]) -> tuple[list[bytes], bool]:
+            noted: list[Message | str]) -> tuple[list[bytes], bool]:
     """The frames of a batch of queued items, and whether a close marker ended it;
-    the HUH, PRN and REJ among them are added to ``answers``."""
+    the HUH, PRN and REJ among them and the NOWs (a packet's turn) are added to
+    ``noted``, in order (`server.refusals.RefusalKeeper`)."""
     chunks: list[bytes] = []
     for item in items:
         if isinstance(item, Packet):
@@ -482,6 +483,9 @@ def _frames(machine: Machine, items: list[Outgoing],
                 chunks.append(packet_frames(item, machine.representation))
             except ProtocolError as exc:
                 log.error("unsendable_message", kind=item.command, error=str(exc))
+                continue
+            if item.turn is not None:
+                noted.append(item.turn)
             continue
         if isinstance(item, bytes):
             chunks.append(item)
@@ -502,8 +506,8 @@ def _frames(machine: Machine, items: list[Outgoing],
             log.info("message_before_rm_dropped", kind=getattr(item, "COMMAND", "?"))
         else:
             chunks.append(frame)
-            if item.__class__ in ANSWERS:
-                answers.append(item)
+            if item.__class__ in NOTED:
+                noted.append(item)
     return chunks, False
 
 

@@ -16,9 +16,10 @@ there, whichever part of the server answered (the connection's parser, the
 lobby, the game's requests, its press relay), so that is the one place that
 sees every HUH and REJ.  The connection knows its client's game and power;
 the game's current turn is on the lobby's handle of the game
-(`server.events.GameHandle.turn`).  A HUH is rare: a well-behaved player
-never gets one, so the writer's only cost for an ordinary message is one
-type test, and the answers of one write are stored in one transaction,
+(`server.events.GameHandle.turn`), and the NOWs written tell whether an
+answer was queued before that turn began (`RefusalKeeper`).  A HUH is rare:
+a well-behaved player never gets one, so the writer's only cost for an
+ordinary message is one test, and the answers of one write are stored in one transaction,
 committed without waiting for the disk as the THX refusals are
 (`server.store.Store.save_refusals`).  A store that cannot take them costs
 the log, never the game.
@@ -35,7 +36,7 @@ from typing import TYPE_CHECKING
 import structlog
 
 from adjudicator.notes import explain_note
-from protocol.messages import Huh, Message, Prn, Rej
+from protocol.messages import Huh, Message, Now, Prn, Rej
 from protocol.text import render_text
 from protocol.tokens import ERR, Representation
 from server.session import Client, Role
@@ -47,8 +48,9 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("server.refusals")
 
-#: The answers to a whole message that are kept (the writer tests each message's class).
-ANSWERS: frozenset[type[Message]] = frozenset({Huh, Prn, Rej})
+#: The answers to a whole message that are kept, and the NOW the writer notes with them
+#: (the writer tests each message's class; `RefusalKeeper.note`).
+NOTED: frozenset[type[Message]] = frozenset({Huh, Prn, Rej, Now})
 #: The turn kept for what a client was sent before its game started (it had no power yet).
 BEFORE_START = ""
 #: A long message is kept shortened to about this many tokens: for a HUH the ones
@@ -125,9 +127,20 @@ class RefusalKeeper:
     """The HUH, PRN and REJ one connection sends to a player of a game, into the store
     (see the module docstring).
 
+    The writer calls `note` with what it wrote, in order, of two kinds: the
+    answers, and the turn of each NOW (the NOW's packet's turn, or a `Now`).
+    An answer is kept with the turn its game was in when it was queued.  The
+    game sets its turn (`GameHandle.turn`) in the same step that queues the
+    new phase's NOW to every player, and the writer may run after that step:
+    so while this connection has not yet written the NOW of the game's turn,
+    the answer was queued before that phase began, in the turn of the last
+    NOW it wrote - or, when it has written none, before the start (a client
+    that joined by NME: it accepted the map) or in the game's turn (one that
+    came back with IAM mid-phase).
+
     A client that joined a game that has not started has no power yet: what it
-    is sent waits here, with the turn `BEFORE_START`, until the game gives it one
-    (its next write stores it), and is forgotten if it never gets one.
+    is sent waits here until the game gives it one (its next write stores it),
+    and is forgotten if it never gets one.
     """
 
     def __init__(self, store: Store, client: Client, games: Mapping[int, GameHandle]) -> None:
@@ -136,21 +149,35 @@ class RefusalKeeper:
         self.games = games
         #: (game, turn, sent, answer), not stored yet: the client has no power yet
         self.waiting: list[tuple[int, str, str, str]] = []
+        #: the turn of the last NOW written that was the game's turn when written
+        self.seen: str | None = None
         self._failed = False
 
-    def note(self, answers: Sequence[Message], rep: Representation) -> None:
-        """Keep the answers of one write (each a HUH, PRN or REJ) and store what can be."""
+    def note(self, written: Sequence[Message | str], rep: Representation) -> None:
+        """Keep the answers among what one write sent (see the class docstring)."""
         client = self.client
         game_id = client.game_id
-        if answers and game_id is not None and client.role in (Role.PLAYER, Role.JOINING):
-            handle = self.games.get(game_id)
-            turn = handle.turn if handle is not None else BEFORE_START
-            for answer in answers:
-                kept = sent_text(answer, rep)
+        handle = self.games.get(game_id) if game_id is not None else None
+        playing = client.role in (Role.PLAYER, Role.JOINING)
+        for item in written:
+            if isinstance(item, (str, Now)):
+                turn = item if isinstance(item, str) else str(item.turn)
+                if handle is not None and turn == handle.turn:
+                    self.seen = turn
+                continue
+            if handle is not None and game_id is not None and playing:
+                kept = sent_text(item, rep)
                 if kept is not None:
-                    self.waiting.append((game_id, turn, *kept))
+                    self.waiting.append((game_id, self._turn(handle), *kept))
         if self.waiting and client.power is not None and client.role is Role.PLAYER:
             self._store(client.power)
+
+    def _turn(self, handle: GameHandle) -> str:
+        """The turn the game was in when the answer now written was queued (class docstring)."""
+        if self.seen == handle.turn or (self.seen is None and not (
+                self.client.role is Role.JOINING or self.client.map_accepted)):
+            return handle.turn
+        return BEFORE_START if self.seen is None else self.seen
 
     def _store(self, power: str) -> None:
         waiting, self.waiting = self.waiting, []
@@ -173,4 +200,4 @@ class RefusalKeeper:
                 return
 
 
-__all__ = ["ANSWERS", "BEFORE_START", "RefusalKeeper", "explain", "sent_text"]
+__all__ = ["NOTED", "BEFORE_START", "RefusalKeeper", "explain", "sent_text"]

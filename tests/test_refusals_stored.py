@@ -35,7 +35,8 @@ OTHER_TURN = past_sub("ENG")
 
 async def _play_spring(port: int) -> tuple[dict[str, ScriptClient], list[str]]:
     """Seven players, England's answers to its three faults before and in SPR 1901, and
-    every power's holds: returns the clients, in FAL 1901, and England's answers."""
+    every power's holds (England's last): returns the clients, in FAL 1901, and
+    England's answers."""
     england = await ScriptClient.connect(port, "ENG:bot")
     await england.join()
     await england.send(HOLD_LVP)
@@ -49,13 +50,22 @@ async def _play_spring(port: int) -> tuple[dict[str, ScriptClient], list[str]]:
     assert england.power == "ENG"
     await england.send(BROKEN)
     answers.append(await england.receive())
-    await england.send(OTHER_TURN)
-    answers.append(await england.receive())
     for power, client in clients.items():
-        await client.send(holds(nows[power], power))
+        if power != "ENG":
+            await client.send(holds(nows[power], power))
+            await client.receive_until("THX")
+    # The REJ and the orders that complete the phase in one write: the phase is
+    # processed in the game's next step, maybe before England's REJ is written -
+    # it is kept in SPR 1901 all the same.
+    await england.send_raw(_frame(OTHER_TURN) + _frame(holds(nows["ENG"], "ENG")))
+    answers.append(await england.receive())
     for client in clients.values():
         await client.receive_until("NOW ( FAL 1901 )")
     return clients, answers
+
+
+def _frame(text: str) -> bytes:
+    return build_frame(DiplomacyMessage(parse_text(text)))
 
 
 async def test_huh_prn_and_rej_are_stored_and_explained_in_the_bot_log(tmp_path: Path) -> None:
@@ -63,7 +73,7 @@ async def test_huh_prn_and_rej_are_stored_and_explained_in_the_bot_log(tmp_path:
     async with trio.open_nursery() as nursery:
         server, port = await start_server(nursery, db)
         clients, answers = await _play_spring(port)
-        await clients["ENG"].send_raw(build_frame(DiplomacyMessage(parse_text("NOW ("))))
+        await clients["ENG"].send_raw(_frame("NOW ("))
         answers.append(await clients["ENG"].receive())
         # Another power's ordinary play and an observer's REJ are not England's faults.
         watcher = await ScriptClient.connect(port, "watcher")
