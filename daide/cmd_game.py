@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from daide.errors import CommandError
+from render.turns import turn_words as render_turn_words
 
 NAME = "game"
 HELP = "host games on a running server: create, list, show, pause, resume, extend, end, " \
@@ -44,8 +45,6 @@ DEFAULT_SERVER = "http://127.0.0.1:8080"
 DEFAULT_DB = Path("daide-server.db")
 #: Seconds to wait for the server's answer (creating a game starts its bots).
 TIMEOUT = 30.0
-#: Seasons in players' words (the server's turns are DAIDE's ``SPR 1901``).
-SEASONS = {"SPR": "Spring", "SUM": "Summer", "FAL": "Fall", "AUT": "Autumn", "WIN": "Winter"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -299,11 +298,11 @@ def _error_line(error: urllib.error.HTTPError) -> str:
 # --- what is printed ---------------------------------------------------------------------
 
 def turn_words(turn: Any) -> str:
-    """``FAL 1905`` -> ``Fall 1905``; "-" for none."""
+    """``FAL 1905`` -> ``Fall 1905`` (`render.turns`, as pictures and the web page say it);
+    "-" for none."""
     if not isinstance(turn, str) or not turn:
         return "-"
-    season, _, year = turn.partition(" ")
-    return f"{SEASONS.get(season, season)} {year}".strip()
+    return render_turn_words(turn)
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
