@@ -2,6 +2,7 @@
 
     daide game new [--variant NAME] [--level N] [--mtl S] [--name TEXT] [--port P]
                    [--access open|invitation] [--seat POWER=NAME] [--bot POWER=BOT]
+                   [--invite 'NAME [FRA ENG=GER]']
                    [--fill BOT] [--fill-after S] [the rule flags of daide serve]
     daide game list | show N | log N | pause N | resume N | extend N SECONDS | end N
     daide game eject N POWER | fill N BOT [--power P] | variants | bots
@@ -119,6 +120,11 @@ def _new_arguments(new: argparse.ArgumentParser) -> None:
     new.add_argument("--seat", action="append", default=[], metavar="POWER=NAME",
                      help="reserve a power for an invited player (repeatable); the invitation "
                           "code is printed once")
+    new.add_argument("--invite", action="append", default=[], metavar="'NAME [LIST]'",
+                     help="invite a player without a fixed power (repeatable): the power is "
+                          "dealt at the start by the preference list the name may end with, "
+                          "e.g. 'alice [FRA ENG=GER]' or 'bob [random]'; the invitation code "
+                          "is printed once")
     new.add_argument("--bot", action="append", default=[], metavar="POWER=BOT",
                      help="a bot the server starts on this power (repeatable)")
     new.add_argument("--start-from", type=Path, metavar="FILE",
@@ -177,6 +183,8 @@ def new_body(args: argparse.Namespace) -> dict[str, Any]:
         body["seats"] = seats
     if bots:
         body["bots"] = bots
+    if args.invite:
+        body["invites"] = list(args.invite)
     if args.start_from is not None:
         try:
             body["start"] = args.start_from.read_text(encoding="utf-8")
@@ -393,6 +401,11 @@ def _print_game(game: dict[str, Any]) -> None:
             print("  " + line)
     if game.get("free_seats"):
         print(f"Free seats: {game['free_seats']}.")
+    free = game.get("free_powers") or []
+    if free:
+        what = "Powers still free" if game.get("status") == "forming" \
+            else "Powers in civil disorder"
+        print(f"{what}: {', '.join(f.get('name') or f.get('power') for f in free)}.")
     log = game.get("log") or []
     if log:
         print("Admin log:")
@@ -430,9 +443,11 @@ def _print_new(game: dict[str, Any]) -> None:
     if invitations:
         print("Invitations, shown this once - each player joins with the name "
               "'NAME [invite CODE]' (docs/hosting.md):")
-        rows = [(power if not power.startswith("any") else "(dealt at the start)", code)
-                for power, code in invitations.items()]
-        for line in _table(("power", "code"), rows):
+        # Keyed by power (a seat) or by the invited name (dealt by their list).
+        named = {i.get("power"): i.get("name") for i in game.get("invited") or ()}
+        rows = [(key, named[key], code) if key in named
+                else ("(dealt at the start)", key, code) for key, code in invitations.items()]
+        for line in _table(("power", "for", "code"), rows):
             print("  " + line)
 
 

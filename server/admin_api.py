@@ -6,7 +6,8 @@ docs/hosting.md has the user's view.
 =====================================  ==================================================
 ``GET  /api/admin/games``              every game: ``{"games": [...]}``
 ``POST /api/admin/games``              a new game (`spec_from_json`): the game and its
-                                       ``invitations`` (shown this once)
+                                       ``invitations`` (power or invited name -> code,
+                                       shown this once)
 ``GET  /api/admin/games/N``            one game: settings, status, seats, admin log
 ``POST /api/admin/games/N/pause``      the clock stops
 ``POST /api/admin/games/N/resume``     the clock runs again
@@ -61,7 +62,9 @@ INT_SETTINGS = ("level", "mtl", "rtl", "btl", "ptl", "idle_years_draw", "max_yea
 BOOL_SETTINGS = ("dsd", "aoa", "pda", "npr", "npb", "stop_unchanged", "expedite")
 TEXT_SETTINGS = ("variant", "name", "access", "press_numbering")
 #: The rest of a new game's JSON: `GameSpec`'s seats, bots and filling.
-SPEC_KEYS = ("seats", "bots", "fill", "fill_after")
+SPEC_KEYS = ("seats", "bots", "fill", "fill_after", "invites")
+#: Most invites one request may carry (more than any map has powers).
+MAX_INVITES = 100
 #: Longest wait before empty seats are filled (a week).
 MAX_FILL_AFTER = 7 * 24 * 3600
 
@@ -137,7 +140,9 @@ def spec_from_json(body: Mapping[str, Any]) -> GameSpec:
     "port": 16720, ...}``); what is left out takes `GameSettings`' default,
     not the server's template (the game is what the host asked for).  Then
     ``seats`` (power -> invited player's name), ``bots`` (power -> bot),
-    ``fill`` (a bot for the other seats) and ``fill_after`` (seconds).
+    ``fill`` (a bot for the other seats), ``fill_after`` (seconds) and
+    ``invites`` (invited players without a fixed power, each a name that may
+    end with a preference list: ``["alice [FRA ENG=GER]", "bob"]``).
     Any other key, or a value of the wrong type, is a 400 naming it."""
     known = {f.name for f in fields(GameSettings)}
     settings: dict[str, Any] = {}
@@ -171,7 +176,20 @@ def spec_from_json(body: Mapping[str, Any]) -> GameSpec:
             or not 0 <= fill_after <= MAX_FILL_AFTER:
         raise HostingError(f"fill_after must be 0..{MAX_FILL_AFTER} seconds", BAD_REQUEST)
     return GameSpec(settings=game, seats=_by_power(body.get("seats"), "seats"), fill=fill,
-                    fill_after=float(fill_after), bots=_by_power(body.get("bots"), "bots"))
+                    fill_after=float(fill_after), bots=_by_power(body.get("bots"), "bots"),
+                    invites=_invites(body.get("invites")))
+
+
+def _invites(value: Any) -> tuple[str, ...]:
+    """``invites``: a list of names, each perhaps ending with a list (the host checks those)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise HostingError("invites must be a list of names, e.g. [\"alice [FRA ENG=GER]\", "
+                           "\"bob\"]", BAD_REQUEST)
+    if len(value) > MAX_INVITES:
+        raise HostingError(f"at most {MAX_INVITES} invites", BAD_REQUEST)
+    return tuple(_text(v, "an invite") for v in value)
 
 
 def _by_power(value: Any, what: str) -> dict[str, str]:

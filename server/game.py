@@ -79,7 +79,7 @@ from protocol.messages import (
 from protocol.parse import Sender, parse_message
 from protocol.press import ReceivedPress
 from protocol.text import parse_text, render_text, tree_from_text
-from server.assignment import NO_PREFERENCE, AssignmentError, Invited, assign, parse_name
+from server.assignment import NO_PREFERENCE, AssignmentError, Invited, Wish, assign, parse_name
 from server.deadline import PhaseClock, TimeRequests, whole_seconds
 from server.endings import Ending, HouseRules, YearTable, elimination_years
 from server.events import (
@@ -353,6 +353,10 @@ class Game:
             return
         client.name = name
         client.wish = NO_PREFERENCE if isinstance(wish, Invited) else wish
+        if invitation is not None and invitation.power is None and invitation.preferences:
+            # The list the host handed in with the invitation (docs/hosting.md "Which
+            # power you get"): it deals this seat's power at the start.
+            client.wish = self._listed(invitation.preferences)
         client.version = getattr(message, "version", "")
         client.role = Role.JOINING
         client.game_id, client.level = self.handle.id, self.settings.level
@@ -364,6 +368,15 @@ class Game:
         self.log.info("joining", conn=client.id, client_name=client.name,
                       client_version=client.version,
                       **({"invited": True} if invitation is not None else {}))
+
+    def _listed(self, preferences: str) -> Wish:
+        """The wish of a host-given list (checked when the game was created)."""
+        try:
+            return parse_name(f"[{preferences}]", self.variant.powers,
+                              self.variant.map.power_names)[1]
+        except AssignmentError:             # a stored state edited by hand: no list
+            self.log.warning("invitation_list_unreadable")     # (a list is never logged)
+            return NO_PREFERENCE
 
     def _on_command(self, act: Callable[[Game], dict[str, object]],
                     reply: ActionReply) -> None:
@@ -523,7 +536,9 @@ class Game:
         self.invited.clear()
         self.handle.claims.clear()      # seated: no power is free for an NME any more
         if hosted is not None:
-            hosted = self.hosted = self.handle.hosted = replace(hosted, bots=bots)
+            # Dealt: the host-given lists are forgotten with the start (docs/hosting.md).
+            hosted = self.hosted = self.handle.hosted = replace(hosted.without_lists(),
+                                                                bots=bots)
         sco, sco_e = self._sco_of(self.engine)
         now_e = self.encode(now_message(self.engine.state))
         self.store.start_game(self.handle.id, list(self.seats.values()), str(self.engine.turn),

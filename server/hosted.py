@@ -9,8 +9,13 @@ none.
 
 An *invitation* holds one seat of a forming game: for a named player
 (``--seat FRA=alice``: a given power; an invitation without a power is
-a seat whose power is assigned at the start like anybody's) or for a
-server-started bot (``--fill``, ``--bot``, ``fill``).  Its code is a
+a seat whose power is assigned at the start like anybody's: by the
+preference list the host handed in with it, ``--invite 'alice [FRA
+ENG=GER]'``, if any) or for a server-started bot (``--fill``, ``--bot``,
+``fill``).  A list is the invited player's secret as any other (the
+Guide, `server.assignment`): it is never shown or logged, and it is kept
+here - so that a restart while the game forms still deals by it - only
+until the deal, which erases it (`HostedState.without_lists`).  Its code is a
 secret shown once to the host; a client uses it by ending its NME name
 with ``[invite CODE]`` (docs/hosting.md).  Once the game runs, the powers
 played by server-started bots are in ``bots`` (restarted with IAM after a
@@ -37,12 +42,17 @@ def new_code() -> str:
 
 @dataclass(frozen=True)
 class Invitation:
-    """One reserved seat: for ``name`` (a person) or ``bot`` (a bot kind the server starts)."""
+    """One reserved seat: for ``name`` (a person) or ``bot`` (a bot kind the server starts).
+
+    ``preferences`` is the host-given list of a seat without a power, in the
+    text of the name convention (``FRA ENG=GER``, ``random``; docs/hosting.md
+    "Which power you get"), until the deal; None: no list."""
 
     code: str
     name: str
     power: str | None = None
     bot: str | None = None
+    preferences: str | None = None
 
 
 @dataclass(frozen=True)
@@ -78,6 +88,11 @@ class HostedState:
 
     def with_invitations(self, *added: Invitation) -> HostedState:
         return replace(self, invitations=self.invitations + added)
+
+    def without_lists(self) -> HostedState:
+        """The state once the powers are dealt: no invitation keeps a list."""
+        return replace(self, invitations=tuple(replace(i, preferences=None)
+                                               for i in self.invitations))
 
     @property
     def reserved_powers(self) -> frozenset[str]:

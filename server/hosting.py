@@ -47,8 +47,16 @@ from typing import TYPE_CHECKING, Any
 import structlog
 import trio
 
-from engine.variants import VariantError, load_variant, variant_names
+from engine.variants import Variant, VariantError, load_variant, variant_names
 from server import game_admin
+from server.assignment import (
+    AssignmentError,
+    NoPreference,
+    Preferences,
+    RandomPower,
+    Requested,
+    parse_name,
+)
 from server.bot_seats import BotSeat, BotSeats
 from server.events import ActionReply, HostAction
 from server.game_doors import GameDoors, PortInUse
@@ -131,6 +139,10 @@ class Host:
             raise HostingError("fill-after must be 0..86400 seconds")
         invitations = [Invitation(new_code(), name, power.upper())
                        for power, name in spec.seats.items()]
+        invitations += _invites(spec.invites, variant, [*wanted, *spec.seats.values()])
+        if len(invitations) + len(spec.bots) > len(powers):
+            raise HostingError(f"{len(invitations) + len(spec.bots)} seats reserved or given "
+                               f"to bots, but {variant.name.lower()} has {len(powers)} powers")
         invitations += [Invitation(new_code(), kind, power.upper(), kind)
                         for power, kind in spec.bots.items()]
         fill_later = None
@@ -151,7 +163,7 @@ class Host:
             if listener is not None:
                 settings = replace(settings, port=int(listener.socket.getsockname()[1]))
             hosted = HostedState(tuple(invitations), fill=fill_later, fill_after=spec.fill_after)
-            action = AdminAction(utc_now(), str(origin), _describe_new(settings, spec), "done")
+            action = AdminAction(utc_now(), str(origin), _describe_new(settings, spec, invitations), "done")
             handle = lobby._open_game(settings, hosted=hosted, action=action)
         except StorageFailure:
             if listener is not None:
@@ -170,8 +182,7 @@ class Host:
         log.info("game_created", game=handle.id, by=str(origin), variant=variant.name.lower(),
                  port=settings.port)
         answer = self.game(handle.id)
-        answer["invitations"] = {i.power or f"any-{n}": i.code
-                                 for n, i in enumerate(invitations, 1) if i.bot is None}
+        answer["invitations"] = {i.power or i.name: i.code for i in invitations if i.bot is None}
         return answer
 
     def _start_bots(self, game_id: int, hosted: HostedState) -> None:
@@ -283,6 +294,12 @@ class Host:
             "created_at": record.created_at, "started_at": record.started_at,
             "finished_at": record.finished_at,
         }
+        if handle is not None and status != "finished":
+            # As /api/games (`server.web_api`): forming, the powers nobody asked for by
+            # name and no invitation reserves; running, those in civil disorder.
+            names = handle.variant.map.power_names
+            view["free_powers"] = [{"power": p, "name": names.get(p) or p}
+                                   for p in handle.free_powers]
         if status == "forming" and handle is not None:
             view["free_seats"] = handle.open_seats
             view["invited"] = [{"power": i.power, "name": i.name, "bot": i.bot}
@@ -384,7 +401,50 @@ def _public_settings(settings: GameSettings) -> dict[str, Any]:
     return data
 
 
-def _describe_new(settings: GameSettings, spec: GameSpec) -> str:
+def _invites(invites: tuple[str, ...], variant: Variant,
+             taken: list[str]) -> list[Invitation]:
+    """The invitations of ``GameSpec.invites``: a seat without a power for each name,
+    with the preference list its name ends with (`server.assignment`, the convention of
+    DAIDE names), kept as the list's text until the deal.  ``taken`` are the seats' and
+    powers' keys of the answer: a name among them would hide a code."""
+    made: list[Invitation] = []
+    keys = {k.casefold() for k in taken}
+    for text in invites:
+        try:
+            name, wish = parse_name(text, variant.powers, variant.map.power_names)
+        except AssignmentError as exc:
+            raise HostingError(f"the invitation {_quoted(text)}: {exc}") from None
+        name = " ".join(name.split())
+        if not name:
+            raise HostingError(f"the invitation {_quoted(text)} needs a name before the list")
+        match wish:
+            case Preferences(groups):
+                listed: str | None = " ".join("=".join(group) for group in groups)
+            case RandomPower():
+                listed = "random"
+            case NoPreference():
+                listed = None
+            case Requested(power):
+                raise HostingError(f"the invitation {_quoted(text)} asks for {power} alone: "
+                                   f"reserve it with a seat ({power}="
+                                   f"{name.partition(':')[2].strip() or 'NAME'}) instead")
+            case _:
+                raise HostingError(f"the invitation {_quoted(text)} cannot name another "
+                                   "invitation")
+        if name.casefold() in keys:
+            raise HostingError(f"{_quoted(name)} is invited twice (or is a power's name)")
+        keys.add(name.casefold())
+        made.append(Invitation(new_code(), name, None, None, listed))
+    return made
+
+
+def _quoted(text: str, size: int = 40) -> str:
+    """A host's text in a one-line message: its repr, at most ``size`` characters."""
+    return repr(text if len(text) <= size else text[:size] + "...")
+
+
+def _describe_new(settings: GameSettings, spec: GameSpec,
+                  invitations: list[Invitation]) -> str:
     words = [f"new {settings.variant.lower()} game", f"level {settings.level}"]
     words += [f"{k} {getattr(settings, k)}" for k in ("mtl", "rtl", "btl", "ptl")
               if getattr(settings, k) is not None]
@@ -392,6 +452,10 @@ def _describe_new(settings: GameSettings, spec: GameSpec) -> str:
         words.append(f"port {settings.port}")
     if spec.seats:
         words.append("seats " + ", ".join(f"{p}={n}" for p, n in spec.seats.items()))
+    if spec.invites:
+        # Names only: a preference list is never logged (docs/hosting.md).
+        words.append("invites " + ", ".join(i.name for i in invitations
+                                            if i.power is None and i.bot is None))
     if spec.bots:
         words.append("bots " + ", ".join(f"{p}={b}" for p, b in spec.bots.items()))
     if spec.fill:

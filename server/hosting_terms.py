@@ -46,6 +46,10 @@ class GameSpec:
     ``port`` there may be 0 (any free port, chosen at creation).  ``seats``
     reserves powers for invited players by name (``--seat FRA=alice``):
     each gets an invitation code, returned once by `Host.new_game`.
+    ``invites`` invites players without a fixed power, each written as a
+    DAIDE name that may end with a preference list (``alice [FRA ENG=GER]``,
+    ``bob [random]``, ``carol``): the power of each is dealt at the start by
+    that list (`server.assignment`).
     ``fill`` is a bot kind (``dumbbot``...) started by the server into every
     seat that is neither reserved nor taken when ``fill_after`` seconds have
     passed (0: at once).  ``bots`` puts a given bot on a given power.
@@ -56,3 +60,4 @@ class GameSpec:
     fill: str | None = None
     fill_after: float = 0.0
     bots: dict[str, str] = field(default_factory=dict)
+    invites: tuple[str, ...] = ()
