@@ -90,15 +90,26 @@ async function join() {
   // ':' and brackets would ask for a power or a list (server/assignment.py): not a name.
   me.name = $("name").value.replace(/[[\]:]/g, " ").replace(/\s+/g, " ").trim() || "web player";
   const wanted = $("power").value;
+  const list = wanted === LIST ? prefSuffix() : "";
+  if (wanted === LIST && !list && !takeoverGame && !invite) {
+    status(words.say("Tick at least one power of your list, or choose any free power."), "error");
+    return;
+  }
   if (socket) {                   // an earlier attempt's connection: closed quietly
     socket.onclose = socket.onmessage = () => {};
     socket.close();
   }
   if (takeoverGame) { takeOver(wanted); return; }
-  // An invitation holds its seat ('name [invite CODE]', docs/hosting.md); otherwise the
-  // 'FRA:name' convention asks for a power (docs/protocol.md §8.1).
-  const nme = invite ? `${me.name} [invite ${invite}]` : wanted ? `${wanted}:${me.name}` : me.name;
-  me.wanted = wanted;
+  // An invitation holds its seat ('name [invite CODE]', docs/hosting.md); a preference
+  // list or a request for a random power is the name's suffix ('name [FRA ENG=GER]',
+  // 'name [random]': docs/hosting.md "Which power you get"); otherwise the 'FRA:name'
+  // convention asks for a power (docs/protocol.md §8.1).
+  const nme = invite ? `${me.name} [invite ${invite}]`
+    : wanted === LIST ? `${me.name} [${list}]`
+      : wanted === RANDOM ? `${me.name} [random]`
+        : wanted ? `${wanted}:${me.name}` : me.name;
+  me.wanted = wanted === LIST || wanted === RANDOM ? "" : wanted;
+  me.listed = wanted === LIST && !invite ? list.split(/[ =]/) : null;
   joinedAt = joinGame;
   connect(() => socket.send(`NME ( ${quote(nme)} ) ( 'web' )`));
   $("join-form").hidden = true;
@@ -248,6 +259,13 @@ async function onHlo(tree) {
     // Another player had asked for it first: the server gave another power.
     note(words.say("{wanted} was taken by another player: you play {power}.",
       { wanted: words.power(me.wanted), power: words.power(me.power) }), "", "power");
+  } else if (me.listed) {
+    // Only this page knows the list (the server never tells): say what it gave.
+    note(words.say(me.listed.includes(me.power)
+      ? "You play {power}, the best of your list that was still free."
+      : "No power of your list was still free: you play {power}, dealt at random.",
+    { power: words.power(me.power) }), "", "power");
+    me.listed = null;
   }
   if (!me.game) await findGame();
   save();
@@ -808,6 +826,95 @@ function note(text, daide = "", kind = "info") {
   $("events").prepend(el("li", { "data-event": kind }, `${new Date().toLocaleTimeString()} `, ...said(text, daide)));
 }
 
+// --- the preference list ------------------------------------------------------
+
+// The power choice's two values that are not a power: a request for a random power and
+// a preference list (the Player's Technical Guide's, server/assignment.py).
+const RANDOM = "*random";
+const LIST = "*list";
+
+// The list: one row a power (the free ones), in the order the player puts them.  A
+// ticked row is listed; the listed rows stay on top, in rank order; "equal to the one
+// above" groups a power with the listed power before it.  Everything is a checkbox or
+// a button: usable by keyboard, and each row wraps on a phone.
+function drawPrefs(powers) {
+  $("pref-list").replaceChildren(...powers.map(prefRow));
+  $("prefs-help").textContent = words.say("Tick the powers you want, best first; move a power with its arrows; tick \"equal\" for a power you like as much as the one above it. You may list a few, or all.");
+  $("deal-help").textContent = words.say("Your list is secret: nobody sees it, not even after the game, and the server keeps it only until the powers are dealt. At the start, a power asked for by name goes to its asker; then each player who asked for a random power gets one; then the lists, in a random order, each take their best power still free (a random one among equal ones); the powers left go at random to everybody else.");
+  refreshPrefs();
+}
+
+function prefRow(power) {
+  const name = words.power(power);
+  const on = el("input", { type: "checkbox", class: "pref-on" });
+  const equal = el("input", { type: "checkbox", class: "pref-eq" });
+  const row = el("li", { "data-power": power, "data-listed": "false" },
+    el("span", { class: "pref-rank", "aria-hidden": "true" }),
+    el("label", { class: "pref-power" }, on, " ", name),
+    el("label", { class: "pref-equal" }, equal, " ", words.say("equal")),
+    el("button", { type: "button", class: "pref-up", "aria-label": words.say("move {power} up", { power: name }) }, "↑"),
+    el("button", { type: "button", class: "pref-down", "aria-label": words.say("move {power} down", { power: name }) }, "↓"));
+  equal.setAttribute("aria-label", words.say("{power} equal to the power above", { power: name }));
+  on.addEventListener("change", () => {
+    // A ticked power joins the end of the ranked ones; an unticked one leaves them.
+    row.dataset.listed = String(on.checked);
+    const listed = [...$("pref-list").children].filter((r) => r !== row && r.dataset.listed === "true");
+    const after = listed[listed.length - 1];
+    if (after) after.after(row); else $("pref-list").prepend(row);
+    if (!on.checked) equal.checked = false;
+    on.focus();
+    refreshPrefs();
+  });
+  equal.addEventListener("change", refreshPrefs);
+  const move = (button, up) => {
+    const other = up ? row.previousElementSibling : row.nextElementSibling;
+    if (!other || other.dataset.listed !== row.dataset.listed) return;   // ranked ones stay on top
+    if (up) other.before(row); else other.after(row);
+    button.focus();
+    refreshPrefs();
+  };
+  row.querySelector(".pref-up").addEventListener("click", (event) => move(event.currentTarget, true));
+  row.querySelector(".pref-down").addEventListener("click", (event) => move(event.currentTarget, false));
+  return row;
+}
+
+// Ranks shown (1, 2, = ...), what cannot be done disabled, the suffix kept for tests.
+function refreshPrefs() {
+  const rows = [...$("pref-list").children];
+  let rank = 0, first = true;
+  rows.forEach((row, i) => {
+    const listed = row.dataset.listed === "true";
+    const equal = row.querySelector(".pref-eq");
+    equal.disabled = !listed || first;
+    if (equal.disabled) equal.checked = false;
+    if (listed && !equal.checked) rank += 1;
+    row.querySelector(".pref-rank").textContent = listed ? (equal.checked ? "=" : `${rank}.`) : "-";
+    const previous = rows[i - 1], next = rows[i + 1];
+    row.querySelector(".pref-up").disabled = !previous || previous.dataset.listed !== row.dataset.listed;
+    row.querySelector(".pref-down").disabled = !next || next.dataset.listed !== row.dataset.listed;
+    if (listed) first = false;
+  });
+  $("prefs").dataset.list = prefSuffix();
+}
+
+// The list as the name's suffix: ranks by spaces, equal powers by '=' ('FRA ENG=GER').
+function prefSuffix() {
+  const groups = [];
+  for (const row of $("pref-list").children) {
+    if (row.dataset.listed !== "true") continue;
+    if (row.querySelector(".pref-eq").checked && groups.length) groups[groups.length - 1].push(row.dataset.power);
+    else groups.push([row.dataset.power]);
+  }
+  return groups.map((group) => group.join("=")).join(" ");
+}
+
+// The list shows for "my preference list"; the sentence on dealing for it and for random.
+function showPrefs() {
+  const choice = $("power").value;
+  $("prefs").hidden = choice !== LIST || $("power-label").hidden;
+  $("deal-help").hidden = (choice !== LIST && choice !== RANDOM) || $("power-label").hidden;
+}
+
 // --- start ------------------------------------------------------------------
 
 // The join form offers only what the server says is free (GET /api/games: free_powers):
@@ -851,7 +958,11 @@ async function offerPowers() {
   $("join").textContent = words.say(takeoverGame ? "Take over the power" : "Join the game");
   const powers = free.map((p) => el("option", { value: p }, words.power(p)));
   $("power").replaceChildren(...(takeoverGame ? powers
-    : [el("option", { value: "" }, words.say("any free power")), ...powers]));
+    : [el("option", { value: "" }, words.say("any free power")),
+      el("option", { value: RANDOM }, words.say("a random power")),
+      el("option", { value: LIST }, words.say("my preference list...")), ...powers]));
+  drawPrefs(takeoverGame ? [] : free);
+  showPrefs();
 }
 
 async function main() {
@@ -875,6 +986,7 @@ async function main() {
   // The Join button, or Enter in the name or passcode field (the form's submit button:
   // a form of two fields and no submit button would not submit on Enter).
   $("join-form").addEventListener("submit", (event) => { event.preventDefault(); join(); });
+  $("power").addEventListener("change", showPrefs);
   $("forget").addEventListener("click", () => { localStorage.removeItem(STORE); location.reload(); });
   $("order-form").addEventListener("submit", (event) => {
     event.preventDefault();

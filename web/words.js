@@ -242,7 +242,7 @@ export function pageLanguage() {
 // The page's fixed texts (data-text="key") in French; English is the HTML's own.
 const UI_FR = {
   play: "Jouer", games: "parties", watch: "regarder", showDaide: "voir le DAIDE", name: "Nom",
-  power: "Puissance", passcode: "Code", join: "Rejoindre la partie", myOrders: "Retour à mes ordres",
+  power: "Puissance", prefsLegend: "Ma liste de préférences", passcode: "Code", join: "Rejoindre la partie", myOrders: "Retour à mes ordres",
   lastResults: "Résultats de la saison passée", finalTable: "Classement final", player: "Joueur",
   centres: "Centres", result: "Résultat", score: "Score", replay: "Revoir la partie",
   orders: "Vos ordres", submit: "Donner l'ordre", toOrder: "Reste à ordonner :",
@@ -330,6 +330,19 @@ const PHRASES_FR = {
   "none yet": "aucun pour l'instant", "with {who}": "avec {who}",
   "{wanted} was taken by another player: you play {power}.":
     "{wanted} était déjà prise par un autre joueur : vous jouez {power}.",
+  "a random power": "une puissance au hasard", "my preference list...": "ma liste de préférences...",
+  "equal": "à égalité", "move {power} up": "monter {power}", "move {power} down": "descendre {power}",
+  "{power} equal to the power above": "{power} à égalité avec la puissance au-dessus",
+  "Tick the powers you want, best first; move a power with its arrows; tick \"equal\" for a power you like as much as the one above it. You may list a few, or all.":
+    "Cochez les puissances que vous voulez, la meilleure en premier ; déplacez une puissance avec ses flèches ; cochez « à égalité » pour une puissance que vous aimez autant que celle du dessus. Vous pouvez en lister quelques-unes, ou toutes.",
+  "Your list is secret: nobody sees it, not even after the game, and the server keeps it only until the powers are dealt. At the start, a power asked for by name goes to its asker; then each player who asked for a random power gets one; then the lists, in a random order, each take their best power still free (a random one among equal ones); the powers left go at random to everybody else.":
+    "Votre liste est secrète : personne ne la voit, même après la partie, et le serveur ne la garde que jusqu'à l'attribution des puissances. Au début, une puissance demandée par son nom va à qui l'a demandée ; puis chaque joueur qui a demandé une puissance au hasard en reçoit une ; puis les listes, dans un ordre tiré au hasard, prennent chacune leur meilleure puissance encore libre (au hasard entre puissances à égalité) ; les puissances restantes vont au hasard à tous les autres.",
+  "Tick at least one power of your list, or choose any free power.":
+    "Cochez au moins une puissance de votre liste, ou choisissez toute puissance libre.",
+  "You play {power}, the best of your list that was still free.":
+    "Vous jouez {power}, la meilleure de votre liste encore libre.",
+  "No power of your list was still free: you play {power}, dealt at random.":
+    "Aucune puissance de votre liste n'était encore libre : vous jouez {power}, tirée au hasard.",
 };
 
 // A sentence of the page in the page's language, its {names} filled in.
