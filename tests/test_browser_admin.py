@@ -70,14 +70,18 @@ def test_the_admin_page_hosts_a_game_with_the_token(tmp_path: Path) -> None:
         page.check("#new-pda")
         page.select_option("#new-access", "invitation")
         page.fill("#new-seats", "FRA=alice")
+        page.fill("#new-invites", "bob [ENG=GER ITA]")       # dealt by his list
         page.click("#new-form button[type=submit]")
         page.wait_for_selector("#invitations table")
-        row = page.locator("#invitations tr").first.inner_text()
-        assert re.fullmatch(r"FRA\s+[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}", row.strip()), row
+        rows = page.locator("#invitations tr").all_inner_texts()
+        code = r"[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}"
+        assert re.fullmatch(rf"FRA\s+alice\s+{code}", rows[0].strip()), rows
+        assert re.fullmatch(rf"\(dealt at the start\)\s+bob\s+{code}", rows[1].strip()), rows
+        assert "ENG=GER" not in page.inner_text("body")     # never shown back
         page.wait_for_selector("#games tr[data-game='1']")
         cells = page.locator("#games tr[data-game='1'] td").all_inner_texts()
         assert cells[:6] == ["1", "Friday <b>club</b>", "standard", "8000", "forming", "-"]
-        assert cells[6] == "1 reserved"
+        assert cells[6] == "2 reserved"
         assert page.locator("#games b").count() == 0        # a name is text, never markup
         # The game's detail: its settings, the reserved seat, the admin log.
         assert page.locator("#detail").is_visible()

@@ -125,6 +125,10 @@ async function show(id, scroll = true) {
         el("td", {}, i.power || "(dealt at the start)"), el("td", {}, i.name || ""),
         el("td", {}, i.bot ? "a bot started by the server" : "invited player"))))));
   }
+  const free = (game.free_powers || []).map((f) => f.name || f.power);
+  if (free.length) {
+    parts.push(el("p", {}, `${game.status === "forming" ? "Powers still free" : "Powers in civil disorder"}: ${free.join(", ")}.`));
+  }
   $("detail-body").replaceChildren(...parts);
   $("log").tBodies[0].replaceChildren(...log.map((e) => el("tr", {},
     el("td", {}, timeText(e.at)), el("td", {}, e.origin || ""), el("td", {}, e.action || ""),
@@ -169,6 +173,8 @@ async function create(event) {
       btl: number("new-btl"), ptl: number("new-ptl"), max_year: number("new-max-year"),
       idle_years_draw: number("new-idle"),
       seats: pairs($("new-seats").value, "invited players"), bots: pairs($("new-bots").value, "bots"),
+      // One invited name a line, perhaps with its preference list (docs/hosting.md).
+      invites: $("new-invites").value.split("\n").map((line) => line.trim()).filter(Boolean),
     };
     for (const flag of ["dsd", "aoa", "pda", "npr", "npb", "expedite"]) {
       if ($(`new-${flag}`).checked) body[flag] = true;
@@ -181,13 +187,16 @@ async function create(event) {
     const game = await admin("/games", body);
     say(`Game ${game.id} created.`);
     const invitations = game.invitations || {};
-    const rows = Object.entries(invitations)
-      .map(([power, code]) => [power.startsWith("any") ? "(dealt at the start)" : power, code]);
+    // Keyed by power (a seat) or by the invited name (dealt at the start by their list).
+    const named = new Map((game.invited || []).map((i) => [i.power, i.name]));
+    const rows = Object.entries(invitations).map(([key, code]) => (named.has(key)
+      ? [key, named.get(key), code] : ["(dealt at the start)", key, code]));
     $("invitations").replaceChildren(...(rows.length ? [
       el("p", {}, "Invitations, shown this once: each player joins with the name 'NAME [invite CODE]'."),
-      el("table", { class: "games" }, el("tbody", {}, ...rows.map(([power, code]) =>
-        el("tr", {}, el("td", {}, power), el("td", {}, code))))),
+      el("table", { class: "games" }, el("tbody", {}, ...rows.map((row) =>
+        el("tr", {}, ...row.map((cell) => el("td", {}, cell)))))),
     ] : []));
+    $("new-invites").value = "";
     await refresh();
     await show(game.id);
   } catch (error) {
