@@ -443,6 +443,11 @@ class Trial:
             return None
         attempt = await self.prepare(api, number, kind, live)
         attempt.moment = self.moment(attempt.action)
+        await self.kill_around(api, attempt)
+        return attempt
+
+    async def kill_around(self, api: Api, attempt: Attempt) -> None:
+        """Send the request and kill the server at the attempt's moment."""
         self.result.attempts.append(attempt)
         if attempt.moment == "sent":
             await self.kill_as_sent(attempt)
@@ -455,7 +460,6 @@ class Trial:
         else:
             await self.kill_within(api, attempt)
         self.result.kills += 1
-        return attempt
 
     async def prepare(self, api: Api, number: int, kind: str, live: list[int]) -> Attempt:
         """The request of a round: its game, path and body, and the game before it."""

@@ -16,7 +16,7 @@ import pytest
 import trio
 
 from tests.crash_harness import CrashPlan, crash_trial
-from tests.crash_hosted import ACTIONS, HostedPlan, hosted_trial
+from tests.crash_hosted import ACTIONS, HostedPlan, Trial, bot_invitations, hosted_trial
 
 
 @pytest.mark.parametrize("durability", ["disk", "os"])
@@ -50,3 +50,33 @@ async def test_hosted_games_resume_whole_after_kills_in_admin_actions(tmp_path: 
     # random moment (a kind's first round; the other moments need a second round).
     assert all(a.present is not None and not a.refused for a in result.attempts)
     assert {a.moment for a in result.attempts} == {"within"}
+
+
+async def test_a_fill_killed_as_sent_is_absent_and_one_killed_after_its_answer_is_done(
+        tmp_path: Path) -> None:
+    # The two sides of a fill in make test (make crash sees both of every kind): no bot
+    # invitation, free seat or log line after a request the server never read; all of
+    # them, and the bot's process, after one it answered.
+    trial = Trial(tmp_path, HostedPlan(seed=5))
+    try:
+        with trio.fail_after(120):
+            await trial.server.start()
+            api = trial.server.api()
+            made = await trial.create(api, {"name": "crash forming", "mtl": 120}, seats=("FRA",))
+            trial.forming = made["id"]
+            for number, moment in enumerate(("sent", "answered"), 1):
+                attempt = await trial.prepare(api, number, "fill", [])
+                attempt.moment = moment
+                await trial.kill_around(api, attempt)
+                await trial.server.start()
+                api = trial.server.api()
+                await trial.check(api, attempt)
+            await trial.server.stop()
+            await trial.bots_settled("after the server stopped")
+    finally:
+        with trio.CancelScope(shield=True):
+            await trial.server.stop()
+    assert trial.problems == []
+    assert [(a.moment, a.present, a.refused) for a in trial.result.attempts] == [
+        ("sent", False, False), ("answered", True, False)]
+    assert len(bot_invitations(trial.db, made["id"])) == 1
