@@ -5,7 +5,8 @@ subprocess) is killed with SIGKILL three times at random moments and
 restarted on the same database; every game must end exactly as the same
 game played without a crash.  Then hosted games (`tests.crash_hosted`): a
 kill in the middle of each kind of admin action and of a phase, each
-checked after the restart.  ``make crash`` runs the long form.
+checked after the restart; and a fill killed before the server read it
+(absent) and after its answer (done).  ``make crash`` runs the long form.
 """
 
 from __future__ import annotations
