@@ -144,7 +144,10 @@ async def test_every_operation_refuses_bad_input_in_one_line_and_changes_nothing
                             ({"start": "NOW ( SPR 1901 ) ( FRA AMY NTH )"}, "start position"),
                             ({"deadline": 5}, "not a setting"),
                             ({"fill_after": -1, "fill": "holdbot"}, "fill_after"),
-                            ({"seats": ["FRA"]}, "seats must map powers")]:
+                            ({"seats": ["FRA"]}, "seats must map powers"),
+                            ({"invites": ["ann [FRA XYZ]"]}, "unknown power 'XYZ'"),
+                            ({"invites": ["ann [FRA", "bob [FRA=]"]}, "an empty group"),
+                            ({"invites": "ann"}, "invites must be a list")]:
             await refused(world, lambda b=body: new(b), words, BAD_REQUEST)  # type: ignore[misc]
         # A port in use: another program's, the shared port, another game's door.
         with socket.socket() as other:

@@ -17,6 +17,8 @@ import json
 import sqlite3
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +26,11 @@ import pytest
 import trio
 
 from bots.launcher import ProcessBots
+from daide.cli import build_parser
+from daide.cmd_game import new_body
 from server.admin_api import spec_from_json
 from server.app import Server
+from server.hosted import HostedState, Invitation
 from server.hosting import BAD_REQUEST, GameSpec, HostingError, Origin
 from server.settings import GameSettings, ServerSettings
 from tests.browser_helpers import served
@@ -207,3 +212,64 @@ def test_daide_game_new_invites_over_http(tmp_path: Path) -> None:
             in shown.stdout, shown.stdout
         assert "ENG=GER" not in shown.stdout
         assert "(dealt at the start)  alice" in shown.stdout
+
+
+def _post(url: str, token: str, body: Any) -> tuple[int, dict[str, Any]]:
+    request = urllib.request.Request(
+        f"{url}api/admin/games", method="POST", data=json.dumps(body).encode(),
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json",
+                 "X-Daide-Client": "web"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, dict(json.loads(answer.read()))
+    except urllib.error.HTTPError as error:
+        return error.code, dict(json.loads(error.read()))
+
+
+def test_the_http_api_takes_invites_and_answers_a_code_per_name(tmp_path: Path) -> None:
+    with served(tmp_path, "--mtl", "600") as server:
+        token = (tmp_path / "web.db.admin-token").read_text().strip()
+        status, answer = _post(server.url, token, {"invites": ["ann [ENG=GER", "bob"]})
+        # No closing bracket: the whole text is a name, as for an NME.
+        assert status == 200 and set(answer["invitations"]) == {"ann [ENG=GER", "bob"}
+        for body, words in [({"invites": ["ann [ENG=XYZ]"]}, "unknown power 'XYZ'"),
+                            ({"invites": {"ann": "FRA"}}, "invites must be a list of names"),
+                            ({"invites": ["ann [Fra]", "ann"]}, "'ann' is invited twice")]:
+            status, answer = _post(server.url, token, body)
+            assert status == 400 and words in answer["error"], answer
+        status, answer = _post(server.url, token, {"invites": ["ann [France Russia=TUR]"],
+                                                   "seats": {"ENG": "eve"}})
+        assert status == 200 and set(answer["invitations"]) == {"ENG", "ann"}
+        assert [f["power"] for f in answer["free_powers"]] == ["AUS", "FRA", "GER", "ITA",
+                                                                "RUS", "TUR"]
+        stored = _stored(tmp_path / "web.db", answer["id"])
+        assert [i["preferences"] for i in stored["invitations"]] == [None, "FRA RUS=TUR"]
+        # Two games were made; the refused requests made none.
+        request = urllib.request.Request(f"{server.url}api/admin/games",
+                                         headers={"Authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(request, timeout=30) as listed:
+            assert [g["id"] for g in json.loads(listed.read())["games"]] == [1, 2]
+    log = "".join(server.lines)
+    assert "RUS=TUR" not in log and "France Russia" not in log
+
+
+def test_a_hosted_state_keeps_a_list_until_it_is_dropped() -> None:
+    state = HostedState((Invitation("AAAA-BBBB-CCCC", "alice", None, None, "FRA ENG=GER"),
+                         Invitation("DDDD-EEEE-FFFF", "tess", "TUR")))
+    again = HostedState.from_json(state.to_json())
+    assert again == state and again.invitations[0].preferences == "FRA ENG=GER"
+    dealt = state.without_lists()
+    assert [i.preferences for i in dealt.invitations] == [None, None]
+    assert "ENG=GER" not in dealt.to_json()
+    assert dealt.invitations[1] == state.invitations[1]
+    # A state stored before invitations had lists reads as having none.
+    old = '{"bots": {}, "invitations": [{"bot": null, "code": "X", "name": "a", "power": null}]}'
+    assert HostedState.from_json(old).invitations[0].preferences is None
+
+
+def test_the_cli_sends_each_invite_as_given() -> None:
+    parser = build_parser("game")
+    args = parser.parse_args(["game", "new", "--invite", "alice [FRA ENG=GER]", "--invite",
+                              "bob"])
+    assert new_body(args)["invites"] == ["alice [FRA ENG=GER]", "bob"]
+    assert "invites" not in new_body(parser.parse_args(["game", "new"]))
