@@ -14,7 +14,9 @@ operation                what it does
 =======================  =========================================================
 ``new_game(spec)``       a new forming game with its own settings (variant, level,
                          deadlines, rules, name, access, own port), seats reserved
-                         by invitation, seats filled with server-started bots
+                         by invitation (a power, or one dealt by the invited
+                         player's preference list), seats filled with
+                         server-started bots
 ``games()``              every game of the server, with its settings
 ``game(n)``              one game: settings, status, turn, seats (names, bots,
                          invitations pending), paused, port, admin log

@@ -40,9 +40,11 @@ def joined(server: Served, count: int, timeout: float = 30.0) -> None:
 
 
 def offered(page: Any) -> list[str]:
-    """The values of the join form's power choices ('' is "any free power")."""
+    """The values of the join form's power choices ('' is "any free power"; "a random
+    power" and "my preference list", '*random' and '*list', are left out)."""
     page.wait_for_selector("#join-form:not([hidden])")
-    return list(page.eval_on_selector_all("#power option", "os => os.map(o => o.value)"))
+    return [v for v in page.eval_on_selector_all("#power option", "os => os.map(o => o.value)")
+            if not v.startswith("*")]
 
 
 def test_the_form_offers_only_the_free_powers_and_says_when_the_game_filled(

@@ -408,7 +408,8 @@ def test_the_games_list_says_what_each_game_is_and_join_goes_to_it(tmp_path: Pat
                 assert "You join game 1: the last free seat of 7." in other.inner_text("#join-info")
                 # Alice asked for France: the form offers the six others (test_web_free_powers.py).
                 offered = other.eval_on_selector_all("#power option", "os => os.map(o => o.value)")
-                assert offered == ["", "AUS", "ENG", "GER", "ITA", "RUS", "TUR"], offered
+                assert offered == ["", "*random", "*list", "AUS", "ENG", "GER", "ITA", "RUS",
+                                   "TUR"], offered
                 other.fill("#name", "Bea")
                 other.click("#join")
                 other.wait_for_selector("#map svg[data-turn='SPR 1901']")
