@@ -24,8 +24,8 @@ they all start together (`StartGate`), so that the kills fall all over the
 games; the first kill waits until every game has started.
 
 ``tests/test_crash.py`` runs a short trial in ``make test``; ``make crash``
-runs a long one: ``python -m tests.crash_harness --games 12 --kills 20
---max-year 1910``, then the hosted games' trial (`tests.crash_hosted`:
+runs a long one (the Makefile's ``CRASH_ARGS``: ``--games 10 --kills 20
+--max-year 1912 --hosted-rounds 21``): the seeded games, then the hosted games' trial (`tests.crash_hosted`:
 games with their own settings and ports, kills in the middle of admin
 actions) for ``--hosted-rounds`` rounds.
 """
