@@ -836,7 +836,7 @@ const LIST = "*list";
 // The list: one row a power (the free ones), in the order the player puts them.  A
 // ticked row is listed; the listed rows stay on top, in rank order; "equal to the one
 // above" groups a power with the listed power before it.  Everything is a checkbox or
-// a button: usable by keyboard, and each row wraps on a phone.
+// a button: usable by keyboard; the rows fit a phone's width (style.css).
 function drawPrefs(powers) {
   $("pref-list").replaceChildren(...powers.map(prefRow));
   $("prefs-help").textContent = words.say("Tick the powers you want, best first; move a power with its arrows; tick \"equal\" for a power you like as much as the one above it. You may list a few, or all.");
