@@ -19,10 +19,10 @@ the game's current turn is on the lobby's handle of the game
 (`server.events.GameHandle.turn`), and the NOWs written tell whether an
 answer was queued before that turn began (`RefusalKeeper`).  A HUH is rare:
 a well-behaved player never gets one, so the writer's only cost for an
-ordinary message is one test, and the answers of one write are stored in one transaction,
-committed without waiting for the disk as the THX refusals are
-(`server.store.Store.save_refusals`).  A store that cannot take them costs
-the log, never the game.
+ordinary message is one test, and the answers of one write are stored in
+one transaction, committed without waiting for the disk as the THX
+refusals are (`server.store.Store.save_refusals`).  A store that cannot
+take them costs the log, never the game.
 
 `explain` puts any refusal in words for `daide export --bot-log` (`server.bot_log`).
 """
