@@ -79,6 +79,7 @@ from protocol.messages import (
 from protocol.parse import Sender, parse_message
 from protocol.press import ReceivedPress
 from protocol.text import parse_text, render_text, tree_from_text
+from server import refusals
 from server.assignment import NO_PREFERENCE, AssignmentError, Invited, Wish, assign, parse_name
 from server.deadline import PhaseClock, TimeRequests, whole_seconds
 from server.endings import Ending, HouseRules, YearTable, elimination_years
@@ -113,7 +114,7 @@ from server.requests import answer
 from server.session import Client, Role
 from server.settings import GameSettings
 from server.start_position import starting_engine
-from server.store import GameRecord, Seat, StorageFailure, Store
+from server.store import GameRecord, Seat, Store
 from server.turn import TurnState
 from server.wire import Encoded, Packet, encode, join
 
@@ -894,11 +895,8 @@ class Game:
     def note_refused(self, power: str, refused: Sequence[tuple[Order, str]]) -> None:
         """Keep the orders refused from ``power`` for its author's log (`daide export
         --bot-log`); a store that cannot take them costs the log, never the game."""
-        try:
-            self.store.save_refusals(self.handle.id, str(self.engine.turn), power,
-                                     [(self.order_text(o), note) for o, note in refused])
-        except StorageFailure:
-            pass            # the store has latched the failure and said so
+        refusals.keep(self.store, self.handle.id, str(self.engine.turn), power,
+                      [(self.order_text(o), note) for o, note in refused])
 
     def save_orders(self, power: str) -> None:
         """Persist the power's accepted orders before they are acknowledged."""

@@ -189,15 +189,25 @@ class RefusalKeeper:
             if game == game_id:      # answers before the start of another game: no power there
                 groups.setdefault(turn, []).append((sent, answer))
         for turn, refused in groups.items():
-            try:
-                self.store.save_refusals(game_id, turn, power, refused)
-            except (StoreError, sqlite3.Error) as exc:
-                # A failure of the storage has latched the store, which said so; any
-                # other error costs these lines of the bot log only, said once.
-                if not self._failed:
-                    self._failed = True
-                    log.warning("refusals_not_stored", game=game_id, power=power, error=str(exc))
+            if not keep(self.store, game_id, turn, power, refused, say=not self._failed):
+                self._failed = True
                 return
 
 
-__all__ = ["NOTED", "BEFORE_START", "RefusalKeeper", "explain", "sent_text"]
+def keep(store: Store, game_id: int, turn: str, power: str,
+         refused: Sequence[tuple[str, str]], *, say: bool = True) -> bool:
+    """Store refusals (`server.store.Store.save_refusals`); False if they could not be.
+
+    The one road for both kinds: a failure of the storage has latched the store,
+    which said so; any other error (a table that cannot be written) costs these
+    lines of the bot log only - logged when ``say`` - and never the game."""
+    try:
+        store.save_refusals(game_id, turn, power, refused)
+    except (StoreError, sqlite3.Error) as exc:
+        if say:
+            log.warning("refusals_not_stored", game=game_id, power=power, error=str(exc))
+        return False
+    return True
+
+
+__all__ = ["NOTED", "BEFORE_START", "RefusalKeeper", "explain", "keep", "sent_text"]

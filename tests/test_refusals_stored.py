@@ -140,6 +140,13 @@ async def test_a_refusals_table_that_cannot_be_written_costs_the_log_not_the_gam
             assert (await england.receive()).startswith("HUH ( SUB")
         assert [e["event"] for e in logs if e["log_level"] == "warning"] == [
             "refusals_not_stored"]
+        # A refused order (France's army is not England's) is answered all the same.
+        with capture_logs() as logs:
+            await england.send("SUB ( ( FRA AMY PAR ) HLD )")
+            assert (await england.receive()) == "THX ( ( FRA AMY PAR ) HLD ) ( NYU )"
+            assert (await england.receive()).startswith("MIS ( ENG ")
+        assert [e["event"] for e in logs if e["log_level"] in ("warning", "error")] == [
+            "refusals_not_stored"]
         await england.send(holds(now, "ENG"))
         assert (await england.receive()).startswith("THX ( ( ENG ")
         for client in (england, *others.values()):
