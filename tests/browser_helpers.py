@@ -162,6 +162,15 @@ def served(tmp_path: Path, *args: str) -> Iterator[Served]:
         and "game_step_failed" not in log, log[-3000:]
 
 
+def join_by_form(page: Any, server: Served, name: str, power: str, lang: str = "en") -> None:
+    """A person opens the play page in ``lang`` and joins by its form as ``name``
+    asking for ``power`` (a power token, or one of the form's other choices)."""
+    page.goto(f"{server.url}play?lang={lang}")
+    page.fill("#name", name)
+    page.select_option("#power", power)
+    page.click("#join")
+
+
 def bots(port: int, kind: str = "randbot", count: int = 6
          ) -> AbstractContextManager[subprocess.Popen[str]]:
     """``daide bot KIND --count N`` against the server, ended at the end."""

@@ -19,7 +19,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.browser_helpers import DAIDE, Served, _running, bots, browser_page, screenshot, served
+from tests.browser_helpers import (
+    DAIDE,
+    Served,
+    _running,
+    bots,
+    browser_page,
+    join_by_form,
+    screenshot,
+    served,
+)
 
 
 @contextmanager
@@ -120,10 +129,7 @@ def _eject(url: str, token: str, game: int, power: str) -> dict[str, Any]:
 
 def test_a_running_games_form_offers_the_ejected_power_to_take_over(tmp_path: Path) -> None:
     with served(tmp_path, "--mtl", "600") as server, browser_page("take-over") as page:
-        page.goto(server.url + "play?lang=en")
-        page.fill("#name", "Gone")
-        page.select_option("#power", "GER")
-        page.click("#join")
+        join_by_form(page, server, "Gone", "GER")
         with bots(server.port, "holdbot", 6):
             page.wait_for_selector("#map svg[data-turn='SPR 1901']")
             token = (tmp_path / "web.db.admin-token").read_text().strip()

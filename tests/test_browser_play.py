@@ -15,7 +15,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tests.browser_helpers import bots, browser_page, screenshot, scripted_bot, served
+from tests.browser_helpers import (
+    bots,
+    browser_page,
+    join_by_form,
+    screenshot,
+    scripted_bot,
+    served,
+)
 
 #: DAIDE tokens of the order grammar and the labels a person should never read.
 JARGON = ("MTO", "SUP", "CVY", "CTO", "HLD", "RTO", "DSB", "BLD", "REM", "WVE", "SUC", "BNC",
@@ -98,10 +105,7 @@ def test_a_persons_whole_game_by_clicks_in_words(tmp_path: Path) -> None:
     certainly dislodged and retreats, by clicks, to the one free province, Burgundy."""
     with served(tmp_path, "--max-year", "1902", "--level", "8000", "--mtl", "600", "--rtl", "600",
                 "--btl", "600") as server, browser_page("play-words") as page:
-        page.goto(server.url + "play?lang=en")
-        page.fill("#name", "Alice")
-        page.select_option("#power", "FRA")
-        page.click("#join")
+        join_by_form(page, server, "Alice", "FRA")
         page.wait_for_selector("#waiting[data-game='1']")
         assert "Waiting for game 1" in page.inner_text("#waiting")
         with scripted_bot(server.port, "germany-takes-bel"), bots(server.port, "holdbot", 5):
@@ -276,10 +280,7 @@ def test_a_missed_deadline_says_what_the_units_did_and_failures_read_in_lower_ca
     with what happened in brackets)."""
     with served(tmp_path, "--mtl", "12", "--level", "0") as server, \
             browser_page("play-deadline") as page:
-        page.goto(server.url + "play?lang=en")
-        page.fill("#name", "Bob")
-        page.select_option("#power", "FRA")
-        page.click("#join")
+        join_by_form(page, server, "Bob", "FRA")
         with bots(server.port, "holdbot", 6):
             page.wait_for_selector("#map svg[data-turn='SPR 1901']")
             # The last minute: the countdown is coloured and the tab's title says it.
@@ -309,10 +310,7 @@ def test_a_missed_deadline_says_what_the_units_did_and_failures_read_in_lower_ca
 def test_the_french_page(tmp_path: Path) -> None:
     """The page in French: its texts, the Descartes map's names, orders typed in French."""
     with served(tmp_path, "--mtl", "600") as server, browser_page("play-fr") as page:
-        page.goto(server.url + "play?lang=fr")
-        page.fill("#name", "Claire")
-        page.select_option("#power", "FRA")
-        page.click("#join")
+        join_by_form(page, server, "Claire", "FRA", "fr")
         with bots(server.port, "holdbot", 6):
             page.wait_for_selector("#map svg[data-turn='SPR 1901']")
             assert page.inner_text("#orders-box h2") == "Vos ordres"
@@ -388,10 +386,7 @@ def test_the_games_list_says_what_each_game_is_and_join_goes_to_it(tmp_path: Pat
     seats, a Join button) and 8 (the join form and the waiting page say which game)."""
     with served(tmp_path, "--mtl", "600", "--btl", "120") as server, \
             browser_page("games-join") as page:
-        page.goto(server.url + "play?lang=en")
-        page.fill("#name", "Alice")
-        page.select_option("#power", "FRA")
-        page.click("#join")
+        join_by_form(page, server, "Alice", "FRA")
         page.wait_for_selector("#waiting[data-game='1'][data-taken='1'][data-seats='7']")
         with bots(server.port, "holdbot", 5):
             page.wait_for_selector("#waiting[data-taken='6']")
@@ -585,10 +580,7 @@ def test_a_whole_game_against_six_dumbbots_reads_in_words(tmp_path: Path) -> Non
     final table: at no point does the page show the order grammar's DAIDE tokens."""
     with served(tmp_path, "--max-year", "1903", "--level", "8000", "--mtl", "600",
                 "--rtl", "600", "--btl", "600") as server, browser_page("play-dumbbots") as page:
-        page.goto(server.url + "play?lang=en")
-        page.fill("#name", "Dana")
-        page.select_option("#power", "FRA")
-        page.click("#join")
+        join_by_form(page, server, "Dana", "FRA")
         with bots(server.port, "dumbbot", 6):
             page.wait_for_selector("#map svg[data-turn='SPR 1901']")
             page.check("#recipients input[data-recipient=GER]")
