@@ -80,6 +80,23 @@ def drawn(page: Any, compact: str) -> None:
     page.wait_for_selector(f"#map[data-mode=mine] g.order[data-order='{compact}']")
 
 
+def retreat_by_clicks(page: Any, unit: str, to: str, missing: str, said: str,
+                      shot: str) -> None:
+    """The person's dislodged ``unit`` (``FRA AMY BEL``) retreats to ``to`` by two clicks:
+    Missing starts with ``missing``, the seat is not ready, the order is accepted,
+    drawn and listed as ``said``, in words only; the page's screenshot ``shot``."""
+    page.wait_for_selector(f"#missing[data-missing^='MIS ( {unit} MRT']")
+    assert page.inner_text("#missing").startswith(missing)
+    page.wait_for_selector("#gof[data-ready=false]")
+    click_unit(page, unit)
+    click_province(page, to)
+    accepted(page, f"( {unit} ) RTO {to}")
+    drawn(page, f"{unit} RTO {to}")
+    assert page.inner_text("#order-list li[data-note=MBV]") == said
+    assert not jargon(visible(page)), jargon(visible(page))
+    screenshot(page, shot)
+
+
 def ready_and_wait(page: Any, before: str) -> None:
     """All orders in: the phase waits for Ready (finding 1); then it is played."""
     page.wait_for_selector("#missing[data-complete=true]")
@@ -241,16 +258,8 @@ def test_a_persons_whole_game_by_clicks_in_words(tmp_path: Path) -> None:
             results = page.inner_text("#results")
             assert "F Hol - Bel" in results and "A Ruh S F Hol - Bel" in results, results
             assert re.search(r"A bel s a par - pic \(.*dislodged\)", results), results
-            page.wait_for_selector("#missing[data-missing^='MIS ( FRA AMY BEL MRT']")
-            assert page.inner_text("#missing").startswith("A Bel must retreat (to Bur)")
-            page.wait_for_selector("#gof[data-ready=false]")
-            click_unit(page, "FRA AMY BEL")
-            click_province(page, "BUR")
-            accepted(page, "( FRA AMY BEL ) RTO BUR")
-            drawn(page, "FRA AMY BEL RTO BUR")
-            assert page.inner_text("#order-list li[data-note=MBV]") == "A Bel R Bur"
-            assert not jargon(visible(page)), jargon(visible(page))
-            screenshot(page, "play-whole-game-retreat")
+            retreat_by_clicks(page, "FRA AMY BEL", "BUR", "A Bel must retreat (to Bur)",
+                              "A Bel R Bur", "play-whole-game-retreat")
             ready_and_wait(page, "SUM 1902")
             page.wait_for_selector("#map svg[data-turn='FAL 1902'] [data-unit='FRA AMY BUR']")
             assert "A Bel R Bur" in page.inner_text("#results")
@@ -460,16 +469,8 @@ def test_a_dislodged_unit_retreats_by_clicks(tmp_path: Path) -> None:
                 ready_and_wait(page, "FAL 1901")
                 page.wait_for_selector("#map svg[data-turn='AUT 1901'] [data-unit='FRA AMY BUR'][data-dislodged=true]")
                 assert "A bur h (dislodged)" in page.inner_text("#results")
-                page.wait_for_selector("#missing[data-missing^='MIS ( FRA AMY BUR MRT']")
-                assert page.inner_text("#missing").startswith("A Bur must retreat (to ")
-                page.wait_for_selector("#gof[data-ready=false]")
-                click_unit(page, "FRA AMY BUR")
-                click_province(page, "GAS")
-                accepted(page, "( FRA AMY BUR ) RTO GAS")
-                drawn(page, "FRA AMY BUR RTO GAS")
-                assert page.inner_text("#order-list li[data-note=MBV]") == "A Bur R Gas"
-                assert not jargon(visible(page)), jargon(visible(page))
-                screenshot(page, "play-retreat")
+                retreat_by_clicks(page, "FRA AMY BUR", "GAS", "A Bur must retreat (to ",
+                                  "A Bur R Gas", "play-retreat")
                 ready_and_wait(page, "AUT 1901")
                 page.wait_for_selector("#map [data-unit='FRA AMY GAS']")
                 assert "A Bur R Gas" in page.inner_text("#results")
