@@ -8,9 +8,17 @@ over the units once, counts for every power which provinces its units stand
 in or can move to (the *reach*), and reads every term from those counts:
 
 * **centres**: each supply centre counts for its occupant, else its owner
-  (an occupied centre changes hands at the end of the year);
+  (an occupied centre changes hands at the end of the year); while an
+  autumn movement is still to come, only ``held`` of a centre someone
+  occupies counts for the occupant and the rest for its owner - a unit
+  that walked in in the spring can still be driven out, and counting it
+  whole made every neighbour grab (and every owner guard) home centres in
+  the spring instead of taking free ones;
 * **threatened centres**: an own centre that one other power reaches with
-  more units than the owner does (it can walk in or win the bounce);
+  more units than the owner does (it can walk in or win the bounce), or an
+  empty one it reaches with as many (the owner must spend a unit to bounce
+  it) - a power with many neighbours left its home open to all of them when
+  only a larger force counted;
 * **reachable centres**: a centre not ours that we reach with more units
   than any one other power (the front we can push next);
 * **units**, and a dislodged unit that still has a retreat for part of one;
@@ -41,16 +49,21 @@ class EvalWeights:
     """The weights of the terms (see the module doc)."""
 
     centre: float = 1.0
-    threat: float = 0.4
+    threat: float = 0.8
     chance: float = 0.25
     unit: float = 0.45
     dislodged: float = 0.2
     exposed: float = 0.15
     place: float = 0.3
     solo: float = 1000.0
+    held: float = 0.5
+    """Share of an occupied centre that counts for its occupant while the autumn
+    adjustment is still to come (the rest stays with the owner)."""
 
 
 _Reach = tuple[str, ...]
+_PENDING = frozenset({"SPR", "SUM", "FAL"})
+"""Seasons whose positions still have an autumn movement before centres change hands."""
 
 
 class Evaluator:
@@ -119,8 +132,16 @@ class Evaluator:
                     score[power] -= w.exposed
                     break
         ownership = state.ownership
+        # before the autumn's adjudication an occupier may still be driven out
+        pending = state.phase.season in _PENDING
         for c in self.centres:
             owner = occupant.get(c) or ownership.get(c)
+            if pending and w.held < 1.0:
+                was = ownership.get(c)
+                if owner != was and owner in score:
+                    score[owner] -= (1.0 - w.held) * w.centre
+                    if was is not None and was in score:
+                        score[was] += (1.0 - w.held) * w.centre
             top = second = 0
             leader: str | None = None
             for power, counts in near.items():
@@ -133,7 +154,8 @@ class Evaluator:
                 score[owner] += w.centre
                 mine = near[owner].get(c, 0)
                 strongest_other = second if leader == owner else top
-                if strongest_other > mine:
+                if strongest_other > mine or (
+                        c not in occupant and strongest_other and strongest_other >= mine):
                     score[owner] -= w.threat
             if leader is not None and leader != owner and top > second:
                 score[leader] += w.chance

@@ -25,6 +25,8 @@ from bots.client import BotClient, ClientSettings
 from bots.convoys import unmatched_convoys
 from bots.dumbbot import DumbBot
 from bots.equilibrium import solve
+from bots.evaluation import Evaluator, EvalWeights
+from bots.geography import geography_of
 from bots.holdbot import HoldBot
 from bots.local import Rejection, owes_orders, play_game, submit, view_of
 from bots.lookahead import LookaheadBot
@@ -50,6 +52,7 @@ from orders import Hold, Location, Move, Order, Unit
 from tests.test_bots_legal import random_state
 
 MAP = standard_map()
+MAP_GEO = geography_of(MAP)
 MODERN = variant_map("modern")
 SMALL = Budget(iterations=150, seconds=None)
 """A budget without a clock: the same seed must give the same orders on any machine."""
@@ -280,6 +283,44 @@ def test_the_weakest_neighbour_is_every_power_tied_for_fewest_centres() -> None:
     richer = GameState(START.phase, units, {**START.ownership, "DEN": "GER"})
     assert weakest_neighbours(view_of(MAP, richer, "ITA")) == {"AUS"}
     assert weakest_neighbours(view_of(MAP, START, "ENG")) == frozenset()
+
+
+def test_a_centre_taken_in_the_spring_counts_half_until_the_autumn() -> None:
+    """An Italian army that walked into Trieste: before the autumn's movement
+    Italy gains half a centre and Austria keeps half; once the autumn is over
+    (winter) the centre is Italy's whole.  Nothing else differs between the two
+    positions, so the difference is exactly that half for each."""
+    units = tuple(Unit("ITA", "AMY", Location("TRI")) if u.location.province == "VEN" else u
+                  for u in START.units if u.location.province != "TRI")
+    evaluator = Evaluator(MAP_GEO, {})
+    autumn = evaluator.scores(GameState(Phase("FAL", 1901), units, START.ownership))
+    winter = evaluator.scores(GameState(Phase("WIN", 1901), units, START.ownership))
+    held = EvalWeights().held
+    assert 0 < held < 1
+    assert winter["ITA"] - autumn["ITA"] == pytest.approx(1 - held)
+    assert autumn["AUS"] - winter["AUS"] == pytest.approx(1 - held)
+    assert {p: autumn[p] - winter[p] for p in MAP.powers if p not in ("ITA", "AUS")} == \
+        dict.fromkeys(set(MAP.powers) - {"ITA", "AUS"}, 0.0)
+
+
+def test_an_empty_home_centre_an_enemy_reaches_as_strongly_is_threatened() -> None:
+    """A Russian army in Galicia reaches Vienna and Budapest.  With Austria's
+    armies in Tyrolia and Serbia (each empty centre reached by one Austrian
+    army: as many as Russia) both are threatened - Austria is worth two threats
+    less than with the Russian army in Ukraine, which reaches neither.  With an
+    army holding Budapest (a unit in the centre) and Vienna reached by two,
+    neither is."""
+    evaluator = Evaluator(MAP_GEO, {})
+
+    def austria(at: tuple[str, ...], russia: str) -> float:
+        units = (*(Unit("AUS", "AMY", Location(p)) for p in at),
+                 Unit("AUS", "FLT", Location("TRI")), Unit("RUS", "AMY", Location(russia)))
+        return evaluator.scores(GameState(Phase("WIN", 1901), units, START.ownership))["AUS"]
+
+    threat = EvalWeights().threat
+    assert austria(("TYR", "SER"), "UKR") - austria(("TYR", "SER"), "GAL") == \
+        pytest.approx(2 * threat)
+    assert austria(("TYR", "BUD"), "UKR") == pytest.approx(austria(("TYR", "BUD"), "GAL"))
 
 
 # -- openings ----------------------------------------------------------------------------
