@@ -110,7 +110,7 @@ def test_a_hosts_evening_with_every_action(tmp_path: Path) -> None:
         assert first == (f'Game 1 "Friday" created: standard, press level 8000, '
                          f"on the shared port {served.port}.")
         assert rest[0].startswith("Invitations, shown this once")
-        assert re.fullmatch(r"\s+FRA\s+[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}", rest[2])
+        assert re.fullmatch(r"\s+FRA\s+alice\s+[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}", rest[2])
         shown = ok(served.game("show", "1", cwd=tmp_path))
         assert shown.startswith(f'Game 1 "Friday": standard, forming, on the shared '
                                 f"port {served.port}.\n")
