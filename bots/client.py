@@ -172,6 +172,7 @@ class BotClient:
         """The server's answer to each of our SNDs, in the order they came."""
         self._pending = PendingPress()
         self._opened: Turn | None = None
+        self._observed: Turn | None = None      # the phase whose orders the strategy saw
         self._orders_due = False
         self.rejoins = 0
         """How many times the client came back with an accepted IAM."""
@@ -320,8 +321,9 @@ class BotClient:
                 self.tracker.map_name = self._map_name
                 await self._send(link, ("YES", ("MAP", (Text(self._map_name or "standard"),))))
                 self._mark_joined()
-                if self.tracker.started and self.tracker.position is None:
-                    # Rejoined a seat with no map yet (`ClientSettings.rejoin`): the position now.
+                if self.tracker.started:
+                    # Rejoined a seat with no map yet (`ClientSettings.rejoin`): the position
+                    # now - even if a NOW came before the map, its orders were not given.
                     await self._send(link, ("SCO",))
                     await self._send(link, ("NOW",))
             case Hlo(variant=variant):
@@ -443,8 +445,8 @@ class BotClient:
         orders of the phase just processed: the ORD results before this NOW."""
         observe = getattr(self.strategy, "observe", None)
         results = self.tracker.results
-        if observe is not None and results:
-            turn = results[0].turn
+        if observe is not None and results and results[0].turn != self._observed:
+            turn = self._observed = results[0].turn     # once, though a NOW may come twice
             observe(turn.season, turn.year, [r.order for r in results])
 
     # -- press --------------------------------------------------------------------

@@ -155,7 +155,10 @@ class GameTracker:
 
     def owes_orders(self) -> bool:
         """Whether our power has something to order in the current phase."""
-        if self.power is None or self.position is None or self.end is not None:
+        # A seat taken over with IAM may hear a NOW before its map is read: nothing
+        # can be ordered until it is (`bots.client` asks for the position again then).
+        if (self.power is None or self.position is None or self.geography is None
+                or self.end is not None):
             return False
         view = self.view()
         kind = view.phase_kind

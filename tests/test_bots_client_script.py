@@ -155,6 +155,27 @@ async def test_client_rejoins_with_iam_after_losing_the_connection() -> None:
     assert client.tracker.end is not None and client.tracker.end.winner is None
 
 
+async def test_a_seat_taken_over_hears_a_now_before_its_map_and_still_orders() -> None:
+    """`daide bot --rejoin`: the game may move on between the IAM and the map being read;
+    the NOW that comes first cannot be ordered (no map), so the position is asked again."""
+    server = ScriptedServer({
+        "IAM": ["YES ( IAM ( ENG ) ( 1234 ) )", START[2]],
+        "MAP": ["MAP ( 'STANDARD' )"],
+        "MDF": [_standard_mdf()],
+        "HLO": [START[0]],
+        "SCO": [START[1]],
+        "NOW": [START[2]],
+        "SUB": ["DRW", "SMR ( SPR 1901 ) ( ENG ( 'HoldBot' ) ( '1.0' ) 3 )"],
+    })
+    client = BotClient(HoldBot(), ClientSettings(name="HoldBot", rejoin=("ENG", 1234)),
+                       connect=server.connect)
+    with trio.fail_after(5):
+        await client.run()
+    assert server.sent == [[
+        "IAM ( ENG ) ( 1234 )", "MAP", "HLO", "MDF", "YES ( MAP ( 'STANDARD' ) )", "SCO", "NOW",
+        "SUB ( SPR 1901 ) ( ( ENG FLT EDI ) HLD ) ( ( ENG FLT LON ) HLD ) ( ( ENG AMY LVP ) HLD )"]]
+
+
 class RefusingTransport(ScriptedTransport):
     """A connection that opens but breaks on the first message (the join)."""
 
