@@ -184,6 +184,11 @@ async def join_game(port: int, names: Iterable[str] | None = None) -> dict[str, 
     clients = [await ScriptClient.connect(port, f"{p}:bot") for p in (names or POWERS)]
     for client in clients:
         await client.join()
+    return await seated(clients)
+
+
+async def seated(clients: Iterable[ScriptClient]) -> dict[str, ScriptClient]:
+    """Joined clients by the power each was dealt, once each has its HLO."""
     by_power: dict[str, ScriptClient] = {}
     for client in clients:
         await client.receive_until("HLO")

@@ -17,7 +17,7 @@ from bots.launcher import ProcessBots
 from server.app import Server
 from server.hosting import GameSpec, HostingError, Origin
 from server.settings import GameSettings, ServerSettings
-from tests.server_helpers import POWERS, ScriptClient, holds
+from tests.server_helpers import POWERS, ScriptClient, holds, seated
 
 ADMIN = Origin("cli", "127.0.0.1")
 
@@ -38,11 +38,7 @@ async def _players(port: int, names: list[str]) -> dict[str, ScriptClient]:
     clients = [await ScriptClient.connect(port, name) for name in names]
     for client in clients:
         await client.join()
-    by_power: dict[str, ScriptClient] = {}
-    for client in clients:
-        await client.receive_until("HLO")
-        assert client.power is not None
-        by_power[client.power] = client
+    by_power = await seated(clients)
     for client in clients:
         await client.receive_until("NOW")
     return by_power

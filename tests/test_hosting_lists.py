@@ -34,7 +34,7 @@ from server.hosted import HostedState, Invitation
 from server.hosting import BAD_REQUEST, GameSpec, HostingError, Origin
 from server.settings import GameSettings, ServerSettings
 from tests.browser_helpers import served
-from tests.server_helpers import ScriptClient
+from tests.server_helpers import ScriptClient, seated
 
 ADMIN = Origin("cli", "127.0.0.1")
 
@@ -65,12 +65,7 @@ async def _fill_and_start(made: dict[str, Any], invited: dict[str, str],
         client = await ScriptClient.connect(made["port"], name)
         await client.join()
         clients.append(client)
-    by_power: dict[str, ScriptClient] = {}
-    for client in clients:
-        await client.receive_until("HLO")
-        assert client.power is not None
-        by_power[client.power] = client
-    return by_power
+    return await seated(clients)
 
 
 async def test_an_invitations_list_deals_its_power_and_survives_a_restart(
