@@ -9,7 +9,11 @@ one at a time and `Game` handles each synchronously, so the rules need no
 locks.  Replies go out through `Client.send`, which never blocks.
 
 A game is *forming* until every power has a client that accepted the map,
-then *running*, then *finished*.  While running, the actor waits for the
+then *running*, then *finished*.  What concerns the clients of a forming
+game - their NMEs, invitations and claims, and the deal of the powers that
+starts it - is `server.forming.Forming`'s, which the game owns and hands
+those events; the game does the start itself (stored, then HLO, SCO, NOW)
+and everything after it.  While running, the actor waits for the
 next event inside ``trio.move_on_at(wakeup)``: the wakeup is the phase
 deadline (a cancel scope - a DSD pause or resume just changes the value
 used for the next wait) or an earlier TME request.  A phase is processed
@@ -43,7 +47,6 @@ them, so a run of phases nobody waits for never starves other tasks.
 from __future__ import annotations
 
 import math
-import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
@@ -80,7 +83,6 @@ from protocol.parse import Sender, parse_message
 from protocol.press import ReceivedPress
 from protocol.text import parse_text, render_text, tree_from_text
 from server import refusals
-from server.assignment import NO_PREFERENCE, AssignmentError, Invited, Wish, assign, parse_name
 from server.deadline import PhaseClock, TimeRequests, whole_seconds
 from server.endings import Ending, HouseRules, YearTable, elimination_years
 from server.events import (
@@ -95,8 +97,9 @@ from server.events import (
     Rejoin,
     Request,
 )
+from server.forming import Forming
 from server.history import History, PlayedPhase
-from server.hosted import HostedState, Invitation
+from server.hosted import HostedState
 from server.press import (
     Deliver,
     Eliminated,
@@ -153,8 +156,8 @@ class Game:
         self._last_sco: tuple[Mapping[str, str], Sco, Encoded] | None = None  # `_sco_of`
         self.turn = TurnState(self.engine.season)
         self.players: dict[str, Client | None] = {}      # power -> client (None = CD)
-        self.joining: list[Client] = []                   # NME'd, map not yet accepted
-        self.accepted: list[Client] = []                  # NME'd and map accepted
+        # Its clients until the start: joining, accepted, invited (server.forming).
+        self.forming = Forming(handle, variant, settings.level, passcode_taken, self.log)
         self.observers: list[Client] = []                 # OBS'd (joined or not yet)
         self.seats: dict[str, Seat] = {}
         self.history = History()
@@ -162,7 +165,6 @@ class Game:
         self.end_messages: tuple[Message, ...] = ()
         self.suspended = False
         self.hosted: HostedState | None = handle.hosted     # a host's game (server.hosted)
-        self.invited: dict[str, Client] = {}              # invitation code -> joining client
         handle.in_disorder = self.powers_in_disorder      # the lobby's view of free powers
         if record is not None:
             self._restore(record)
@@ -285,7 +287,7 @@ class Game:
 
     def _all_clients(self) -> list[Client]:
         players = [c for c in self.players.values() if c is not None]
-        return players + self.joining + self.accepted + self.observers
+        return players + self.forming.clients() + self.observers
 
     def audience(self, include: Client | None = None) -> list[Client]:
         """Joined clients (everyone who gets the game's broadcasts), plus ``include``."""
@@ -316,7 +318,7 @@ class Game:
                 if not client.closed:
                     answer(self, client, message, tokens)
             case Join(client, message, invitation):
-                self._on_join(client, message, invitation)
+                self.forming.join(client, message, invitation)
             case Observe(client, message):
                 self._on_observe(client, message)
             case Rejoin(client, message, power):
@@ -327,57 +329,6 @@ class Game:
                 self._broadcast(message)
             case HostAction(act, reply):
                 self._on_command(act, reply)
-
-    def _on_join(self, client: Client, message: Message,
-                 invitation: Invitation | None = None) -> None:
-        seats = len(self.variant.powers)
-        refused = self.handle.status != "forming" or \
-            len(self.joining) + len(self.accepted) >= seats
-        if invitation is not None:
-            holder = self.invited.get(invitation.code)
-            refused = refused or (holder is not None and not holder.closed)
-        if refused:
-            # The lobby sends NMEs only to games with a free seat; a client that
-            # left in between lands here (or a second client with one invitation).
-            self.handle.claims.pop(client, None)
-            client.game_id = None
-            client.send(Rej(message))
-            return
-        try:
-            name, wish = parse_name(getattr(message, "name", ""), self.variant.powers,
-                                    self.variant.map.power_names)
-        except AssignmentError as exc:      # a malformed preference list: one line, nothing kept
-            self.handle.claims.pop(client, None)
-            client.game_id = None
-            client.send(Rej(message))
-            self.log.info("join_refused", conn=client.id, reason=str(exc))
-            return
-        client.name = name
-        client.wish = NO_PREFERENCE if isinstance(wish, Invited) else wish
-        if invitation is not None and invitation.power is None and invitation.preferences:
-            # The list the host handed in with the invitation (docs/hosting.md "Which
-            # power you get"): it deals this seat's power at the start.
-            client.wish = self._listed(invitation.preferences)
-        client.version = getattr(message, "version", "")
-        client.role = Role.JOINING
-        client.game_id, client.level = self.handle.id, self.settings.level
-        if invitation is not None:
-            self.invited[invitation.code] = client
-        self.joining.append(client)
-        client.send(Yes(message))
-        client.send(MapMessage(self.variant.name))
-        self.log.info("joining", conn=client.id, client_name=client.name,
-                      client_version=client.version,
-                      **({"invited": True} if invitation is not None else {}))
-
-    def _listed(self, preferences: str) -> Wish:
-        """The wish of a host-given list (checked when the game was created)."""
-        try:
-            return parse_name(f"[{preferences}]", self.variant.powers,
-                              self.variant.map.power_names)[1]
-        except AssignmentError:             # a stored state edited by hand: no list
-            self.log.warning("invitation_list_unreadable")     # (a list is never logged)
-            return NO_PREFERENCE
 
     def _on_command(self, act: Callable[[Game], dict[str, object]],
                     reply: ActionReply) -> None:
@@ -421,12 +372,8 @@ class Game:
                 client.send(self.engine.sco_message())
                 client.send(self.engine.now_message())
                 self.send_time(client)
-        elif client.role is Role.JOINING and client in self.joining:
-            # A second YES (MAP) from a client already accepted changes nothing.
-            self.joining.remove(client)
-            self.accepted.append(client)
-            if len(self.accepted) == len(self.variant.powers):
-                self._start_game()
+        elif client.role is Role.JOINING and self.forming.take_map(client):
+            self._start_game()
 
     def _on_rejoin(self, client: Client, message: Message, power: str) -> None:
         if not self.running or power not in self.players:
@@ -492,14 +439,7 @@ class Game:
 
     def _forget(self, client: Client) -> None:
         """Drop a client that is not a player of a running game (13.1: frees its seat)."""
-        for group in (self.joining, self.accepted):
-            if client in group:
-                group.remove(client)
-                code = self._invitation_of(client)
-                self.handle.claims.pop(client, None)
-                if code is not None:
-                    del self.invited[code]
-                self.log.info("seat_freed", conn=client.id)
+        self.forming.forget(client)
         if client in self.observers:
             self.observers.remove(client)
         self.time_requests.cancel_all(client)
@@ -507,39 +447,16 @@ class Game:
 
     # --- start -------------------------------------------------------------------------
 
-    def _invitation_of(self, client: Client) -> str | None:
-        return next((code for code, c in self.invited.items() if c is client), None)
-
     def _start_game(self) -> None:
+        """Every seat accepted the map: the deal (`server.forming`), stored, then announced."""
+        deal = self.forming.deal(self.hosted)
+        self.seats = deal.seats
+        self.players = dict(deal.players)
         hosted = self.hosted
-        fixed: dict[str, Client] = {}
-        bots: dict[str, str] = {}
-        if hosted is not None:
-            for invitation in hosted.invitations:
-                client = self.invited.get(invitation.code)
-                if client is not None and invitation.power is not None:
-                    fixed[invitation.power] = client
-        rest = [c for c in self.accepted if c not in fixed.values()]
-        # docs/hosting.md "Which power you get"; the wishes go with the deal
-        dealt = assign(self.variant.powers, [c.wish for c in rest], fixed, secrets.SystemRandom())
-        assignment = {**fixed, **dict(zip(dealt, rest, strict=True))}
-        for client in rest:
-            client.wish = NO_PREFERENCE
-        for power, client in sorted(assignment.items()):
-            self.seats[power] = Seat(power, self._new_passcode(power), client.name, client.version)
-            client.role, client.power = Role.PLAYER, power
-            self.players[power] = client
-            code = self._invitation_of(client)
-            used = hosted.invitation(code) if hosted is not None and code else None
-            if used is not None and used.bot is not None:
-                bots[power] = used.bot
-        self.accepted.clear()
-        self.invited.clear()
-        self.handle.claims.clear()      # seated: no power is free for an NME any more
         if hosted is not None:
             # Dealt: the host-given lists are forgotten with the start (docs/hosting.md).
             hosted = self.hosted = self.handle.hosted = replace(hosted.without_lists(),
-                                                                bots=bots)
+                                                                bots=deal.bots)
         sco, sco_e = self._sco_of(self.engine)
         now_e = self.encode(now_message(self.engine.state))
         self.store.start_game(self.handle.id, list(self.seats.values()), str(self.engine.turn),
@@ -559,12 +476,6 @@ class Game:
         self._broadcast(sco_e.packet)
         self._broadcast(now_e.packet)
         self._start_phase(announce=True)
-
-    def _new_passcode(self, power: str) -> int:
-        while True:
-            code = secrets.randbelow(8191) + 1
-            if not self.passcode_taken(power, code):
-                return code
 
     def hlo(self, power: str | None) -> Hlo:
         """The HLO of a power, or ``HLO (UNO) (0) ...`` for observers (docs/protocol.md §8.1)."""
@@ -861,7 +772,7 @@ class Game:
         for message in messages:
             self._broadcast(message)
         # Clients that joined no seat (still forming a game that is over) go now.
-        for client in self.joining + self.accepted:
+        for client in self.forming.clients():
             client.send(Off())
             client.finish("game over")
         # The players and observers get OFF after the linger (`run`).

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from protocol.messages import Adm, Ccd, NotMessage, Tme
 from server.deadline import whole_seconds
+from server.forming import new_passcode
 from server.hosted import AdminAction, HostedState, Invitation, new_code
 from server.hosting_terms import CONFLICT, NOT_FOUND, HostingError
 from server.schema import utc_now
@@ -116,7 +117,7 @@ def eject(game: Game, power: str, origin: str) -> dict[str, Any]:
     power = _power(game, power)
     _running(game, "have a player ejected")
     seat = game.seats[power]
-    code = game._new_passcode(power)
+    code = new_passcode(power, game.passcode_taken)
     state = _hosted(game)
     if power in state.bots:
         state = replace(state, bots={p: b for p, b in state.bots.items() if p != power})
