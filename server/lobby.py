@@ -57,7 +57,8 @@ from protocol.messages import (
     Tme,
     Yes,
 )
-from server.admin_adm import Desk, handle_adm
+from server.admin_adm import handle_adm
+from server.admin_veto import Desk
 from server.assignment import AssignmentError, Invited, Requested, parse_name
 from server.durability import Durability
 from server.events import (
@@ -125,7 +126,7 @@ class Lobby:
         self.host: Any = None
         #: The one secret of the admin doors (`server.admin_token`), once the server has it.
         self.admin_token: Any = None
-        #: Players' admin commands waiting out their veto delay (`server.admin_adm`).
+        #: Players' admin commands waiting out their veto delay (`server.admin_veto`).
         self.admin_desk = Desk()
         #: Called with a game's id when its actor has ended (its door and bots go).
         self.on_game_over: Callable[[int], None] | None = None
