@@ -76,10 +76,14 @@ def checks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dic
     running["level-10"] = _start(tmp, "level-10", ["--level", "10", "--only", "robustness"],
                                  GOOD["dumbbot"])
     yield tmp, running
+    # Close every pipe, read or not: a run of some of these tests leaves checks unread.
     for process in running.values():
         if process.poll() is None:
             process.kill()
-            process.communicate()
+        process.wait()
+        for pipe in (process.stdout, process.stderr):
+            if pipe is not None:
+                pipe.close()
 
 
 def _finish(process: subprocess.Popen[str]) -> tuple[int, str, str]:
