@@ -432,18 +432,24 @@ class Store(GameLog):
         So a flood of press costs the game actor no disk waits (`server.press`).
         """
         stamp = utc_now()
-        # A group-commit store never syncs a commit itself.
+        with self._unsynced_transaction():
+            row = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM press"
+                                   " WHERE game_id = ?", (game_id,)).fetchone()
+            seq = int(row[0]) + 1
+            self._db.execute(
+                "INSERT INTO press (game_id, seq, turn, sender, recipients, message, sent_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (game_id, seq, turn, sender, " ".join(recipients), message, stamp),
+            )
+        return seq
+
+    @contextmanager
+    def _unsynced_transaction(self) -> Iterator[None]:
+        """One transaction whose commit does not wait for the disk (`save_press`); a
+        group-commit store never syncs a commit itself."""
         with self._synchronous("NORMAL") if self.syncs_commits else nullcontext():
             with self._transaction():
-                row = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM press"
-                                       " WHERE game_id = ?", (game_id,)).fetchone()
-                seq = int(row[0]) + 1
-                self._db.execute(
-                    "INSERT INTO press (game_id, seq, turn, sender, recipients, message, sent_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (game_id, seq, turn, sender, " ".join(recipients), message, stamp),
-                )
-        return seq
+                yield
 
     def save_refusals(self, game_id: int, turn: str, power: str,
                       refused: Sequence[tuple[str, str]]) -> None:
@@ -452,16 +458,15 @@ class Store(GameLog):
         log; one transaction, committed without waiting for the disk, as press is
         (`save_press`)."""
         stamp = utc_now()
-        with self._synchronous("NORMAL") if self.syncs_commits else nullcontext():
-            with self._transaction():
-                row = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM refusals"
-                                       " WHERE game_id = ?", (game_id,)).fetchone()
-                first = int(row[0]) + 1
-                self._db.executemany(
-                    "INSERT INTO refusals (game_id, seq, turn, power, sent, answer, at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [(game_id, first + i, turn, power, sent, answer, stamp)
-                     for i, (sent, answer) in enumerate(refused)])
+        with self._unsynced_transaction():
+            row = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM refusals"
+                                   " WHERE game_id = ?", (game_id,)).fetchone()
+            first = int(row[0]) + 1
+            self._db.executemany(
+                "INSERT INTO refusals (game_id, seq, turn, power, sent, answer, at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(game_id, first + i, turn, power, sent, answer, stamp)
+                 for i, (sent, answer) in enumerate(refused)])
 
     def refusals(self, game_id: int) -> list[RefusalRecord]:
         """Everything refused in a game (orders, and messages answered HUH, PRN or REJ),
