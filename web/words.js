@@ -252,6 +252,11 @@ const UI_FR = {
   results: "Derniers résultats", press: "Messages", send: "Envoyer",
   phase: "Saison", ordersResults: "Ordres et résultats", supplyCentres: "Centres", players: "Joueurs",
   events: "Événements (les plus récents en haut)", forget: "Oublier cette place",
+  // The games list (/): its title, header, column heads and empty-list sentence.
+  gamesPage: "Parties - DAIDE", daideGames: "Parties DAIDE", playAGame: "jouer une partie",
+  colGame: "partie", colVariant: "variante", colPress: "messages", colDeadlines: "échéances",
+  colStatus: "état", colTurn: "saison", colCentres: "centres", colPlayers: "joueurs",
+  noGames: "Aucune partie pour l'instant :", startOne: "en commencer une",
   help: "Cliquez une de vos unités puis une région pour la déplacer (l'unité à nouveau : elle tient) ; "
     + "votre unité, une autre unité, puis une région pour la soutenir ; une flotte en mer, une armée, "
     + "puis une région pour la convoyer.  Ou tapez A Par - Bou, F Man C A Lon - Bel, A Par S A Bou.",
@@ -343,6 +348,21 @@ const PHRASES_FR = {
     "Vous jouez {power}, la meilleure de votre liste encore libre.",
   "No power of your list was still free: you play {power}, dealt at random.":
     "Aucune puissance de votre liste n'était encore libre : vous jouez {power}, tirée au hasard.",
+  // The games list (/): a game's press level, deadlines, status, players and links.
+  "no press": "sans messages", "free text": "texte libre",
+  "DAIDE press level {level}": "messages DAIDE de niveau {level}",
+  "moves {time}": "mouvements {time}", "retreats {time}": "retraites {time}",
+  "builds {time}": "ajustements {time}", "none": "aucune",
+  "{n} seat free": "{n} place libre", "{n} seats free": "{n} places libres",
+  "forming: {free} of {seats}": "en formation : {free} sur {seats}",
+  "running": "en cours", "suspended": "suspendue", "finished": "terminée",
+  "finished: {power} won alone": "terminée : {power} a gagné seul",
+  "finished: a draw between {powers}": "terminée : nulle entre {powers}",
+  "{power}: {name}": "{power} : {name}", "{joined} joined, {free}": "{joined} déjà là, {free}",
+  "; powers still free: {powers}": " ; puissances encore libres : {powers}",
+  "; in civil disorder: {powers} (a replacement takes over with the passcode from the host)":
+    " ; en désordre civil : {powers} (un remplaçant reprend la main avec le code donné par l'organisateur)",
+  "Join": "Rejoindre", "Take over": "Reprendre", "watch": "regarder",
 };
 
 // A sentence of the page in the page's language, its {names} filled in.
