@@ -25,6 +25,12 @@ rebuilds from the view, so any variant):
    order at a time, or a move with a supporting unit) against a fixed set
    of joint predictions drawn from the others' final mixtures (their prior
    and their regret-matching strategy), with what is left of the budget.
+   A plan's value there is mostly its mean over those predictions, and in
+   part (``raid``) its value against a *raid* (`raid`): the first
+   prediction with every other unit next to one of the bot's centres
+   walking into it.  The predictions come from models; an opponent of
+   another kind finds the centre they all leave open, and the raid is what
+   keeps the bot from leaving it open for nothing.
 
 Retreats and adjustments: every combination of the bot's retreats, builds
 or removals (greedily past ``max_combinations``), each adjudicated against
@@ -52,6 +58,7 @@ from bots.dumbbot import DumbBot
 from bots.equilibrium import draw, mix, solve
 from bots.evaluation import Evaluator, EvalWeights
 from bots.futures import map_of, state_of
+from bots.geography import Geography
 from bots.lookahead import _consistent, _target
 from bots.openings import openings
 from bots.opponents import (
@@ -106,6 +113,9 @@ class RegretSettings:
     """Share of the budget regret matching may use; the rest refines the choice."""
     futures: int = 6
     """Joint predictions the refinement judges the bot's orders against."""
+    raid: float = 0.3
+    """Weight of the raid in the refinement's value of a plan (the rest: its mean
+    over the predictions)."""
     retreat_samples: int = 3
     max_combinations: int = 96
     weights: EvalWeights = EvalWeights()
@@ -346,18 +356,22 @@ class _RegretSearch:
     # -- refinement -------------------------------------------------------------------
 
     def _evaluate(self, plan: Plan, futures: list[dict[str, list[Order]]]) -> float | None:
-        """Mean value of `plan` for the bot over `futures`; None when over budget."""
-        total = 0.0
+        """Value of `plan` for the bot: its mean over `futures`, weighed with its
+        value against the raid on the first of them (``raid``); None when over
+        budget."""
         own: list[Order] = list(plan.values())
-        for future in futures or [{}]:
-            orders = dict(future)
-            orders[self.me] = own
-            got = self._adjudicate(orders)
+        outcomes = []
+        raided = raid(self.geo, self.view.owners, self.me, futures[0]) if futures else None
+        for future in [*futures, raided] if raided is not None else futures or [{}]:
+            got = self._adjudicate({**future, self.me: own})
             if got is None:
                 return None
-            total += got[self.me]
+            outcomes.append(got[self.me])
         self.candidates += 1
-        return total / max(1, len(futures))
+        if raided is None:
+            return sum(outcomes) / len(outcomes)
+        mean = sum(outcomes[:-1]) / len(futures)
+        return (1 - self.s.raid) * mean + self.s.raid * outcomes[-1]
 
     def _climb(self, best: Plan, units: list[Unit], futures: list[dict[str, list[Order]]]
                ) -> Plan:
@@ -510,6 +524,32 @@ class _RegretSearch:
         return picked + [Waive(self.me)] * (owed - len(picked))
 
 
+def raid(geo: Geography, owners: Mapping[str, str | None], me: str,
+         future: Mapping[str, Sequence[Order]]) -> dict[str, list[Order]]:
+    """`future` (the other powers' orders) with every unit next to one of `me`'s
+    centres moving into it instead, one unit per centre (the first found, in
+    the order of the powers and their orders); supports of the units drawn
+    away are left as they were (the adjudicator voids those that no longer
+    match)."""
+    mine = {c for c, owner in owners.items() if owner == me}
+    taken: set[str] = set()
+    out: dict[str, list[Order]] = {}
+    for power, orders in future.items():
+        new = list(orders)
+        for i, order in enumerate(new):
+            if isinstance(order, Waive):
+                continue
+            unit = order.unit
+            for dest in sorted(geo.neighbours(unit.kind, (unit.location.province,
+                                                          unit.location.coast)), key=str):
+                if dest[0] in mine and dest[0] not in taken:
+                    new[i] = Move(unit, Location(dest[0], dest[1]))
+                    taken.add(dest[0])
+                    break
+        out[power] = new
+    return out
+
+
 def _plan_of(orders: Sequence[Order], units: list[Unit]) -> Plan:
     plan: Plan = {}
     for order in orders:
@@ -525,4 +565,4 @@ def _normalised(weights: list[float]) -> list[float]:
     return [w / total for w in weights] if total > 0 else [1.0 / len(weights)] * len(weights)
 
 
-__all__ = ["DEFAULT_ITERATIONS", "RegretBot", "RegretReport", "RegretSettings"]
+__all__ = ["DEFAULT_ITERATIONS", "RegretBot", "RegretReport", "RegretSettings", "raid"]

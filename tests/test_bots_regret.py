@@ -42,13 +42,13 @@ from bots.opponents import (
 from bots.orders import unmatched_supports
 from bots.randbot import RandBot
 from bots.registry import make_strategy
-from bots.regret import RegretBot
+from bots.regret import RegretBot, raid
 from bots.runner import run_clients
 from bots.strategy import Strategy
 from daide.cmd_demo import start_embedded_server
 from engine.variants import standard_map, variant_map
 from maps import Map
-from orders import Hold, Location, Move, Order, Unit
+from orders import Hold, Location, Move, Order, SupportMove, Unit
 from tests.test_bots_legal import random_state
 
 MAP = standard_map()
@@ -321,6 +321,28 @@ def test_an_empty_home_centre_an_enemy_reaches_as_strongly_is_threatened() -> No
     assert austria(("TYR", "SER"), "UKR") - austria(("TYR", "SER"), "GAL") == \
         pytest.approx(2 * threat)
     assert austria(("TYR", "BUD"), "UKR") == pytest.approx(austria(("TYR", "BUD"), "GAL"))
+
+
+def test_the_raid_walks_one_unit_into_each_centre_it_can_reach() -> None:
+    """The raid the refinement weighs plans against: Austria's centres at the
+    start.  Italy's army in Venice walks into Trieste instead of supporting;
+    Russia's army in Warsaw reaches none of them and keeps its order, and its
+    army in Galicia walks into Budapest (the first of its centres in name
+    order); the fleet in the Adriatic holds, since Trieste is taken - one unit
+    a centre.  England's centres are out of everyone's reach: nothing changes."""
+    ven, nap = Unit("ITA", "AMY", Location("VEN")), Unit("ITA", "FLT", Location("NAP"))
+    war, gal = Unit("RUS", "AMY", Location("WAR")), Unit("RUS", "AMY", Location("GAL"))
+    adr = Unit("ITA", "FLT", Location("ADR"))
+    future: dict[str, list[Order]] = {
+        "ITA": [SupportMove(ven, nap, "ROM"), Move(nap, Location("ROM")), Hold(adr)],
+        "RUS": [Move(war, Location("SIL")), Hold(gal)],
+    }
+    raided = raid(MAP_GEO, START.ownership, "AUS", future)
+    assert raided["ITA"] == [Move(ven, Location("TRI")), Move(nap, Location("ROM")), Hold(adr)]
+    assert raided["RUS"][0] == Move(war, Location("SIL"))
+    assert raided["RUS"][1] == Move(gal, Location("BUD"))
+    assert future["ITA"][0] == SupportMove(ven, nap, "ROM")      # the prediction is left as it was
+    assert raid(MAP_GEO, START.ownership, "ENG", future) == future
 
 
 # -- openings ----------------------------------------------------------------------------
