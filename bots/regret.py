@@ -25,12 +25,13 @@ rebuilds from the view, so any variant):
    order at a time, or a move with a supporting unit) against a fixed set
    of joint predictions drawn from the others' final mixtures (their prior
    and their regret-matching strategy), with what is left of the budget.
-   A plan's value there is mostly its mean over those predictions, and in
-   part (``raid``) its value against a *raid* (`raid`): the first
-   prediction with every other unit next to one of the bot's centres
-   walking into it.  The predictions come from models; an opponent of
-   another kind finds the centre they all leave open, and the raid is what
-   keeps the bot from leaving it open for nothing.
+   A plan's value there is half its mean over those predictions and half
+   its worst (``caution``), and in part (``raid``) its value against a
+   *raid* (`raid`): the first prediction with every other unit next to one
+   of the bot's centres walking into it.  The predictions come from models;
+   an opponent of another kind plays outside them and finds the hole a plan
+   tuned to them leaves - the worst prediction and the raid are what keep
+   the bot from leaving it for nothing.
 
 Retreats and adjustments: every combination of the bot's retreats, builds
 or removals (greedily past ``max_combinations``), each adjudicated against
@@ -113,8 +114,10 @@ class RegretSettings:
     """Share of the budget regret matching may use; the rest refines the choice."""
     futures: int = 6
     """Joint predictions the refinement judges the bot's orders against."""
+    caution: float = 0.5
+    """Weight of a plan's worst outcome over the predictions against their mean."""
     raid: float = 0.3
-    """Weight of the raid in the refinement's value of a plan (the rest: its mean
+    """Weight of the raid in the refinement's value of a plan (the rest: its value
     over the predictions)."""
     retreat_samples: int = 3
     max_combinations: int = 96
@@ -356,9 +359,9 @@ class _RegretSearch:
     # -- refinement -------------------------------------------------------------------
 
     def _evaluate(self, plan: Plan, futures: list[dict[str, list[Order]]]) -> float | None:
-        """Value of `plan` for the bot: its mean over `futures`, weighed with its
-        value against the raid on the first of them (``raid``); None when over
-        budget."""
+        """Value of `plan` for the bot: its mean and its worst over `futures`
+        (``caution``), weighed with its value against the raid on the first of
+        them (``raid``); None when over budget."""
         own: list[Order] = list(plan.values())
         outcomes = []
         raided = raid(self.geo, self.view.owners, self.me, futures[0]) if futures else None
@@ -370,8 +373,10 @@ class _RegretSearch:
         self.candidates += 1
         if raided is None:
             return sum(outcomes) / len(outcomes)
-        mean = sum(outcomes[:-1]) / len(futures)
-        return (1 - self.s.raid) * mean + self.s.raid * outcomes[-1]
+        predicted = outcomes[:-1]
+        caution = self.s.caution
+        expected = (1 - caution) * sum(predicted) / len(predicted) + caution * min(predicted)
+        return (1 - self.s.raid) * expected + self.s.raid * outcomes[-1]
 
     def _climb(self, best: Plan, units: list[Unit], futures: list[dict[str, list[Order]]]
                ) -> Plan:
