@@ -63,6 +63,66 @@ def wait_for_the_four_games(page: Any) -> None:
     page.wait_for_selector("#games tr[data-game='4'][data-status='forming'][data-open='7']")
 
 
+#: What the list says of the four games, in each language: the page's title, header and
+#: link, the column heads, then per game the cells asserted (by their column).
+SAYS: dict[str, dict[str, Any]] = {
+    "fr": {
+        "title": "Parties - DAIDE", "header": "Parties DAIDE", "link": "jouer une partie",
+        "heads": ["partie", "variante", "messages", "échéances", "état", "saison", "centres",
+                  "joueurs"],
+        "finished": {2: "sans messages", 3: "mouvements 10 min, ajustements 2 min",
+                     4: f"terminée : nulle entre {ALL_FR}", 8: "regarder"},
+        "finished player": "Autriche-Hongrie : ",
+        "running": {4: "en cours", 5: "Printemps 1901", 8: "Reprendre regarder"},
+        "running players": ("Allemagne : Gone",
+                            " ; en désordre civil : Allemagne (un remplaçant reprend la main "
+                            "avec le code donné par l'organisateur)"),
+        "asked": {4: "en formation : 6 places libres sur 7",
+                  7: "1 déjà là, 6 places libres ; puissances encore libres : "
+                     "Autriche-Hongrie, Angleterre, Allemagne, Italie, Russie et Turquie",
+                  8: "Rejoindre regarder"},
+        "hosted": {0: "4 Friday", 1: "standard", 2: "messages DAIDE de niveau 10",
+                   3: "mouvements 5 min, retraites 90 s, ajustements 1 min",
+                   4: "en formation : 7 places libres sur 7", 7: "0 déjà là, 7 places libres"},
+    },
+    "en": {
+        "title": "Games - DAIDE", "header": "DAIDE games", "link": "play a game",
+        "heads": ["game", "variant", "press", "deadlines", "status", "turn", "centres",
+                  "players"],
+        "finished": {2: "no press", 3: "moves 10 min, builds 2 min",
+                     4: f"finished: a draw between {ALL_EN}", 8: "watch"},
+        "finished player": "Austria: ",
+        "running": {4: "running", 5: "Spring 1901", 8: "Take over watch"},
+        "running players": ("Germany: Gone",
+                            "; in civil disorder: Germany (a replacement takes over with the "
+                            "passcode from the host)"),
+        "asked": {4: "forming: 6 seats free of 7",
+                  7: "1 joined, 6 seats free; powers still free: Austria, England, Germany, "
+                     "Italy, Russia and Turkey",
+                  8: "Join watch"},
+        "hosted": {0: "4 Friday", 1: "standard", 2: "DAIDE press level 10",
+                   3: "moves 5 min, retreats 90 s, builds 1 min",
+                   4: "forming: 7 seats free of 7", 7: "0 joined, 7 seats free"},
+    },
+}
+
+
+def assert_the_list(page: Any, lang: str) -> None:
+    """The four games' rows (1 finished, 2 running, 3 asked for, 4 hosted) say `SAYS[lang]`."""
+    says = SAYS[lang]
+    assert page.title() == says["title"]
+    assert page.inner_text("header strong") == says["header"]
+    assert page.inner_text("header a") == says["link"]
+    assert page.locator("#games th").all_inner_texts()[:8] == says["heads"]
+    rows = {"finished": cells(page, 1), "running": cells(page, 2), "asked": cells(page, 3),
+            "hosted": cells(page, 4)}
+    for game, row in rows.items():
+        assert {i: row[i] for i in says[game]} == says[game], (game, row)
+    assert says["finished player"] in rows["finished"][7], rows["finished"]
+    player, disorder = says["running players"]
+    assert player in rows["running"][7] and rows["running"][7].endswith(disorder), rows["running"]
+
+
 def english_left(text: str) -> list[str]:
     return [w for w in ENGLISH if re.search(rf"\b{re.escape(w)}\b", text, re.IGNORECASE)]
 
@@ -102,33 +162,7 @@ def test_the_games_list_speaks_french_and_its_english_is_unchanged(tmp_path: Pat
                     page.goto(server.url + "?lang=fr")
                     wait_for_the_four_games(page)
                     assert page.get_attribute("html", "lang") == "fr"
-                    assert page.title() == "Parties - DAIDE"
-                    assert page.inner_text("header strong") == "Parties DAIDE"
-                    assert page.inner_text("header a") == "jouer une partie"
-                    assert page.locator("#games th").all_inner_texts()[:8] == [
-                        "partie", "variante", "messages", "échéances", "état", "saison",
-                        "centres", "joueurs"]
-                    finished, running = cells(page, 1), cells(page, 2)
-                    asked, hosted = cells(page, 3), cells(page, 4)
-                    assert finished[2:5] == ["sans messages", "mouvements 10 min, ajustements 2 min",
-                                             f"terminée : nulle entre {ALL_FR}"], finished
-                    assert finished[8] == "regarder"
-                    assert "Autriche-Hongrie : " in finished[7], finished
-                    assert running[4] == "en cours" and running[5] == "Printemps 1901", running
-                    assert running[7].endswith(
-                        " ; en désordre civil : Allemagne (un remplaçant reprend la main avec le "
-                        "code donné par l'organisateur)"), running
-                    assert "Allemagne : Gone" in running[7], running
-                    assert running[8] == "Reprendre regarder"
-                    assert asked[4] == "en formation : 6 places libres sur 7"
-                    assert asked[7] == ("1 déjà là, 6 places libres ; puissances encore libres : "
-                                        "Autriche-Hongrie, Angleterre, Allemagne, Italie, Russie "
-                                        "et Turquie"), asked
-                    assert asked[8] == "Rejoindre regarder"
-                    assert hosted[:5] == ["4 Friday", "standard", "messages DAIDE de niveau 10",
-                                          "mouvements 5 min, retraites 90 s, ajustements 1 min",
-                                          "en formation : 7 places libres sur 7"], hosted
-                    assert hosted[7] == "0 déjà là, 7 places libres"
+                    assert_the_list(page, "fr")
                     # Not one English word of the list is left on the page (the language
                     # menu's own "English" is not one of them).
                     body = page.inner_text("body")
@@ -140,32 +174,7 @@ def test_the_games_list_speaks_french_and_its_english_is_unchanged(tmp_path: Pat
                     page.wait_for_selector("html[lang='en']")
                     assert "lang=en" in page.url
                     wait_for_the_four_games(page)
-                    assert page.title() == "Games - DAIDE"
-                    assert page.inner_text("header strong") == "DAIDE games"
-                    assert page.inner_text("header a") == "play a game"
-                    assert page.locator("#games th").all_inner_texts()[:8] == [
-                        "game", "variant", "press", "deadlines", "status", "turn", "centres",
-                        "players"]
-                    finished, running = cells(page, 1), cells(page, 2)
-                    asked, hosted = cells(page, 3), cells(page, 4)
-                    assert finished[2:5] == ["no press", "moves 10 min, builds 2 min",
-                                             f"finished: a draw between {ALL_EN}"], finished
-                    assert finished[8] == "watch"
-                    assert "Austria: " in finished[7], finished
-                    assert running[4] == "running" and running[5] == "Spring 1901", running
-                    assert running[7].endswith(
-                        "; in civil disorder: Germany (a replacement takes over with the "
-                        "passcode from the host)"), running
-                    assert "Germany: Gone" in running[7], running
-                    assert running[8] == "Take over watch"
-                    assert asked[4] == "forming: 6 seats free of 7"
-                    assert asked[7] == ("1 joined, 6 seats free; powers still free: Austria, "
-                                        "England, Germany, Italy, Russia and Turkey"), asked
-                    assert asked[8] == "Join watch"
-                    assert hosted[:5] == ["4 Friday", "standard", "DAIDE press level 10",
-                                          "moves 5 min, retreats 90 s, builds 1 min",
-                                          "forming: 7 seats free of 7"], hosted
-                    assert hosted[7] == "0 joined, 7 seats free"
+                    assert_the_list(page, "en")
                     screenshot(page, "games-list-english")
         finally:
             player.context.close()
