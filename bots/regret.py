@@ -297,7 +297,7 @@ class _RegretSearch:
         # refine against joint predictions drawn from the others' final mixtures
         mixtures = [mix(priors[i], solution.average[i], anchors[i]) for i in range(len(powers))]
         futures = []
-        for _ in range(self.s.futures):
+        for _ in range(max(1, self.s.futures)):      # the raid needs a first one
             futures.append({p: cands[i][draw(mixtures[i], self.rng)]
                             for i, p in enumerate(powers) if i != me})
         best = self._climb(best, units, futures)
@@ -358,29 +358,29 @@ class _RegretSearch:
 
     # -- refinement -------------------------------------------------------------------
 
-    def _evaluate(self, plan: Plan, futures: list[dict[str, list[Order]]]) -> float | None:
+    def _evaluate(self, plan: Plan, futures: list[dict[str, list[Order]]],
+                  raided: dict[str, list[Order]]) -> float | None:
         """Value of `plan` for the bot: its mean and its worst over `futures`
-        (``caution``), weighed with its value against the raid on the first of
-        them (``raid``); None when over budget."""
+        (``caution``), weighed with its value against `raided`, the raid on the
+        first of them (``raid``); None when over budget."""
         own: list[Order] = list(plan.values())
         outcomes = []
-        raided = raid(self.geo, self.view.owners, self.me, futures[0]) if futures else None
-        for future in [*futures, raided] if raided is not None else futures or [{}]:
+        for future in [*futures, raided]:
             got = self._adjudicate({**future, self.me: own})
             if got is None:
                 return None
             outcomes.append(got[self.me])
         self.candidates += 1
-        if raided is None:
-            return sum(outcomes) / len(outcomes)
-        predicted = outcomes[:-1]
+        *predicted, against_raid = outcomes
         caution = self.s.caution
         expected = (1 - caution) * sum(predicted) / len(predicted) + caution * min(predicted)
-        return (1 - self.s.raid) * expected + self.s.raid * outcomes[-1]
+        return (1 - self.s.raid) * expected + self.s.raid * against_raid
 
     def _climb(self, best: Plan, units: list[Unit], futures: list[dict[str, list[Order]]]
                ) -> Plan:
-        best_score = self._evaluate(best, futures)
+        # the raid is the same for every plan: the first prediction, raided once
+        raided = raid(self.geo, self.view.owners, self.me, futures[0])
+        best_score = self._evaluate(best, futures, raided)
         if best_score is None:
             return best
         tried = {frozenset(best.values())}
@@ -393,7 +393,7 @@ class _RegretSearch:
                     if key in tried:
                         continue
                     tried.add(key)
-                    score = self._evaluate(plan, futures)
+                    score = self._evaluate(plan, futures, raided)
                     if score is None:
                         return best
                     if score > best_score + 1e-9:
