@@ -90,7 +90,7 @@ from orders import (
     Waive,
 )
 
-DEFAULT_ITERATIONS = 1500
+DEFAULT_ITERATIONS = 2600
 """Adjudications per phase by default (and at most 1 s of CPU: docs/bots.md)."""
 
 Plan = dict[str, UnitOrder]
@@ -109,11 +109,12 @@ class RegretSettings:
     """Share of an other power's prior given to the standard openings, when they apply."""
     anchor: float = 0.4
     """Share of each other power's draws taken from its prior (the rest: its RM strategy)."""
-    rm_iterations: int = 60
+    rm_iterations: int = 100
     rm_share: float = 0.55
     """Share of the budget regret matching may use; the rest refines the choice."""
-    futures: int = 6
-    """Joint predictions the refinement judges the bot's orders against."""
+    futures: int = 10
+    """Joint predictions the refinement judges the bot's orders against: with few,
+    their worst is one unlucky draw and a plan tuned to the rest gets through."""
     caution: float = 0.5
     """Weight of a plan's worst outcome over the predictions against their mean."""
     raid: float = 0.3

@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--budget", default=None, metavar="BUDGET",
                         help="search budget per phase of a searching bot (lookahead, regret): "
                              "CPU seconds (0.3 or 0.3s), adjudications (800it) or both "
-                             "(800it,0.5s); default 2000it (lookahead) or 1500it (regret), "
+                             "(800it,0.5s); default 2000it (lookahead) or 2600it (regret), "
                              "capped at 1 s")
     parser.add_argument("--rejoin", metavar="POWER:PASSCODE",
                         help="take over a power with IAM instead of joining with NME (a seat in "
