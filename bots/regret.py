@@ -91,7 +91,11 @@ from orders import (
 )
 
 DEFAULT_ITERATIONS = 2600
-"""Adjudications per phase by default (and at most 1 s of CPU: docs/bots.md)."""
+"""Adjudications per phase by default on a map the size of the standard one (and
+at most 1 s of CPU: docs/bots.md); see `default_budget`."""
+
+STANDARD_CENTRES = 34
+"""The standard map's supply centres: the size `DEFAULT_ITERATIONS` is set for."""
 
 Plan = dict[str, UnitOrder]
 """Own orders by the province of the ordered unit."""
@@ -162,6 +166,8 @@ class RegretBot:
     def __init__(self, budget: Budget | None = None,
                  settings: RegretSettings = RegretSettings()) -> None:
         self.budget = budget if budget is not None else Budget(iterations=DEFAULT_ITERATIONS)
+        self._scaled = budget is None
+        """Whether the budget is the default, scaled to each map (`default_budget`)."""
         self.settings = settings
         self.reports: list[RegretReport] = []
         """One entry per phase this bot was asked for orders (the newest last)."""
@@ -180,7 +186,8 @@ class RegretBot:
                 del memory.seen[key]
 
     def orders(self, view: BoardView, rng: random.Random) -> list[Order]:
-        allowance = self.budget.start()
+        budget = default_budget(view.geography) if self._scaled else self.budget
+        allowance = budget.start()
         memory = self._memory.setdefault(view.power, _Memory())
         _learn(memory)
         search = _RegretSearch(view, rng, allowance, self.settings, memory)
@@ -198,6 +205,16 @@ class RegretBot:
             seconds=allowance.elapsed(), stopped=allowance.stopped))
         del self.reports[:-1000]
         return chosen
+
+
+def default_budget(geo: Geography) -> Budget:
+    """The default budget on `geo`: `DEFAULT_ITERATIONS`, fewer on a map with more
+    centres than the standard one, in proportion.  An adjudication costs about in
+    proportion to the units on the board, and they to the centres; so a phase of a
+    larger variant (modern: 64 centres, ten powers) stays below the 1 s safety limit
+    as on the standard map, and its games replay from their seeds."""
+    share = min(1.0, STANDARD_CENTRES / max(1, len(geo.centres)))
+    return Budget(iterations=max(1, round(DEFAULT_ITERATIONS * share)))
 
 
 def _learn(memory: _Memory) -> None:
@@ -571,4 +588,5 @@ def _normalised(weights: list[float]) -> list[float]:
     return [w / total for w in weights] if total > 0 else [1.0 / len(weights)] * len(weights)
 
 
-__all__ = ["DEFAULT_ITERATIONS", "RegretBot", "RegretReport", "RegretSettings", "raid"]
+__all__ = ["DEFAULT_ITERATIONS", "STANDARD_CENTRES", "RegretBot", "RegretReport",
+           "RegretSettings", "default_budget", "raid"]

@@ -42,7 +42,7 @@ from bots.opponents import (
 from bots.orders import unmatched_supports
 from bots.randbot import RandBot
 from bots.registry import make_strategy
-from bots.regret import RegretBot, raid
+from bots.regret import DEFAULT_ITERATIONS, STANDARD_CENTRES, RegretBot, default_budget, raid
 from bots.runner import run_clients
 from bots.strategy import Strategy
 from daide.cmd_demo import start_embedded_server
@@ -217,6 +217,27 @@ def test_a_time_budget_stops_the_search_on_its_clock() -> None:
     report = bot.reports[-1]
     assert report.stopped == "time" and report.iterations > 0
     assert legal(MAP, START, "TUR", orders) == [] and len(orders) == 3
+
+
+def test_the_default_budget_shrinks_on_a_larger_map() -> None:
+    """The default budget is `DEFAULT_ITERATIONS` on the standard map and fewer in
+    proportion on one with more centres (modern: 64), so a phase there stays
+    within the CPU limit; a bot given a budget keeps it on every map."""
+    modern_geo = geography_of(MODERN)
+    assert default_budget(MAP_GEO).iterations == DEFAULT_ITERATIONS == 2600
+    scaled = default_budget(modern_geo)
+    assert len(modern_geo.centres) == 64
+    assert scaled.iterations == round(DEFAULT_ITERATIONS * STANDARD_CENTRES / 64) == 1381
+    start = start_of(MODERN)
+    power = MODERN.powers[0]
+    bot = RegretBot()
+    orders = bot.orders(view_of(MODERN, start, power), random.Random(4))
+    assert legal(MODERN, start, power, orders) == []
+    assert 0 < bot.reports[-1].iterations <= scaled.iterations
+    assert bot.budget.iterations == DEFAULT_ITERATIONS
+    given = small_bot(100)            # scaled, it would be 53
+    given.orders(view_of(MODERN, start, power), random.Random(4))
+    assert given.reports[-1].iterations == 100
 
 
 def test_no_budget_left_still_gives_orders() -> None:
