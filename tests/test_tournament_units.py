@@ -78,6 +78,22 @@ def test_three_bots_fourteen_games_exact_counts() -> None:
     assert sum(counts.values()) == 98
 
 
+def test_two_bots_meet_in_many_line_ups() -> None:
+    """Every cycle deals the powers anew: with two bots, 70 games are not two
+    line-ups repeated (one bot always on the same four powers) but many, and
+    any two powers are held by the same bot in some games and not in others."""
+    plans = schedule(["regret", "other"], 70, seed=101)
+    assert balance(plans, ["regret", "other"]) == {"pair": 0, "seats": 0}
+    line_ups = {frozenset(p for p, bot in plan.seats if bot == "regret") for plan in plans}
+    assert len(line_ups) >= 25
+    for i, first in enumerate(P):
+        for second in P[i + 1:]:
+            together = sum(plan.lineup[first] == plan.lineup[second] for plan in plans)
+            assert 0 < together < 70, (first, second)
+    # a longer tournament begins with the cycles of a shorter one
+    assert schedule(["regret", "other"], 10, seed=101) == plans[:10]
+
+
 def test_the_design_is_seeded() -> None:
     names = ["a", "b", "c"]
     assert schedule(names, 9, seed=5) == schedule(names, 9, seed=5)

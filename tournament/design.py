@@ -1,13 +1,20 @@
 """The seating plan: which bot plays which power in which game.
 
 The design is cyclic, like a Latin square.  With ``m`` bots, shuffle the
-bots and the powers once with the tournament's seed; game ``g`` has an
-offset ``o(g)`` and seats at power slot ``p`` (``0 <= p < 7``) the bot
+bots once with the tournament's seed; game ``g`` has an offset ``o(g)``
+and seats at power slot ``p`` (``0 <= p < 7``) the bot
 
     bots[(o(g) + p) mod m].
 
 A *cycle* is ``m`` games whose offsets are ``0 .. m-1`` (in a seeded
-order).  Within one cycle each power slot sees every bot exactly once, so:
+order), and each cycle deals the powers to the slots anew (a seeded
+shuffle).  Dealing them once for the whole tournament would tie the
+powers together for good: with two bots, one bot would always hold the
+same four powers and the other the same three, so a tournament measured
+two line-ups however many games it played, and which two the seed picked
+moved the result by more than its interval (against Project20M, one
+line-up +16.8 points per seat, its complement -12.4).  Within one cycle
+each power slot sees every bot exactly once, so:
 
 * when ``m`` divides ``N`` every bot plays every power exactly ``N / m``
   times, and plays ``7N / m`` seats in all (with fewer than seven bots a
@@ -16,8 +23,9 @@ order).  Within one cycle each power slot sees every bot exactly once, so:
 * otherwise the ``r = N mod m`` games left over after the full cycles use
   ``r`` *distinct* offsets spread evenly round the cycle
   (``start + floor(i m / r)``, ``start`` seeded).  Distinct offsets keep
-  every (bot, power) count within one of every other; spreading them keeps
-  the bots' seat totals as even as the numbers allow.
+  every (bot, power) count within one of every other (these games share
+  one dealing of the powers); spreading them keeps the bots' seat totals
+  as even as the numbers allow.
 
 The report prints the resulting bot x power table, so the balance actually
 achieved is always visible.  Full cycles come first, so a tournament cut
@@ -33,7 +41,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from tournament.config import STANDARD_POWERS
@@ -60,20 +68,21 @@ def game_seed(seed: int, number: int) -> int:
     return int.from_bytes(digest[:4], "big") % 1_000_000_000
 
 
-def offsets(bots: int, games: int, rng: random.Random) -> list[int]:
-    """The cycle offset of each game (see the module docstring)."""
-    out: list[int] = []
+def offsets(bots: int, games: int, rng: random.Random) -> Iterator[list[int]]:
+    """The cycle offsets of each game, cycle by cycle (the last one partial when
+    `bots` does not divide `games`; see the module docstring).  Lazily: the
+    caller draws each cycle's dealing from `rng` in between, so the first cycles
+    of a longer tournament are those of a shorter one with the same seed."""
     for _ in range(games // bots):
         cycle = list(range(bots))
         rng.shuffle(cycle)
-        out.extend(cycle)
+        yield cycle
     rest = games % bots
     if rest:
         start = rng.randrange(bots)
         tail = [(start + (i * bots) // rest) % bots for i in range(rest)]
         rng.shuffle(tail)
-        out.extend(tail)
-    return out
+        yield tail
 
 
 def schedule(bots: Sequence[str], games: int, seed: int,
@@ -86,14 +95,16 @@ def schedule(bots: Sequence[str], games: int, seed: int,
     rng = random.Random(f"tournament/{seed}/design")
     order = list(bots)
     rng.shuffle(order)
-    slots = list(powers)
-    rng.shuffle(slots)
     m = len(order)
-    plans = []
-    for index, offset in enumerate(offsets(m, games, rng)):
-        seats = {power: order[(offset + p) % m] for p, power in enumerate(slots)}
-        number = index + 1
-        plans.append(GamePlan(number, game_seed(seed, number), tuple(sorted(seats.items()))))
+    plans: list[GamePlan] = []
+    for cycle in offsets(m, games, rng):
+        slots = list(powers)
+        rng.shuffle(slots)          # a new dealing of the powers every cycle
+        for offset in cycle:
+            seats = {power: order[(offset + p) % m] for p, power in enumerate(slots)}
+            number = len(plans) + 1
+            plans.append(GamePlan(number, game_seed(seed, number),
+                                  tuple(sorted(seats.items()))))
     return tuple(plans)
 
 
