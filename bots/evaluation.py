@@ -56,9 +56,11 @@ class EvalWeights:
     exposed: float = 0.15
     place: float = 0.3
     solo: float = 1000.0
-    held: float = 0.5
+    held: float = 0.3
     """Share of an occupied centre that counts for its occupant while the autumn
-    adjustment is still to come (the rest stays with the owner)."""
+    adjustment is still to come (the rest stays with the owner).  At a half,
+    Austria opened F Tri - Ven with A Vie - Tri in a third of its games: half of
+    Venice, should Italy's army leave, outweighed the fleet's step toward Greece."""
 
 
 _Reach = tuple[str, ...]

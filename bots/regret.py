@@ -27,8 +27,9 @@ rebuilds from the view, so any variant):
    and their regret-matching strategy), with what is left of the budget.
    A plan's value there is half its mean over those predictions and half
    its worst (``caution``), and in part (``raid``) its value against a
-   *raid* (`raid`): the first prediction with every other unit next to one
-   of the bot's centres walking into it.  The predictions come from models;
+   *raid* (`raid`): the first prediction with, for each of the bot's centres
+   (owned or occupied), one other unit next to it walking in and its power's
+   other units that reach the centre supporting it.  The predictions come from models;
    an opponent of another kind plays outside them and finds the hole a plan
    tuned to them leaves - the worst prediction and the raid are what keep
    the bot from leaving it for nothing.
@@ -397,7 +398,8 @@ class _RegretSearch:
     def _climb(self, best: Plan, units: list[Unit], futures: list[dict[str, list[Order]]]
                ) -> Plan:
         # the raid is the same for every plan: the first prediction, raided once
-        raided = raid(self.geo, self.view.owners, self.me, futures[0])
+        occupied = [u.location.province for u in units]
+        raided = raid(self.geo, self.view.owners, self.me, futures[0], occupied)
         best_score = self._evaluate(best, futures, raided)
         if best_score is None:
             return best
@@ -548,14 +550,18 @@ class _RegretSearch:
 
 
 def raid(geo: Geography, owners: Mapping[str, str | None], me: str,
-         future: Mapping[str, Sequence[Order]]) -> dict[str, list[Order]]:
+         future: Mapping[str, Sequence[Order]],
+         occupied: Sequence[str] = ()) -> dict[str, list[Order]]:
     """`future` (the other powers' orders) with every unit next to one of `me`'s
-    centres moving into it instead, one unit per centre (the first found, in
-    the order of the powers and their orders); supports of the units drawn
-    away are left as they were (the adjudicator voids those that no longer
+    centres - those it owns and those it occupies (`occupied`), which it owns at
+    the winter if it keeps them - moving into it instead, one unit per centre
+    (the first found, in the order of the powers and their orders); then every
+    other unit of a raider's power that can reach the raided centre supports the
+    raider in, as a power would that meant the attack (supports of the units drawn
+    away are left as they were: the adjudicator voids those that no longer
     match)."""
-    mine = {c for c, owner in owners.items() if owner == me}
-    taken: set[str] = set()
+    mine = {c for c, owner in owners.items() if owner == me} | (set(occupied) & geo.centres)
+    raider: dict[str, tuple[str, Unit]] = {}
     out: dict[str, list[Order]] = {}
     for power, orders in future.items():
         new = list(orders)
@@ -565,11 +571,24 @@ def raid(geo: Geography, owners: Mapping[str, str | None], me: str,
             unit = order.unit
             for dest in sorted(geo.neighbours(unit.kind, (unit.location.province,
                                                           unit.location.coast)), key=str):
-                if dest[0] in mine and dest[0] not in taken:
+                if dest[0] in mine and dest[0] not in raider:
                     new[i] = Move(unit, Location(dest[0], dest[1]))
-                    taken.add(dest[0])
+                    raider[dest[0]] = (power, unit)
                     break
         out[power] = new
+    moving = {unit for _, unit in raider.values()}
+    for power, new in out.items():
+        for i, order in enumerate(new):
+            if isinstance(order, Waive) or order.unit in moving:
+                continue
+            unit = order.unit
+            reach = geo.reachable_provinces(unit.kind, (unit.location.province,
+                                                        unit.location.coast))
+            for centre in sorted(reach):
+                attacker = raider.get(centre)
+                if attacker is not None and attacker[0] == power:
+                    new[i] = SupportMove(unit, attacker[1], centre)
+                    break
     return out
 
 

@@ -306,11 +306,11 @@ def test_the_weakest_neighbour_is_every_power_tied_for_fewest_centres() -> None:
     assert weakest_neighbours(view_of(MAP, START, "ENG")) == frozenset()
 
 
-def test_a_centre_taken_in_the_spring_counts_half_until_the_autumn() -> None:
+def test_a_centre_taken_in_the_spring_counts_in_part_until_the_autumn() -> None:
     """An Italian army that walked into Trieste: before the autumn's movement
-    Italy gains half a centre and Austria keeps half; once the autumn is over
-    (winter) the centre is Italy's whole.  Nothing else differs between the two
-    positions, so the difference is exactly that half for each."""
+    Italy gains only ``held`` of a centre and Austria keeps the rest; once the
+    autumn is over (winter) the centre is Italy's whole.  Nothing else differs
+    between the two positions, so the difference is exactly that rest for each."""
     units = tuple(Unit("ITA", "AMY", Location("TRI")) if u.location.province == "VEN" else u
                   for u in START.units if u.location.province != "TRI")
     evaluator = Evaluator(MAP_GEO, {})
@@ -344,24 +344,35 @@ def test_an_empty_home_centre_an_enemy_reaches_as_strongly_is_threatened() -> No
     assert austria(("TYR", "BUD"), "UKR") == pytest.approx(austria(("TYR", "BUD"), "GAL"))
 
 
-def test_the_raid_walks_one_unit_into_each_centre_it_can_reach() -> None:
+def test_the_raid_walks_one_unit_into_each_centre_and_supports_it() -> None:
     """The raid the refinement weighs plans against: Austria's centres at the
-    start.  Italy's army in Venice walks into Trieste instead of supporting;
-    Russia's army in Warsaw reaches none of them and keeps its order, and its
-    army in Galicia walks into Budapest (the first of its centres in name
-    order); the fleet in the Adriatic holds, since Trieste is taken - one unit
-    a centre.  England's centres are out of everyone's reach: nothing changes."""
+    start, and Serbia, which its army occupies (it is Austria's at the winter
+    if the army stays).  Italy's army in Venice walks into Trieste instead of
+    supporting, and Italy's fleet in the Adriatic, which reaches Trieste too,
+    supports it in (one unit walks into a centre, its power's other units that
+    reach it support).  Turkey's army in Bulgaria walks into Serbia and the one
+    in Greece supports it.  Russia's army in Galicia walks into Budapest (the
+    first of its centres in name order) and the army in Rumania, which reaches
+    Budapest and Serbia, supports its own power's attack, not Turkey's; the
+    army in Warsaw reaches none of them and keeps its order.  England's centres
+    are out of everyone's reach: nothing changes.  Albania, where an Austrian
+    unit stands too, is no centre and is not raided."""
     ven, nap = Unit("ITA", "AMY", Location("VEN")), Unit("ITA", "FLT", Location("NAP"))
-    war, gal = Unit("RUS", "AMY", Location("WAR")), Unit("RUS", "AMY", Location("GAL"))
     adr = Unit("ITA", "FLT", Location("ADR"))
+    bul, gre = Unit("TUR", "AMY", Location("BUL")), Unit("TUR", "AMY", Location("GRE"))
+    war, gal = Unit("RUS", "AMY", Location("WAR")), Unit("RUS", "AMY", Location("GAL"))
+    rum = Unit("RUS", "AMY", Location("RUM"))
     future: dict[str, list[Order]] = {
         "ITA": [SupportMove(ven, nap, "ROM"), Move(nap, Location("ROM")), Hold(adr)],
-        "RUS": [Move(war, Location("SIL")), Hold(gal)],
+        "TUR": [Hold(bul), Move(gre, Location("ALB"))],
+        "RUS": [Move(war, Location("SIL")), Hold(gal), Hold(rum)],
     }
-    raided = raid(MAP_GEO, START.ownership, "AUS", future)
-    assert raided["ITA"] == [Move(ven, Location("TRI")), Move(nap, Location("ROM")), Hold(adr)]
-    assert raided["RUS"][0] == Move(war, Location("SIL"))
-    assert raided["RUS"][1] == Move(gal, Location("BUD"))
+    raided = raid(MAP_GEO, START.ownership, "AUS", future, occupied=["SER", "ALB"])
+    assert raided["ITA"] == [Move(ven, Location("TRI")), Move(nap, Location("ROM")),
+                             SupportMove(adr, ven, "TRI")]
+    assert raided["TUR"] == [Move(bul, Location("SER")), SupportMove(gre, bul, "SER")]
+    assert raided["RUS"] == [Move(war, Location("SIL")), Move(gal, Location("BUD")),
+                             SupportMove(rum, gal, "BUD")]
     assert future["ITA"][0] == SupportMove(ven, nap, "ROM")      # the prediction is left as it was
     assert raid(MAP_GEO, START.ownership, "ENG", future) == future
 
