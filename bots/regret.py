@@ -29,10 +29,10 @@ rebuilds from the view, so any variant):
    its worst (``caution``), and in part (``raid``) its value against a
    *raid* (`raid`): the first prediction with, for each of the bot's centres
    (owned or occupied), one other unit next to it walking in and its power's
-   other units that reach the centre supporting it.  The predictions come from models;
-   an opponent of another kind plays outside them and finds the hole a plan
-   tuned to them leaves - the worst prediction and the raid are what keep
-   the bot from leaving it for nothing.
+   other units that reach the centre supporting it.  The predictions come
+   from models; an opponent of another kind plays outside them and finds
+   the hole a plan tuned to them leaves - the worst prediction and the raid
+   are what keep the bot from leaving it for nothing.
 
 Retreats and adjustments: every combination of the bot's retreats, builds
 or removals (greedily past ``max_combinations``), each adjudicated against
@@ -561,7 +561,8 @@ def raid(geo: Geography, owners: Mapping[str, str | None], me: str,
     away are left as they were: the adjudicator voids those that no longer
     match)."""
     mine = {c for c, owner in owners.items() if owner == me} | (set(occupied) & geo.centres)
-    raider: dict[str, tuple[str, Unit]] = {}
+    raider: dict[str, Unit] = {}
+    """Raided centre -> the unit walking in."""
     out: dict[str, list[Order]] = {}
     for power, orders in future.items():
         new = list(orders)
@@ -573,11 +574,11 @@ def raid(geo: Geography, owners: Mapping[str, str | None], me: str,
                                                           unit.location.coast)), key=str):
                 if dest[0] in mine and dest[0] not in raider:
                     new[i] = Move(unit, Location(dest[0], dest[1]))
-                    raider[dest[0]] = (power, unit)
+                    raider[dest[0]] = unit
                     break
         out[power] = new
-    moving = {unit for _, unit in raider.values()}
-    for power, new in out.items():
+    moving = set(raider.values())
+    for new in out.values():
         for i, order in enumerate(new):
             if isinstance(order, Waive) or order.unit in moving:
                 continue
@@ -586,8 +587,8 @@ def raid(geo: Geography, owners: Mapping[str, str | None], me: str,
                                                         unit.location.coast))
             for centre in sorted(reach):
                 attacker = raider.get(centre)
-                if attacker is not None and attacker[0] == power:
-                    new[i] = SupportMove(unit, attacker[1], centre)
+                if attacker is not None and attacker.power == unit.power:
+                    new[i] = SupportMove(unit, attacker, centre)
                     break
     return out
 
