@@ -344,6 +344,26 @@ def test_an_empty_home_centre_an_enemy_reaches_as_strongly_is_threatened() -> No
     assert austria(("TYR", "BUD"), "UKR") == pytest.approx(austria(("TYR", "BUD"), "GAL"))
 
 
+def test_a_centre_taken_from_the_leader_is_worth_more_to_everyone() -> None:
+    """England owns eight centres, Austria its three.  Italy taking London rather
+    than Vienna is worth ``leader`` times (2*8 - 1) - (2*3 - 1) = 10 squares more to
+    Italy (the centre is the same one centre either way), and as much to France,
+    which takes nothing: the sum of the others' squares is 10 smaller.  With no
+    unit on the board no other term differs."""
+    owners = {**START.ownership, "NWY": "ENG", "BEL": "ENG", "HOL": "ENG", "DEN": "ENG",
+              "SWE": "ENG"}
+    evaluator = Evaluator(MAP_GEO, {})
+
+    def taken(centre: str) -> dict[str, float]:
+        return evaluator.scores(GameState(Phase("WIN", 1902), (), {**owners, centre: "ITA"}))
+
+    from_leader, from_austria = taken("LON"), taken("VIE")
+    leader = EvalWeights().leader
+    assert leader > 0
+    assert from_leader["ITA"] - from_austria["ITA"] == pytest.approx(10 * leader)
+    assert from_leader["FRA"] - from_austria["FRA"] == pytest.approx(10 * leader)
+
+
 def test_the_raid_walks_one_unit_into_each_centre_and_supports_it() -> None:
     """The raid the refinement weighs plans against: Austria's centres at the
     start, and Serbia, which its army occupies (it is Austria's at the winter
