@@ -164,6 +164,7 @@ class Evaluator:
                 elif n > second:
                     second = n
             if owner is not None and owner in score:
+                size[owner] += 1
                 score[owner] += w.centre
                 mine = near[owner].get(c, 0)
                 strongest_other = second if leader == owner else top
@@ -172,8 +173,6 @@ class Evaluator:
                     score[owner] -= w.threat
             if leader is not None and leader != owner and top > second:
                 score[leader] += w.chance
-            if owner is not None and owner in size:
-                size[owner] += 1
         # sum of squares: every power minds the others' squares (see the module doc)
         squares = sum(n * n for n in size.values())
         for power, n in size.items():
