@@ -83,8 +83,9 @@ def test_the_admin_page_hosts_a_game_with_the_token(tmp_path: Path) -> None:
         assert cells[:6] == ["1", "Friday <b>club</b>", "standard", "8000", "forming", "-"]
         assert cells[6] == "2 reserved"
         assert page.locator("#games b").count() == 0        # a name is text, never markup
-        # The game's detail: its settings, the reserved seat, the admin log.
-        assert page.locator("#detail").is_visible()
+        # The game's detail: its settings, the reserved seat, the admin log. The page
+        # asks for it after the list is drawn, so it appears a request later.
+        page.wait_for_selector("#detail:not([hidden])")
         assert "press level 8000; movement deadline (s) 300; partial draws allowed yes; by " \
                "invitation only." in page.inner_text("#detail-body")
         assert re.search(r"FRA\s+alice\s+invited player", page.inner_text("#detail-body"))
