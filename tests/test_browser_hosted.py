@@ -41,4 +41,6 @@ def test_an_invitation_link_seats_a_player_in_a_hosted_modern_game(tmp_path: Pat
         # The modern board: Egypt's own units are there to be ordered.
         page.wait_for_selector("#map [data-unit^='EGY ']")
         assert page.locator("#map [data-unit^='EGY ']").count() == 3      # F Ale, A Asw, F Cai
+        # What is missing is the server's MIS, answered after the NOW: not there with the board.
+        page.wait_for_selector("#missing[data-turn='SPR 1995']")
         assert "F Ale has no order" in page.inner_text("body")

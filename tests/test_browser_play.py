@@ -264,6 +264,8 @@ def test_a_persons_whole_game_by_clicks_in_words(tmp_path: Path) -> None:
             page.wait_for_selector("#map svg[data-turn='FAL 1902'] [data-unit='FRA AMY BUR']")
             assert "A Bel R Bur" in page.inner_text("#results")
             assert not jargon(visible(page)), jargon(visible(page))
+            # Defaults come from this phase's MIS, which comes after the NOW (not with the board).
+            page.wait_for_selector("#missing[data-turn='FAL 1902']")
             page.click("#defaults")
             ready_and_wait(page, "FAL 1902")
 
@@ -330,6 +332,7 @@ def test_the_french_page(tmp_path: Path) -> None:
             # The board speaks French too: Burgundy is BOU, Marseilles TOU.
             page.wait_for_selector("#map text[data-label=BUR]:has-text('BOU')")
             assert page.text_content("#map text[data-label=MAR]") == "TOU"
+            page.wait_for_selector("#deadline[data-seconds]")        # the TME after the NOW
             assert page.inner_text("#deadline").endswith("restantes")
             typed(page, "A Par - Bou")
             accepted(page, "( FRA AMY PAR ) MTO BUR")
@@ -447,12 +450,17 @@ def test_a_dislodged_unit_retreats_by_clicks(tmp_path: Path) -> None:
                     who.wait_for_selector("#map svg[data-turn='SPR 1901']")
                 typed(page, "A Par - Bur")
                 accepted(page, "( FRA AMY PAR ) MTO BUR")
+                # Defaults come from the last MIS: the one after the move's THX, without Paris.
+                page.wait_for_selector(
+                    "#missing[data-turn='SPR 1901']:not([data-missing*='FRA AMY PAR'])")
                 page.click("#defaults")
                 page.wait_for_selector("#missing[data-complete=true]")
                 page.click("#gof")
                 typed(germany, "A Mun - Ruh")
                 typed(germany, "A Ber - Mun")
                 accepted(germany, "( GER AMY BER ) MTO MUN")
+                germany.wait_for_selector(
+                    "#missing[data-turn='SPR 1901'][data-missing='MIS ( GER FLT KIE )']")
                 germany.click("#defaults")
                 germany.wait_for_selector("#missing[data-complete=true]")
                 germany.click("#gof")
@@ -461,9 +469,12 @@ def test_a_dislodged_unit_retreats_by_clicks(tmp_path: Path) -> None:
                 typed(germany, "A Ruh - Bur")
                 typed(germany, "A Mun S Ruh - Bur")          # finding 15: no A/F for Ruhr
                 accepted(germany, "( GER AMY MUN ) SUP ( GER AMY RUH ) MTO BUR")
+                germany.wait_for_selector(
+                    "#missing[data-turn='FAL 1901'][data-missing='MIS ( GER FLT KIE )']")
                 germany.click("#defaults")
                 germany.wait_for_selector("#missing[data-complete=true]")
                 germany.click("#gof")
+                page.wait_for_selector("#missing[data-turn='FAL 1901']")
                 page.click("#defaults")
                 accepted(page, "( FRA AMY BUR ) HLD")
                 ready_and_wait(page, "FAL 1901")
