@@ -76,6 +76,15 @@ def accepted(page: Any, order: str) -> None:
     page.wait_for_selector(f"#order-list li[data-order='{order}'][data-note=MBV]")
 
 
+def defaults(page: Any, missing: str) -> None:
+    """Hold every unit the last MIS lists.  That MIS comes on its own after the
+    NOW and after each THX, so wait first for the one `missing` (a condition on
+    #missing, e.g. "[data-turn='FAL 1901']") describes: an older list would hold
+    a unit that was just given an order."""
+    page.wait_for_selector(f"#missing{missing}")
+    page.click("#defaults")
+
+
 def drawn(page: Any, compact: str) -> None:
     page.wait_for_selector(f"#map[data-mode=mine] g.order[data-order='{compact}']")
 
@@ -264,9 +273,7 @@ def test_a_persons_whole_game_by_clicks_in_words(tmp_path: Path) -> None:
             page.wait_for_selector("#map svg[data-turn='FAL 1902'] [data-unit='FRA AMY BUR']")
             assert "A Bel R Bur" in page.inner_text("#results")
             assert not jargon(visible(page)), jargon(visible(page))
-            # Defaults come from this phase's MIS, which comes after the NOW (not with the board).
-            page.wait_for_selector("#missing[data-turn='FAL 1902']")
-            page.click("#defaults")
+            defaults(page, "[data-turn='FAL 1902']")
             ready_and_wait(page, "FAL 1902")
 
             # Finding 10: the final table, no order controls, the events in words.
@@ -450,18 +457,13 @@ def test_a_dislodged_unit_retreats_by_clicks(tmp_path: Path) -> None:
                     who.wait_for_selector("#map svg[data-turn='SPR 1901']")
                 typed(page, "A Par - Bur")
                 accepted(page, "( FRA AMY PAR ) MTO BUR")
-                # Defaults come from the last MIS: the one after the move's THX, without Paris.
-                page.wait_for_selector(
-                    "#missing[data-turn='SPR 1901']:not([data-missing*='FRA AMY PAR'])")
-                page.click("#defaults")
+                defaults(page, "[data-turn='SPR 1901']:not([data-missing*='FRA AMY PAR'])")
                 page.wait_for_selector("#missing[data-complete=true]")
                 page.click("#gof")
                 typed(germany, "A Mun - Ruh")
                 typed(germany, "A Ber - Mun")
                 accepted(germany, "( GER AMY BER ) MTO MUN")
-                germany.wait_for_selector(
-                    "#missing[data-turn='SPR 1901'][data-missing='MIS ( GER FLT KIE )']")
-                germany.click("#defaults")
+                defaults(germany, "[data-turn='SPR 1901'][data-missing='MIS ( GER FLT KIE )']")
                 germany.wait_for_selector("#missing[data-complete=true]")
                 germany.click("#gof")
                 for who in (page, germany):
@@ -469,13 +471,10 @@ def test_a_dislodged_unit_retreats_by_clicks(tmp_path: Path) -> None:
                 typed(germany, "A Ruh - Bur")
                 typed(germany, "A Mun S Ruh - Bur")          # finding 15: no A/F for Ruhr
                 accepted(germany, "( GER AMY MUN ) SUP ( GER AMY RUH ) MTO BUR")
-                germany.wait_for_selector(
-                    "#missing[data-turn='FAL 1901'][data-missing='MIS ( GER FLT KIE )']")
-                germany.click("#defaults")
+                defaults(germany, "[data-turn='FAL 1901'][data-missing='MIS ( GER FLT KIE )']")
                 germany.wait_for_selector("#missing[data-complete=true]")
                 germany.click("#gof")
-                page.wait_for_selector("#missing[data-turn='FAL 1901']")
-                page.click("#defaults")
+                defaults(page, "[data-turn='FAL 1901']")
                 accepted(page, "( FRA AMY BUR ) HLD")
                 ready_and_wait(page, "FAL 1901")
                 page.wait_for_selector("#map svg[data-turn='AUT 1901'] [data-unit='FRA AMY BUR'][data-dislodged=true]")
