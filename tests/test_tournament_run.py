@@ -159,8 +159,13 @@ def test_report_files(played: Played) -> None:
     text = (out / "report.md").read_text()
     assert text.startswith("# Tournament report")
     for heading in ("## Ranking: sum of squares", "## Every scoring system", "## Per power",
+                    "## Per power: centres by year (mean) and eliminations",
                     "## Head to head", "## Seating", "## Games", "## Bot failures"):
         assert heading in text
+    # one course row per (bot, power) pair that played, its seats as in the seating table
+    courses = [line.split("|")[1:-1] for line in text.split("eliminations", 1)[1]
+               .split("## Head to head")[0].splitlines() if re.match(r"\| \w+ \| [A-Z]{3} \|", line)]
+    assert len(courses) == 21 and sum(int(c[2]) for c in courses) == 98
     assert "None: every bot played every game to its end." in text
     assert (out / "scores.svg").read_text().startswith("<svg")
     assert list(out.glob("centres-game-*.svg"))

@@ -33,10 +33,12 @@ from tournament.scoring import (
 from tournament.stats import (
     ScoredGame,
     bot_summaries,
+    courses,
     head_to_head,
     per_power,
     percentile_interval,
 )
+from tournament.store import SeatResult, StoredGame
 
 P = STANDARD_POWERS
 
@@ -198,6 +200,38 @@ def test_head_to_head_and_per_power() -> None:
     table = per_power(games, SYSTEMS["points"])
     assert table[("x", "AUS")] == (4, 6.0)      # three tied for first: (7+6+5)/3
     assert table[("y", "ENG")] == (4, 2.5)      # four tied last of the living: (4+3+2+1)/4
+
+
+def test_courses_follow_each_power_year_by_year() -> None:
+    def game(number: int, history: list[tuple[str, dict[str, int]]],
+             bots: dict[str, str], status: str = "finished") -> StoredGame:
+        last = history[-1][1] if history else {}
+        seats = tuple(SeatResult(p, bots[p], last.get(p, 0), last.get(p, 0), last.get(p, 0) > 0, 0)
+                      for p in ("AUS", "GER"))
+        return StoredGame(number, 0, status, 1, None, 1.0, "draw", history[-1][0] if history
+                          else None, None, tuple(history), None, seats)
+
+    start = {"AUS": 3, "GER": 3}
+    both_x = {"AUS": "x", "GER": "x"}
+    games = [
+        # AUS falls to nothing in 1902; the game goes on to 1903
+        game(1, [("SPR 1901", start), ("FAL 1901", {"AUS": 3, "GER": 4}),
+                 ("WIN 1901", {"AUS": 2, "GER": 5}), ("WIN 1902", {"AUS": 0, "GER": 6}),
+                 ("WIN 1903", {"AUS": 0, "GER": 7})], both_x),
+        # over after 1901: its final centres count for the later years
+        game(2, [("SPR 1901", start), ("WIN 1901", {"AUS": 4, "GER": 4})],
+             {"AUS": "x", "GER": "y"}),
+        game(3, [], both_x),                                        # no history: left out
+        game(4, [("WIN 1901", {"AUS": 9, "GER": 0})], both_x, "failed"),  # not finished
+    ]
+    table = courses(games)
+    assert set(table) == {("x", "AUS"), ("x", "GER"), ("y", "GER")}
+    aus = table[("x", "AUS")]
+    assert (aus.seats, aus.eliminated) == (2, 1)
+    assert aus.centres == {1901: 3.0, 1902: 2.0, 1903: 2.0}   # (2+4)/2, (0+4)/2, (0+4)/2
+    assert table[("x", "GER")].centres == {1901: 5.0, 1902: 6.0, 1903: 7.0}
+    assert table[("y", "GER")].centres == {1901: 4.0, 1902: 4.0, 1903: 4.0}
+    assert table[("y", "GER")].eliminated == 0
 
 
 def test_percentile_interval() -> None:

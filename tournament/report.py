@@ -6,7 +6,8 @@ be made again at any time, with any scoring system) and writes:
 * ``report.md`` - the games' pace (games per minute) and where they ran,
   ranking under the chosen system (mean per seat, 95 %
   bootstrap interval, solos/draws/losses, mean centres) and a verdict, the
-  means under every system, the per-power breakdown, head-to-head, the
+  means under every system, the per-power breakdown (mean score, and mean
+  centres by year with the seats eliminated), head-to-head, the
   seating balance actually achieved, every game, every bot failure, and the
   protocol faults per bot (`tournament.faults`: refused orders, messages
   not understood or rejected, phases processed with orders missing,
@@ -48,6 +49,7 @@ from tournament.stats import (
     HeadToHead,
     ScoredGame,
     bot_summaries,
+    courses,
     head_to_head,
     per_power,
 )
@@ -351,6 +353,7 @@ def _markdown(config: TournamentConfig, stored: Sequence[StoredGame],
             cells.append(f"{_fmt(mean)} ({n})" if n else "-")
         rows.append([s.bot, *cells, _fmt(s.score.mean)])
     lines += _table(["bot", *powers, "all"], rows, ["---", *(["--:"] * (len(powers) + 1))])
+    lines += _course_lines(stored, [s.bot for s in ranking], powers)
 
     lines += ["", f"## Head to head: {system.title}", "",
               "Per game both bots played: the mean score of the first bot's seats against "
@@ -394,6 +397,38 @@ def _markdown(config: TournamentConfig, stored: Sequence[StoredGame],
     if sample is not None and sample_svg is not None:
         lines += ["", f"## Sample game: {sample.number}", "",
                   f"![supply centres of game {sample.number}]({sample_svg.name})"]
+    return lines
+
+
+COURSE_COLUMNS = 10
+"""Years shown at most in the table of courses (evenly spaced, the last always)."""
+
+
+def _course_lines(stored: Sequence[StoredGame], bots: Sequence[str],
+                  powers: Sequence[str]) -> list[str]:
+    """The section of courses: per bot and power, mean centres by year and the seats
+    eliminated (`tournament.stats.courses`); none without histories."""
+    table = courses(stored)
+    if not table:
+        return []
+    years = sorted(next(iter(table.values())).centres)
+    step = -(-len(years) // COURSE_COLUMNS)
+    shown = years[::step]
+    if shown[-1] != years[-1]:
+        shown[-1] = years[-1]
+    rows = []
+    for bot in bots:
+        for power in powers:
+            course = table.get((bot, power))
+            if course is not None:
+                rows.append([bot, power, course.seats,
+                             *(_fmt(course.centres[y]) for y in shown), course.eliminated])
+    lines = ["", "## Per power: centres by year (mean) and eliminations", "",
+             "Mean supply centres after each year's last phase (a game over sooner counts "
+             "with its final centres), and how many of the seats ended eliminated: where "
+             "a bot's power collapses, its centres fall year by year.", ""]
+    lines += _table(["bot", "power", "seats", *(str(y) for y in shown), "eliminated"], rows,
+                    ["---", "---", "--:", *(["--:"] * len(shown)), "--:"])
     return lines
 
 

@@ -10,6 +10,9 @@ percentiles (for the default 95 % level).
 
 * A bot's mean is its total score over its total seats (a ratio estimator:
   a bot with three seats in a game weighs that game three times).
+* The course of each (bot, power) - mean centres at the end of each year and
+  how many of its seats were eliminated - shows where a bot collapses, which
+  a mean score hides (`courses`).
 * Head-to-head compares two bots in the games both played: per game, the
   mean score of A's seats against the mean of B's seats - who did better,
   how often, and the mean difference with its interval.  An interval that
@@ -24,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tournament.scoring import GameResult, Scores, ScoringSystem
+from tournament.store import StoredGame
 
 DEFAULT_RESAMPLES = 2000
 DEFAULT_LEVEL = 0.95
@@ -159,6 +163,48 @@ def per_power(games: Sequence[ScoredGame], system: ScoringSystem
         for power, bot in game.lineup:
             sums.setdefault((bot, power), []).append(scores[power])
     return {key: (len(v), sum(v) / len(v)) for key, v in sums.items()}
+
+
+@dataclass(frozen=True)
+class PowerCourse:
+    """How one bot fared with one power over the finished games."""
+
+    seats: int
+    eliminated: int
+    """Seats that did not survive (no centre and no unit left at the end)."""
+    centres: Mapping[int, float]
+    """Year -> mean centres after that year's last phase; a game over sooner counts
+    with its final centres (a power eliminated then, with none)."""
+
+
+def courses(games: Sequence[StoredGame]) -> dict[tuple[str, str], PowerCourse]:
+    """(bot, power) -> its `PowerCourse`, over the finished games with a history
+    (the centre counts after every phase)."""
+    finished = [g for g in games if g.status == "finished" and g.history]
+    years = sorted({_year(turn) for g in finished for turn, _ in g.history})
+    totals: dict[tuple[str, str], list[float]] = {}
+    seats: dict[tuple[str, str], list[int]] = {}
+    for game in finished:
+        at_end: dict[int, Mapping[str, int]] = {}
+        for turn, counts in game.history:      # in order: the last phase of a year wins
+            at_end[_year(turn)] = counts
+        last = game.history[-1][1]
+        for seat in game.seats:
+            key = (seat.bot, seat.power)
+            row = totals.setdefault(key, [0.0] * len(years))
+            for i, year in enumerate(years):
+                row[i] += at_end.get(year, last).get(seat.power, 0)
+            count = seats.setdefault(key, [0, 0])
+            count[0] += 1
+            count[1] += not seat.survived
+    return {key: PowerCourse(n, lost, {y: total / n for y, total in zip(years, totals[key],
+                                                                       strict=True)})
+            for key, (n, lost) in seats.items()}
+
+
+def _year(turn: str) -> int:
+    """The year of a turn as the history names it (``WIN 1901``)."""
+    return int(turn.rsplit(" ", 1)[-1])
 
 
 def head_to_head(games: Sequence[ScoredGame], bots: Sequence[str], system: ScoringSystem, *,
