@@ -214,9 +214,11 @@ def test_courses_follow_each_power_year_by_year() -> None:
     start = {"AUS": 3, "GER": 3}
     both_x = {"AUS": "x", "GER": "x"}
     games = [
-        # AUS falls to nothing in 1902; the game goes on to 1903
-        game(1, [("SPR 1901", start), ("FAL 1901", {"AUS": 3, "GER": 4}),
-                 ("WIN 1901", {"AUS": 2, "GER": 5}), ("WIN 1902", {"AUS": 0, "GER": 6}),
+        # AUS falls to nothing in 1902 (a year with no adjustment: no winter turn, the
+        # spring after shows it); the game goes on to 1903
+        game(1, [("SPR 1901", start), ("FAL 1901", start),
+                 ("WIN 1901", {"AUS": 2, "GER": 5}), ("SPR 1902", {"AUS": 2, "GER": 5}),
+                 ("AUT 1902", {"AUS": 2, "GER": 5}), ("SPR 1903", {"AUS": 0, "GER": 6}),
                  ("WIN 1903", {"AUS": 0, "GER": 7})], both_x),
         # over after 1901: its final centres count for the later years
         game(2, [("SPR 1901", start), ("WIN 1901", {"AUS": 4, "GER": 4})],

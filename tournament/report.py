@@ -424,7 +424,7 @@ def _course_lines(stored: Sequence[StoredGame], bots: Sequence[str],
                 rows.append([bot, power, course.seats,
                              *(_fmt(course.centres[y]) for y in shown), course.eliminated])
     lines = ["", "## Per power: centres by year (mean) and eliminations", "",
-             "Mean supply centres after each year's last phase (a game over sooner counts "
+             "Mean supply centres once each year is over (a game over sooner counts "
              "with its final centres), and how many of the seats ended eliminated: where "
              "a bot's power collapses, its centres fall year by year.", ""]
     lines += _table(["bot", "power", "seats", *(str(y) for y in shown), "eliminated"], rows,

@@ -173,21 +173,19 @@ class PowerCourse:
     eliminated: int
     """Seats that did not survive (no centre and no unit left at the end)."""
     centres: Mapping[int, float]
-    """Year -> mean centres after that year's last phase; a game over sooner counts
+    """Year -> mean centres once that year is over; a game over sooner counts
     with its final centres (a power eliminated then, with none)."""
 
 
 def courses(games: Sequence[StoredGame]) -> dict[tuple[str, str], PowerCourse]:
     """(bot, power) -> its `PowerCourse`, over the finished games with a history
-    (the centre counts after every phase)."""
+    (the centre counts at the start of every phase)."""
     finished = [g for g in games if g.status == "finished" and g.history]
-    years = sorted({_year(turn) for g in finished for turn, _ in g.history})
+    ends = [_year_ends(g.history) for g in finished]
+    years = sorted({year for end in ends for year in end})
     totals: dict[tuple[str, str], list[float]] = {}
     seats: dict[tuple[str, str], list[int]] = {}
-    for game in finished:
-        at_end: dict[int, Mapping[str, int]] = {}
-        for turn, counts in game.history:      # in order: the last phase of a year wins
-            at_end[_year(turn)] = counts
+    for game, at_end in zip(finished, ends, strict=True):
         last = game.history[-1][1]
         for seat in game.seats:
             key = (seat.bot, seat.power)
@@ -202,9 +200,21 @@ def courses(games: Sequence[StoredGame]) -> dict[tuple[str, str], PowerCourse]:
             for key, (n, lost) in seats.items()}
 
 
-def _year(turn: str) -> int:
-    """The year of a turn as the history names it (``WIN 1901``)."""
-    return int(turn.rsplit(" ", 1)[-1])
+def _year_ends(history: Sequence[tuple[str, Mapping[str, int]]]
+               ) -> dict[int, Mapping[str, int]]:
+    """Year -> the centre counts once that year is over, from a history whose turns
+    are named as the server names them (``WIN 1901``).  Centres change hands at the
+    end of the autumn, so the counts of a winter turn are its year's, and those of
+    any other turn the year before's (a year with no adjustment has no winter turn:
+    the next spring shows it).  The starting position is no year's end."""
+    first = int(history[0][0].rsplit(" ", 1)[-1])
+    out: dict[int, Mapping[str, int]] = {}
+    for turn, counts in history:
+        season, _, year = turn.rpartition(" ")
+        over = int(year) if season == "WIN" else int(year) - 1
+        if over >= first:
+            out[over] = counts
+    return out
 
 
 def head_to_head(games: Sequence[ScoredGame], bots: Sequence[str], system: ScoringSystem, *,
