@@ -183,21 +183,17 @@ def courses(games: Sequence[StoredGame]) -> dict[tuple[str, str], PowerCourse]:
     finished = [g for g in games if g.status == "finished" and g.history]
     ends = [_year_ends(g.history) for g in finished]
     years = sorted({year for end in ends for year in end})
-    totals: dict[tuple[str, str], list[float]] = {}
-    seats: dict[tuple[str, str], list[int]] = {}
+    # (bot, power) -> per seat: its centres after each of `years`, and whether it survived
+    seats: dict[tuple[str, str], list[tuple[list[int], bool]]] = {}
     for game, at_end in zip(finished, ends, strict=True):
         last = game.history[-1][1]
         for seat in game.seats:
-            key = (seat.bot, seat.power)
-            row = totals.setdefault(key, [0.0] * len(years))
-            for i, year in enumerate(years):
-                row[i] += at_end.get(year, last).get(seat.power, 0)
-            count = seats.setdefault(key, [0, 0])
-            count[0] += 1
-            count[1] += not seat.survived
-    return {key: PowerCourse(n, lost, {y: total / n for y, total in zip(years, totals[key],
-                                                                       strict=True)})
-            for key, (n, lost) in seats.items()}
+            centres = [at_end.get(year, last).get(seat.power, 0) for year in years]
+            seats.setdefault((seat.bot, seat.power), []).append((centres, seat.survived))
+    return {key: PowerCourse(len(rows), sum(not survived for _, survived in rows),
+                             {y: sum(c[i] for c, _ in rows) / len(rows)
+                              for i, y in enumerate(years)})
+            for key, rows in seats.items()}
 
 
 def _year_ends(history: Sequence[tuple[str, Mapping[str, int]]]
