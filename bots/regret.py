@@ -26,13 +26,18 @@ rebuilds from the view, so any variant):
    of joint predictions drawn from the others' final mixtures (their prior
    and their regret-matching strategy), with what is left of the budget.
    A plan's value there is half its mean over those predictions and half
-   its worst (``caution``), and in part (``raid``) its value against a
-   *raid* (`raid`): the first prediction with, for each of the bot's centres
-   (owned or occupied), one other unit next to it walking in and its power's
-   other units that reach the centre supporting it.  The predictions come
-   from models; an opponent of another kind plays outside them and finds
-   the hole a plan tuned to them leaves - the worst prediction and the raid
-   are what keep the bot from leaving it for nothing.
+   its worst (``caution``), and in part (``raid``) its value against the
+   *raids* (`raids`): for each of the bot's centres (owned or occupied), the
+   first prediction with the power that reaches that centre most attacking
+   it - one unit walks in, its power's other units that reach it support -
+   where the plan's value is its value against that prediction less what it
+   loses in each raid, added up.  The predictions come from models; an
+   opponent of another kind plays outside them and finds the hole a plan
+   tuned to them leaves - the worst prediction and the raids are what keep
+   the bot from leaving it for nothing.  One raid per centre, because a single
+   raid on all of them must send each attacker to one centre, and a plan
+   can guard exactly those (with Russia's army in Galicia sent to Budapest,
+   Austria's army left Vienna open to it).
 
 Retreats and adjustments: every combination of the bot's retreats, builds
 or removals (greedily past ``max_combinations``), each adjudicated against
@@ -123,7 +128,7 @@ class RegretSettings:
     caution: float = 0.5
     """Weight of a plan's worst outcome over the predictions against their mean."""
     raid: float = 0.3
-    """Weight of the raid in the refinement's value of a plan (the rest: its value
+    """Weight of the raids in the refinement's value of a plan (the rest: its value
     over the predictions)."""
     retreat_samples: int = 3
     max_combinations: int = 96
@@ -316,7 +321,7 @@ class _RegretSearch:
         # refine against joint predictions drawn from the others' final mixtures
         mixtures = [mix(priors[i], solution.average[i], anchors[i]) for i in range(len(powers))]
         futures = []
-        for _ in range(max(1, self.s.futures)):      # the raid needs a first one
+        for _ in range(max(1, self.s.futures)):      # the raids need a first one
             futures.append({p: cands[i][draw(mixtures[i], self.rng)]
                             for i, p in enumerate(powers) if i != me})
         best = self._climb(best, units, futures)
@@ -378,28 +383,32 @@ class _RegretSearch:
     # -- refinement -------------------------------------------------------------------
 
     def _evaluate(self, plan: Plan, futures: list[dict[str, list[Order]]],
-                  raided: dict[str, list[Order]]) -> float | None:
+                  raided: list[dict[str, list[Order]]]) -> float | None:
         """Value of `plan` for the bot: its mean and its worst over `futures`
-        (``caution``), weighed with its value against `raided`, the raid on the
-        first of them (``raid``); None when over budget."""
+        (``caution``), weighed (``raid``) with its value against the raids on the
+        first of them, `raided`: its value against that first prediction less
+        what it loses in each raid; None when over budget."""
         own: list[Order] = list(plan.values())
         outcomes = []
-        for future in [*futures, raided]:
+        for future in [*futures, *raided]:
             got = self._adjudicate({**future, self.me: own})
             if got is None:
                 return None
             outcomes.append(got[self.me])
         self.candidates += 1
-        *predicted, against_raid = outcomes
+        predicted, against = outcomes[:len(futures)], outcomes[len(futures):]
         caution = self.s.caution
         expected = (1 - caution) * sum(predicted) / len(predicted) + caution * min(predicted)
-        return (1 - self.s.raid) * expected + self.s.raid * against_raid
+        # every centre a determined attack would take counts: the losses add up
+        raided_value = predicted[0] + sum(value - predicted[0] for value in against)
+        return (1 - self.s.raid) * expected + self.s.raid * raided_value
 
     def _climb(self, best: Plan, units: list[Unit], futures: list[dict[str, list[Order]]]
                ) -> Plan:
-        # the raid is the same for every plan: the first prediction, raided once
+        # the raids are the same for every plan: the first prediction, raided
+        # once per centre
         occupied = [u.location.province for u in units]
-        raided = raid(self.geo, self.view.owners, self.me, futures[0], occupied)
+        raided = raids(self.geo, self.view.owners, self.me, futures[0], occupied)
         best_score = self._evaluate(best, futures, raided)
         if best_score is None:
             return best
@@ -549,47 +558,47 @@ class _RegretSearch:
         return picked + [Waive(self.me)] * (owed - len(picked))
 
 
-def raid(geo: Geography, owners: Mapping[str, str | None], me: str,
-         future: Mapping[str, Sequence[Order]],
-         occupied: Sequence[str] = ()) -> dict[str, list[Order]]:
-    """`future` (the other powers' orders) with every unit next to one of `me`'s
-    centres - those it owns and those it occupies (`occupied`), which it owns at
-    the winter if it keeps them - moving into it instead, one unit per centre
-    (the first found, in the order of the powers and their orders); then every
-    other unit of a raider's power that can reach the raided centre supports the
-    raider in, as a power would that meant the attack (supports of the units drawn
-    away are left as they were: the adjudicator voids those that no longer
-    match)."""
-    mine = {c for c, owner in owners.items() if owner == me} | (set(occupied) & geo.centres)
-    raider: dict[str, Unit] = {}
-    """Raided centre -> the unit walking in."""
-    out: dict[str, list[Order]] = {}
-    for power, orders in future.items():
-        new = list(orders)
-        for i, order in enumerate(new):
-            if isinstance(order, Waive):
-                continue
-            unit = order.unit
-            for dest in sorted(geo.neighbours(unit.kind, (unit.location.province,
-                                                          unit.location.coast)), key=str):
-                if dest[0] in mine and dest[0] not in raider:
-                    new[i] = Move(unit, Location(dest[0], dest[1]))
-                    raider[dest[0]] = unit
-                    break
-        out[power] = new
-    moving = set(raider.values())
-    for new in out.values():
-        for i, order in enumerate(new):
-            if isinstance(order, Waive) or order.unit in moving:
-                continue
-            unit = order.unit
-            reach = geo.reachable_provinces(unit.kind, (unit.location.province,
-                                                        unit.location.coast))
-            for centre in sorted(reach):
-                attacker = raider.get(centre)
-                if attacker is not None and attacker.power == unit.power:
-                    new[i] = SupportMove(unit, attacker, centre)
-                    break
+def raids(geo: Geography, owners: Mapping[str, str | None], me: str,
+          future: Mapping[str, Sequence[Order]],
+          occupied: Sequence[str] = ()) -> list[dict[str, list[Order]]]:
+    """One raid per centre of `me` - those it owns and those it occupies
+    (`occupied`), which it owns at the winter if it keeps them - in name order:
+    `future` (the other powers' orders) with the power whose units reach that
+    centre most (the first in `future`'s order on a tie) attacking it, as a power
+    would that meant the attack: the first of those units walks in and the others
+    support it; every other order stays as it was (the adjudicator voids supports
+    that no longer match).  A centre no other unit can walk into has no raid."""
+    mine = sorted({c for c, owner in owners.items() if owner == me}
+                  | (set(occupied) & geo.centres))
+    out: list[dict[str, list[Order]]] = []
+    for centre in mine:
+        attack: tuple[str, Unit, list[tuple[int, Unit]]] | None = None
+        """The raiding power, its unit walking in, and its units that reach the
+        centre (with the index of each one's order)."""
+        for power, orders in future.items():
+            walker: Unit | None = None
+            reaching: list[tuple[int, Unit]] = []
+            for i, order in enumerate(orders):
+                if isinstance(order, Waive) or order.unit.location.province == centre:
+                    continue
+                unit = order.unit
+                if centre in geo.reachable_provinces(unit.kind, (unit.location.province,
+                                                                 unit.location.coast)):
+                    reaching.append((i, unit))
+                    walker = walker or unit
+            if walker is not None and (attack is None or len(reaching) > len(attack[2])):
+                attack = (power, walker, reaching)
+        if attack is None:
+            continue
+        power, walker, reaching = attack
+        dest = min((d for d in geo.neighbours(walker.kind, (walker.location.province,
+                                                            walker.location.coast))
+                    if d[0] == centre), key=str)
+        orders = list(future[power])
+        for i, unit in reaching:
+            orders[i] = (Move(unit, Location(dest[0], dest[1])) if unit == walker
+                         else SupportMove(unit, walker, centre))
+        out.append({**{p: list(o) for p, o in future.items()}, power: orders})
     return out
 
 
@@ -609,4 +618,4 @@ def _normalised(weights: list[float]) -> list[float]:
 
 
 __all__ = ["DEFAULT_ITERATIONS", "STANDARD_CENTRES", "RegretBot", "RegretReport",
-           "RegretSettings", "default_budget", "raid"]
+           "RegretSettings", "default_budget", "raids"]

@@ -42,7 +42,7 @@ from bots.opponents import (
 from bots.orders import unmatched_supports
 from bots.randbot import RandBot
 from bots.registry import make_strategy
-from bots.regret import DEFAULT_ITERATIONS, STANDARD_CENTRES, RegretBot, default_budget, raid
+from bots.regret import DEFAULT_ITERATIONS, STANDARD_CENTRES, RegretBot, default_budget, raids
 from bots.runner import run_clients
 from bots.strategy import Strategy
 from daide.cmd_demo import start_embedded_server
@@ -364,19 +364,18 @@ def test_a_centre_taken_from_the_leader_is_worth_more_to_everyone() -> None:
     assert from_leader["FRA"] - from_austria["FRA"] == pytest.approx(10 * leader)
 
 
-def test_the_raid_walks_one_unit_into_each_centre_and_supports_it() -> None:
-    """The raid the refinement weighs plans against: Austria's centres at the
-    start, and Serbia, which its army occupies (it is Austria's at the winter
-    if the army stays).  Italy's army in Venice walks into Trieste instead of
-    supporting, and Italy's fleet in the Adriatic, which reaches Trieste too,
-    supports it in (one unit walks into a centre, its power's other units that
-    reach it support).  Turkey's army in Bulgaria walks into Serbia and the one
-    in Greece supports it.  Russia's army in Galicia walks into Budapest (the
-    first of its centres in name order) and the army in Rumania, which reaches
-    Budapest and Serbia, supports its own power's attack, not Turkey's; the
-    army in Warsaw reaches none of them and keeps its order.  England's centres
-    are out of everyone's reach: nothing changes.  Albania, where an Austrian
-    unit stands too, is no centre and is not raided."""
+def test_a_raid_per_centre_by_the_power_that_reaches_it_most() -> None:
+    """The raids the refinement weighs plans against: one per centre of Austria's
+    at the start, and Serbia, which its army occupies (it is Austria's at the
+    winter if the army stays), in name order.  Budapest: Russia's armies in
+    Galicia and Rumania both reach it - Galicia's walks in, Rumania's supports,
+    Warsaw's reaches nothing and keeps its order.  Serbia: Turkey's armies in
+    Bulgaria and Greece reach it, Russia's Rumania only one - Turkey attacks.
+    Trieste: Italy's army in Venice walks in instead of supporting, and its
+    fleet in the Adriatic supports it.  Vienna: only Galicia is next to it.
+    Every raid leaves the other powers' orders as they were; England's centres
+    are out of everyone's reach: no raid.  Albania, where an Austrian unit
+    stands too, is no centre and is not raided."""
     ven, nap = Unit("ITA", "AMY", Location("VEN")), Unit("ITA", "FLT", Location("NAP"))
     adr = Unit("ITA", "FLT", Location("ADR"))
     bul, gre = Unit("TUR", "AMY", Location("BUL")), Unit("TUR", "AMY", Location("GRE"))
@@ -387,14 +386,17 @@ def test_the_raid_walks_one_unit_into_each_centre_and_supports_it() -> None:
         "TUR": [Hold(bul), Move(gre, Location("ALB"))],
         "RUS": [Move(war, Location("SIL")), Hold(gal), Hold(rum)],
     }
-    raided = raid(MAP_GEO, START.ownership, "AUS", future, occupied=["SER", "ALB"])
-    assert raided["ITA"] == [Move(ven, Location("TRI")), Move(nap, Location("ROM")),
-                             SupportMove(adr, ven, "TRI")]
-    assert raided["TUR"] == [Move(bul, Location("SER")), SupportMove(gre, bul, "SER")]
-    assert raided["RUS"] == [Move(war, Location("SIL")), Move(gal, Location("BUD")),
-                             SupportMove(rum, gal, "BUD")]
+    budapest, serbia, trieste, vienna = raids(MAP_GEO, START.ownership, "AUS", future,
+                                              occupied=["SER", "ALB"])
+    assert budapest == {**future, "RUS": [Move(war, Location("SIL")), Move(gal, Location("BUD")),
+                                          SupportMove(rum, gal, "BUD")]}
+    assert serbia == {**future, "TUR": [Move(bul, Location("SER")), SupportMove(gre, bul, "SER")]}
+    assert trieste == {**future, "ITA": [Move(ven, Location("TRI")), Move(nap, Location("ROM")),
+                                         SupportMove(adr, ven, "TRI")]}
+    assert vienna == {**future, "RUS": [Move(war, Location("SIL")), Move(gal, Location("VIE")),
+                                        Hold(rum)]}
     assert future["ITA"][0] == SupportMove(ven, nap, "ROM")      # the prediction is left as it was
-    assert raid(MAP_GEO, START.ownership, "ENG", future) == future
+    assert raids(MAP_GEO, START.ownership, "ENG", future) == []
 
 
 # -- openings ----------------------------------------------------------------------------
