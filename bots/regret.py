@@ -572,11 +572,10 @@ def raids(geo: Geography, owners: Mapping[str, str | None], me: str,
                   | (set(occupied) & geo.centres))
     out: list[dict[str, list[Order]]] = []
     for centre in mine:
-        attack: tuple[str, Unit, list[tuple[int, Unit]]] | None = None
-        """The raiding power, its unit walking in, and its units that reach the
-        centre (with the index of each one's order)."""
+        attack: tuple[str, list[tuple[int, Unit]]] | None = None
+        """The raiding power and its units that reach the centre (with the index of
+        each one's order); the first of them walks in."""
         for power, orders in future.items():
-            walker: Unit | None = None
             reaching: list[tuple[int, Unit]] = []
             for i, order in enumerate(orders):
                 if isinstance(order, Waive) or order.unit.location.province == centre:
@@ -585,12 +584,12 @@ def raids(geo: Geography, owners: Mapping[str, str | None], me: str,
                 if centre in geo.reachable_provinces(unit.kind, (unit.location.province,
                                                                  unit.location.coast)):
                     reaching.append((i, unit))
-                    walker = walker or unit
-            if walker is not None and (attack is None or len(reaching) > len(attack[2])):
-                attack = (power, walker, reaching)
+            if reaching and (attack is None or len(reaching) > len(attack[1])):
+                attack = (power, reaching)
         if attack is None:
             continue
-        power, walker, reaching = attack
+        power, reaching = attack
+        walker = reaching[0][1]
         dest = min((d for d in geo.neighbours(walker.kind, (walker.location.province,
                                                             walker.location.coast))
                     if d[0] == centre), key=str)
