@@ -97,6 +97,8 @@ class Evaluator:
             best = max([*v.army.values(), *v.fleet.values(), 0.0])
             self.norm[power] = weights.place / best if best > 0 else 0.0
         self._reach: dict[tuple[str, str, str | None], _Reach] = {}
+        self._units: dict[tuple[str, str, str, str | None], tuple[_Reach, float]] = {}
+        """Per unit (power, kind, province, coast): its reach, and its unit and place terms."""
 
     def reach(self, kind: str, province: str, coast: str | None) -> _Reach:
         """The province a unit stands in, then those it can move (and support) to."""
@@ -107,66 +109,81 @@ class Evaluator:
             found = self._reach[key] = (province, *sorted(near))
         return found
 
+    def place(self, power: str, kind: str, province: str, coast: str | None) -> float:
+        """The place term of `power`'s unit of `kind` standing in (province, coast)."""
+        values = self.values.get(power)
+        if values is None:
+            return 0.0
+        return self.norm[power] * values.value(kind, (province, coast))
+
     def scores(self, state: adj.GameState, winner: str | None = None) -> dict[str, float]:
         """Every power's value of `state` (the position after a phase)."""
         w = self.w
         if winner is not None:
             return {p: (w.solo if p == winner else -w.solo) for p in self.powers}
         score = dict.fromkeys(self.powers, 0.0)
-        near: dict[str, dict[str, int]] = {p: {} for p in self.powers}
+        # the reach, per province: how many units of each power stand in it or can
+        # move to it (every term below reads it for one province at a time)
+        at: dict[str, dict[str, int]] = {}
         occupant: dict[str, str] = {}
         for unit in state.units:
             power = unit.power
             loc = unit.location
             occupant[loc.province] = power
-            counts = near.get(power)
-            if counts is None:          # a power the map does not list: ignore it
+            if power not in score:      # a power the map does not list: ignore it
                 continue
-            for province in self.reach(unit.kind, loc.province, loc.coast):
-                counts[province] = counts.get(province, 0) + 1
-            place = 0.0
-            values = self.values.get(power)
-            if values is not None:
-                place = self.norm[power] * values.value(unit.kind, (loc.province, loc.coast))
-            score[power] += w.unit + place
+            key = (power, unit.kind, loc.province, loc.coast)
+            seen = self._units.get(key)
+            if seen is None:
+                seen = self._units[key] = (self.reach(unit.kind, loc.province, loc.coast),
+                                           w.unit + self.place(*key))
+            for province in seen[0]:
+                here = at.get(province)
+                if here is None:
+                    at[province] = {power: 1}
+                else:
+                    here[power] = here.get(power, 0) + 1
+            score[power] += seen[1]
         for d in state.dislodged:
             if d.retreats and d.unit.power in score:
                 score[d.unit.power] += w.dislodged
         # unit safety: attack strength of the strongest enemy against hold strength
+        # (the unit and its possible supporters: its own power's count, so the
+        # largest count beats it only when another power's does)
         for unit in state.units:
             power = unit.power
-            if power not in near:
-                continue
-            province = unit.location.province
-            hold = near[power].get(province, 0)     # the unit and its possible supporters
-            for other, counts in near.items():
-                if other != power and counts.get(province, 0) > hold:
+            if power in score:
+                here = at[unit.location.province]
+                if max(here.values()) > here[power]:
                     score[power] -= w.exposed
-                    break
         ownership = state.ownership
         size = dict.fromkeys(self.powers, 0)     # centres: the occupant's, else the owner's
         # before the autumn's adjudication an occupier may still be driven out
-        pending = state.phase.season in _PENDING
+        pending = state.phase.season in _PENDING and w.held < 1.0
         for c in self.centres:
             owner = occupant.get(c) or ownership.get(c)
-            if pending and w.held < 1.0:
+            if pending:
                 was = ownership.get(c)
                 if owner != was and owner in score:
                     score[owner] -= (1.0 - w.held) * w.centre
                     if was is not None and was in score:
                         score[was] += (1.0 - w.held) * w.centre
+            # the largest and second largest count: which of two equal powers is
+            # `leader` changes nothing below, since a tie gives no chance and the
+            # strongest other is then the top count either way
             top = second = 0
             leader: str | None = None
-            for power, counts in near.items():
-                n = counts.get(c, 0)
-                if n > top:
-                    top, second, leader = n, top, power
-                elif n > second:
-                    second = n
+            here = at.get(c)
+            if here is not None:
+                for power, n in here.items():
+                    if n > top:
+                        top, second, leader = n, top, power
+                    elif n > second:
+                        second = n
             if owner is not None and owner in score:
                 size[owner] += 1
                 score[owner] += w.centre
-                mine = near[owner].get(c, 0)
+                mine = here.get(owner, 0) if here is not None else 0
                 strongest_other = second if leader == owner else top
                 if strongest_other > mine or (
                         c not in occupant and strongest_other and strongest_other >= mine):
