@@ -35,10 +35,16 @@ from dataclasses import dataclass, field, replace
 
 from bots.board import BoardView
 from bots.dumbbot import _Movement
-from bots.geography import ARMY, FLEET
 from bots.holdbot import HoldBot
 from bots.randbot import RandBot
-from bots.values import DEFAULT_WEIGHTS, Valuation, Weights, _spread, base_values, valuation
+from bots.values import (
+    DEFAULT_WEIGHTS,
+    Valuation,
+    Weights,
+    base_values,
+    spread_valuation,
+    valuation,
+)
 from orders import Order, Waive
 
 _ATTACK = Weights(attack={"SPR": 1.0, "SUM": 1.0, "FAL": 0.9, "AUT": 0.9, "WIN": 0.6},
@@ -107,19 +113,7 @@ def _weakest_valuation(view: BoardView) -> Valuation:
     for centre, owner in view.owners.items():
         if owner in targets:
             base[centre] *= WEAKEST_FACTOR
-    return _valuation_of(view, base)
-
-
-def _valuation_of(view: BoardView, base: Mapping[str, float]) -> Valuation:
-    """A valuation spread from given base values (as `bots.values.valuation` does)."""
-    geo = view.geography
-    out = {}
-    for kind in (ARMY, FLEET):
-        nodes = geo.nodes(kind)
-        adjacency = {n: geo.neighbours(kind, n) for n in nodes}
-        out[kind] = _spread(nodes, adjacency, {n: base[n[0]] for n in nodes},
-                            DEFAULT_WEIGHTS.rounds)
-    return Valuation(army=out[ARMY], fleet=out[FLEET], base=base)
+    return spread_valuation(view.geography, base, DEFAULT_WEIGHTS.rounds)
 
 
 def _noisy(values: Valuation, rng: random.Random) -> Valuation:

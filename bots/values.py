@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bots.board import BoardView
-from bots.geography import ARMY, FLEET, Node
+from bots.geography import ARMY, FLEET, Geography, Node
 
 
 @dataclass(frozen=True)
@@ -107,36 +107,56 @@ def base_values(view: BoardView, weights: Weights = DEFAULT_WEIGHTS) -> dict[str
     return values
 
 
-def _spread(
-    nodes: tuple[Node, ...],
-    neighbours: Mapping[Node, tuple[Node, ...]],
-    start: Mapping[Node, float],
-    rounds: tuple[float, ...],
-) -> dict[Node, float]:
-    """Weighted sum over rounds of repeated neighbourhood averaging."""
-    current = {n: start.get(n, 0.0) for n in nodes}
-    total = {n: rounds[0] * current[n] for n in nodes}
-    for weight in rounds[1:]:
-        nxt = {}
-        for n in nodes:
-            adj = neighbours.get(n, ())
-            acc = current[n]
-            for m in adj:
-                acc += current.get(m, 0.0)
-            nxt[n] = acc / (len(adj) + 1)
-        current = nxt
-        for n in nodes:
-            total[n] += weight * current[n]
-    return total
+@dataclass(frozen=True)
+class _SpreadGraph:
+    """One kind of unit's movement graph with the nodes numbered, so a spread
+    round reads lists instead of dictionaries; built once per map and kept with
+    its `Geography` (`spread_graph`)."""
+
+    nodes: tuple[Node, ...]
+    neighbours: tuple[tuple[int, ...], ...]
+    """Per node, the numbers of the nodes it borders; a neighbour that is no node
+    of the graph gets ``len(nodes)``, a slot that stays 0."""
+
+    def spread(self, start: list[float], rounds: tuple[float, ...]) -> dict[Node, float]:
+        """Weighted sum over rounds of repeated neighbourhood averaging of `start`
+        (one value per node, in node order)."""
+        current = [*start, 0.0]
+        total = [rounds[0] * v for v in start]
+        for weight in rounds[1:]:
+            following = []
+            for i, adj in enumerate(self.neighbours):
+                acc = current[i]
+                for j in adj:
+                    acc += current[j]
+                following.append(acc / (len(adj) + 1))
+            following.append(0.0)
+            current = following
+            for i in range(len(total)):
+                total[i] += weight * current[i]
+        return dict(zip(self.nodes, total, strict=True))
+
+
+def spread_graph(geo: Geography, kind: str) -> _SpreadGraph:
+    """The numbered movement graph of `kind` on `geo` (made once per map)."""
+    def make(g: Geography) -> _SpreadGraph:
+        nodes = g.nodes(kind)
+        number = {n: i for i, n in enumerate(nodes)}
+        return _SpreadGraph(nodes, tuple(
+            tuple(number.get(m, len(nodes)) for m in g.neighbours(kind, n)) for n in nodes))
+    return geo.derived(f"values/spread/{kind}", make)
+
+
+def spread_valuation(geo: Geography, base: Mapping[str, float],
+                     rounds: tuple[float, ...]) -> Valuation:
+    """The node values of both kinds of unit, spread from province values `base`."""
+    out: dict[str, dict[Node, float]] = {}
+    for kind in (ARMY, FLEET):
+        graph = spread_graph(geo, kind)
+        out[kind] = graph.spread([base[n[0]] for n in graph.nodes], rounds)
+    return Valuation(army=out[ARMY], fleet=out[FLEET], base=base)
 
 
 def valuation(view: BoardView, weights: Weights = DEFAULT_WEIGHTS) -> Valuation:
     """Compute the node values DumbBot plans with (see the module docstring)."""
-    geo = view.geography
-    base = base_values(view, weights)
-    out: dict[str, dict[Node, float]] = {}
-    for kind in (ARMY, FLEET):
-        nodes = geo.nodes(kind)
-        adjacency = {n: geo.neighbours(kind, n) for n in nodes}
-        out[kind] = _spread(nodes, adjacency, {n: base[n[0]] for n in nodes}, weights.rounds)
-    return Valuation(army=out[ARMY], fleet=out[FLEET], base=base)
+    return spread_valuation(view.geography, base_values(view, weights), weights.rounds)
