@@ -165,15 +165,21 @@ class RefusalKeeper:
                 if handle is not None and turn == handle.turn:
                     self.seen = turn
                 continue
-            if handle is not None and game_id is not None and playing:
+            if game_id is not None and playing:
                 kept = sent_text(item, rep)
                 if kept is not None:
                     self.waiting.append((game_id, self._turn(handle), *kept))
         if self.waiting and client.power is not None and client.role is Role.PLAYER:
             self._store(client.power)
 
-    def _turn(self, handle: GameHandle) -> str:
-        """The turn the game was in when the answer now written was queued (class docstring)."""
+    def _turn(self, handle: GameHandle | None) -> str:
+        """The turn the game was in when the answer now written was queued (class docstring).
+
+        Without `handle` the game has ended since the answer was queued (its last
+        phase was processed and the server let it go): the answer came in the last
+        NOW this connection wrote."""
+        if handle is None:
+            return BEFORE_START if self.seen is None else self.seen
         if self.seen == handle.turn or (self.seen is None and not (
                 self.client.role is Role.JOINING or self.client.map_accepted)):
             return handle.turn

@@ -26,7 +26,7 @@ from server.refusals import BEFORE_ERR, KEPT_TOKENS, explain, sent_text
 from server.store import Store
 from tests.broken_bots import broken_sub, past_sub
 from tests.cli_helpers import daide
-from tests.server_helpers import POWERS, ScriptClient, holds, start_server
+from tests.server_helpers import POWERS, ScriptClient, holds, join_game, start_server
 
 HOLD_LVP = "SUB ( ( ENG AMY LVP ) HLD )"
 BROKEN = broken_sub("ENG")
@@ -152,6 +152,40 @@ async def test_a_refusals_table_that_cannot_be_written_costs_the_log_not_the_gam
         for client in (england, *others.values()):
             await client.close()
         server.stop()
+
+
+async def test_a_refusal_in_the_last_phase_is_stored_though_the_game_is_over(
+        tmp_path: Path) -> None:
+    # The game is drawn once FAL 1901 is processed (max_year).  England sends a SUB for
+    # another turn and its orders, which complete that phase, in one write: the game can
+    # end, and leave the server's list of running games, before England's writer sends
+    # the REJ - the REJ is kept in FAL 1901 all the same.
+    db = tmp_path / "games.db"
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, db, max_year=1901)
+        clients = await join_game(port)
+        for turn in ("SPR 1901", "FAL 1901"):
+            nows = {p: (await c.receive_until("NOW"))[-1] for p, c in clients.items()}
+            assert all(f"NOW ( {turn} )" in n for n in nows.values())
+            for power, client in clients.items():
+                if power != "ENG":
+                    await client.send(holds(nows[power], power))
+                    await client.receive_until("THX")
+            if turn == "SPR 1901":
+                await clients["ENG"].send(holds(nows["ENG"], "ENG"))
+            else:
+                await clients["ENG"].send_raw(_frame(OTHER_TURN) + _frame(holds(nows["ENG"], "ENG")))
+                assert await clients["ENG"].receive() == f"REJ ( {OTHER_TURN} )"
+        for client in clients.values():
+            await client.receive_until("SMR")
+            await client.close()
+        server.stop()
+    store = Store.open_readonly(db)
+    try:
+        kept = [(r.turn, r.power, r.answer, r.sent) for r in store.refusals(1)]
+    finally:
+        store.close()
+    assert kept == [("FAL 1901", "ENG", "REJ", OTHER_TURN)]
 
 
 def test_a_long_message_is_kept_around_its_err() -> None:
