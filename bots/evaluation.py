@@ -96,18 +96,13 @@ class Evaluator:
         for power, v in values.items():
             best = max([*v.army.values(), *v.fleet.values(), 0.0])
             self.norm[power] = weights.place / best if best > 0 else 0.0
-        self._reach: dict[tuple[str, str, str | None], _Reach] = {}
         self._units: dict[tuple[str, str, str, str | None], tuple[_Reach, float]] = {}
         """Per unit (power, kind, province, coast): its reach, and its unit and place terms."""
 
     def reach(self, kind: str, province: str, coast: str | None) -> _Reach:
         """The province a unit stands in, then those it can move (and support) to."""
-        key = (kind, province, coast)
-        found = self._reach.get(key)
-        if found is None:
-            near = self.geo.reachable_provinces(kind, (province, coast))
-            found = self._reach[key] = (province, *sorted(near))
-        return found
+        near = self.geo.reachable_provinces(kind, (province, coast))
+        return (province, *sorted(near))
 
     def place(self, power: str, kind: str, province: str, coast: str | None) -> float:
         """The place term of `power`'s unit of `kind` standing in (province, coast)."""

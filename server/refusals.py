@@ -178,10 +178,8 @@ class RefusalKeeper:
         Without `handle` the game has ended since the answer was queued (its last
         phase was processed and the server let it go): the answer came in the last
         NOW this connection wrote."""
-        if handle is None:
-            return BEFORE_START if self.seen is None else self.seen
-        if self.seen == handle.turn or (self.seen is None and not (
-                self.client.role is Role.JOINING or self.client.map_accepted)):
+        if handle is not None and (self.seen == handle.turn or (self.seen is None and not (
+                self.client.role is Role.JOINING or self.client.map_accepted))):
             return handle.turn
         return BEFORE_START if self.seen is None else self.seen
 
