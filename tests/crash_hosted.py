@@ -388,9 +388,17 @@ class Trial:
             if (await api.get(f"/games/{n}"))["paused"]:
                 await api.post(f"/games/{n}/resume", {})
         target = self.server.phases() + 3
-        with trio.fail_after(60):
+        with trio.move_on_after(60) as waiting:
             while self.server.phases() < target:  # noqa: ASYNC110 - another process's log
                 await trio.sleep(0.01)
+        if waiting.cancelled_caught:
+            # Say where the games stood, so that a run that stalls here can be read.
+            views = [await api.get(f"/games/{n}") for n in self.playing]
+            self.problems.append(
+                "the games played fewer than 3 phases in 60 s after the last round: "
+                + "; ".join(f"game {v['id']} {v['status']}, paused {v['paused']}, "
+                            f"turn {v.get('turn')}" for v in views)
+                + f"; server log {self.server.log}")
         for n in self.playing:
             if (await api.get(f"/games/{n}"))["status"] == "running":
                 await api.post(f"/games/{n}/end", {})
