@@ -267,8 +267,14 @@ def run(args: argparse.Namespace) -> int:
                 if bar is not None:
                     bar.close()
             if outcome is not None:
-                print(f"played {outcome.played} game(s)"
-                      + (", continuing an interrupted tournament" if outcome.resumed else "")
+                if outcome.extended_from:
+                    going_on = (f", extending the tournament of {outcome.extended_from} "
+                                f"games to {config.games}")
+                elif outcome.resumed:
+                    going_on = ", continuing an interrupted tournament"
+                else:
+                    going_on = ""
+                print(f"played {outcome.played} game(s)" + going_on
                       + (f"; {outcome.failed} could not be played" if outcome.failed else ""))
         store = TournamentStore.open(config.db_path)
         try:

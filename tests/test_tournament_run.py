@@ -217,6 +217,35 @@ async def test_resume_after_interruption_gives_the_same_totals(
     assert report.ranking[0].bot == "dumbbot"
 
 
+def test_more_games_extend_a_finished_tournament_to_the_longer_ones_results(
+        played: Played, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Six games (two whole cycles of three bots), then the same command with 14: the
+    # eight new games are played and the tournament is the 14-game one played whole.
+    short = config(tmp_path, games=6)
+    first = trio.run(run_tournament, short)
+    assert first.complete and first.played == 6 and first.extended_from == 0
+    args = ["tournament", "--bots", BOTS, "--games", "14", "--year-limit", "2", "--seed", "42",
+            "--parallel", "3", "--disorder-grace", "1", "--out", str(tmp_path), "--no-progress"]
+    assert main(args) == 0
+    assert capsys.readouterr().out.startswith(
+        "played 8 game(s), extending the tournament of 6 games to 14\n")
+    store = TournamentStore.open(short.db_path)
+    assert [tid for tid, _ in store.tournaments()] == [first.tournament_id]
+    extended = store.games(first.tournament_id)
+    store.close()
+    whole = TournamentStore.open(played.config.db_path)
+    original = whole.games(played.tournament_id)
+    whole.close()
+    assert [(g.number, g.seed, g.ending, g.end_turn, g.winner, g.seats, g.history)
+            for g in extended] == [
+           (g.number, g.seed, g.ending, g.end_turn, g.winner, g.seats, g.history)
+           for g in original]
+    assert (tmp_path / "games.csv").read_text() == (played.config.out / "games.csv").read_text()
+    # Asked again, nothing is left to play.
+    assert main(args) == 0
+    assert capsys.readouterr().out.startswith("played 0 game(s), continuing")
+
+
 def test_command_line_run_and_report_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]
                                           ) -> None:
     args = ["tournament", "--bots", "randbot,holdbot", "--games", "2", "--year-limit", "1",

@@ -481,12 +481,13 @@ def run_tournament_ray(config: TournamentConfig, address: str | None, *,
     ray = require_ray(address)
     store = open_store(config)
     try:
-        tid, resumed, todo, done_before = plan_run(config, store)
+        run = plan_run(config, store)
+        tid = run.tid
         played = failed = 0
-        if todo:
+        if run.todo:
             stop = threading.Event()
             with connected(ray, address, config.parallel):
-                driver = _Driver(ray, config, store, tid, todo, done_before, on_progress,
+                driver = _Driver(ray, config, store, tid, run.todo, run.done_before, on_progress,
                                  worker_log, stop)
                 if handle_signals:
                     with _stop_on_signals(stop):
@@ -499,7 +500,8 @@ def run_tournament_ray(config: TournamentConfig, address: str | None, *,
         complete = all(g.status == "finished" for g in store.games(tid))
         if complete:
             store.mark_complete(tid)
-        return TournamentRun(tid, config.db_path, played, failed, complete, resumed)
+        return TournamentRun(tid, config.db_path, played, failed, complete, run.resumed,
+                             run.extended_from)
     finally:
         store.close()
 

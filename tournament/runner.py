@@ -6,8 +6,10 @@
 2. the tournament is looked up in the database by its identity
    (`TournamentConfig.identity`) - found, it continues: only the games not
    yet finished are played (see `tournament.store` for why a game cut off
-   half way is replayed from its start); not found, it is created with its
-   whole plan;
+   half way is replayed from its start); not found, a tournament that differs
+   only by having fewer games, whose plan is the start of this one, is
+   extended (its games count, the new ones are added); else it is created
+   with its whole plan;
 3. without ``--server`` the real server (`server.app.Server`) is started on
    a free loopback port with the same database, the year limit as its
    ``max_year`` house rule and a short ``disorder_grace``, and stopped
@@ -23,9 +25,10 @@ every change (a game starting, a new turn, a game ending).
 
 from __future__ import annotations
 
+import json
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -85,6 +88,23 @@ class TournamentRun:
     """Every game of the plan is finished."""
     resumed: bool
     """The tournament existed before this run."""
+    extended_from: int = 0
+    """The games the tournament had before this run extended it (0: not extended)."""
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """The tournament a run plays (`plan_run`)."""
+
+    tid: int
+    resumed: bool
+    """It existed before this run."""
+    todo: list[GamePlan]
+    """Its games still to play."""
+    done_before: int
+    """Its games finished before this run."""
+    extended_from: int = 0
+    """The games it had before this run extended it (0: not extended)."""
 
 
 async def start_embedded_server(nursery: trio.Nursery, config: TournamentConfig
@@ -104,12 +124,14 @@ async def run_tournament(config: TournamentConfig, *,
     """Play (or continue) the tournament ``config`` describes; see the module doc."""
     store = open_store(config)
     try:
-        tid, resumed, todo, done_before = plan_run(config, store)
-        played, failed = await _play_all(config, store, tid, todo, done_before, on_progress)
-        complete = all(g.status == "finished" for g in store.games(tid))
+        run = plan_run(config, store)
+        played, failed = await _play_all(config, store, run.tid, run.todo, run.done_before,
+                                         on_progress)
+        complete = all(g.status == "finished" for g in store.games(run.tid))
         if complete:
-            store.mark_complete(tid)
-        return TournamentRun(tid, config.db_path, played, failed, complete, resumed)
+            store.mark_complete(run.tid)
+        return TournamentRun(run.tid, config.db_path, played, failed, complete, run.resumed,
+                             run.extended_from)
     finally:
         store.close()
 
@@ -121,19 +143,43 @@ def open_store(config: TournamentConfig) -> TournamentStore:
     return TournamentStore.open(config.db_path)
 
 
-def plan_run(config: TournamentConfig, store: TournamentStore
-             ) -> tuple[int, bool, list[GamePlan], int]:
-    """Find or create the tournament: (id, resumed, games to play, games finished before)."""
+def plan_run(config: TournamentConfig, store: TournamentStore) -> RunPlan:
+    """Find, extend or create the tournament of ``config`` (the module doc, step 2)."""
     plans = schedule([b.name for b in config.bots], config.games, config.seed, config.powers)
     identity = config.identity()
     found = store.find(identity)
+    extended_from = 0
+    if found is None:
+        shorter = _shorter(config, store, plans)
+        if shorter is not None:
+            found, extended_from = shorter
+            store.extend(found, identity, plans)
     tid = found if found is not None else store.create(identity, plans)
     stored = store.games(tid)
     todo = [g.plan for g in stored if g.status != "finished"]
     done_before = len(stored) - len(todo)
     log.info("tournament", id=tid, games=len(stored), to_play=len(todo),
-             resumed=found is not None)
-    return tid, found is not None, todo, done_before
+             resumed=found is not None, extended_from=extended_from or None)
+    return RunPlan(tid, found is not None, todo, done_before, extended_from)
+
+
+def _shorter(config: TournamentConfig, store: TournamentStore,
+             plans: Sequence[GamePlan]) -> tuple[int, int] | None:
+    """(id, games) of the newest stored tournament that ``config`` extends: the same
+    identity but fewer games, and its plan the start of ``plans`` (a seed's plan for
+    more games begins with its plan for fewer when whole cycles of seats come first:
+    `tournament.design`)."""
+    wanted = json.loads(config.identity())
+    for tid, identity in store.tournaments():
+        other = json.loads(identity)
+        games = other.get("games")
+        if not isinstance(games, int) or not 0 < games < config.games:
+            continue
+        if {**other, "games": config.games} != wanted:
+            continue
+        if [g.plan for g in store.games(tid)] == list(plans[:games]):
+            return tid, games
+    return None
 
 
 async def _play_all(config: TournamentConfig, store: TournamentStore, tid: int,

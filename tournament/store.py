@@ -22,6 +22,11 @@ game id of a tournament game from a seat's power, passcode and name.
 * ``tournament_failures`` - every bot failure (did not join, crashed, hung,
   lost its connection), with the game, attempt, power and bot.
 
+Extension: the plan of a longer tournament with the same seed begins with
+the plan of a shorter one (`tournament.design`), so asking for more games
+than a stored tournament has extends it (`extend`): the new games are added
+to its plan and only they are played.
+
 Resume: a game is marked ``running`` (attempt + 1) before it starts and
 ``finished`` with its result in one transaction when it ends, so after an
 interruption the games not ``finished`` - ``pending``, ``running`` (cut off)
@@ -235,6 +240,29 @@ class TournamentStore:
                 " VALUES (?, ?, ?, ?)",
                 [(tid, p.number, power, bot) for p in plans for power, bot in p.seats])
         return tid
+
+    def tournaments(self) -> list[tuple[int, str]]:
+        """Every tournament as (id, identity), the newest first."""
+        return [(int(r["id"]), str(r["config"]))
+                for r in self._db.execute("SELECT id, config FROM tournaments ORDER BY id DESC")]
+
+    def extend(self, tid: int, identity: str, plans: Sequence[GamePlan]) -> None:
+        """Make tournament ``tid`` the longer one ``identity`` describes: the games of
+        ``plans`` past those it has are added, pending, and it is no longer complete.
+        The caller has checked that its games are the first of ``plans``."""
+        have = self._db.execute("SELECT COUNT(*) FROM tournament_games WHERE tournament_id = ?",
+                                (tid,)).fetchone()[0]
+        added = [p for p in plans if p.number > have]
+        with self._transaction():
+            self._db.execute("UPDATE tournaments SET config = ?, finished_at = NULL WHERE id = ?",
+                             (identity, tid))
+            self._db.executemany(
+                "INSERT INTO tournament_games (tournament_id, number, seed, status)"
+                " VALUES (?, ?, ?, 'pending')", [(tid, p.number, p.seed) for p in added])
+            self._db.executemany(
+                "INSERT INTO tournament_seats (tournament_id, number, power, bot)"
+                " VALUES (?, ?, ?, ?)",
+                [(tid, p.number, power, bot) for p in added for power, bot in p.seats])
 
     def config(self, tid: int) -> str:
         row = self._db.execute("SELECT config FROM tournaments WHERE id = ?", (tid,)).fetchone()
