@@ -203,6 +203,8 @@ class LookaheadBot:
         self.settings = settings
         self.reports: list[SearchReport] = []
         """One entry per phase this bot was asked for orders (the newest last)."""
+        self.phases_cut = 0
+        """Phases the CPU-time limit cut short (`bots.strategy.Searching`)."""
 
     def orders(self, view: BoardView, rng: random.Random) -> list[Order]:
         allowance = self.budget.start()
@@ -220,6 +222,7 @@ class LookaheadBot:
             candidates=search.candidates, seconds=allowance.elapsed(),
             stopped=allowance.stopped))
         del self.reports[:-1000]
+        self.phases_cut += allowance.stopped == "time"
         return chosen
 
 

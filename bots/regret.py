@@ -177,6 +177,8 @@ class RegretBot:
         self.settings = settings
         self.reports: list[RegretReport] = []
         """One entry per phase this bot was asked for orders (the newest last)."""
+        self.phases_cut = 0
+        """Phases the CPU-time limit cut short (`bots.strategy.Searching`)."""
         self._memory: dict[str, _Memory] = {}
 
     def beliefs(self, power: str) -> Beliefs:
@@ -210,6 +212,7 @@ class RegretBot:
             rm_iterations=search.rm_iterations, candidates=search.candidates,
             seconds=allowance.elapsed(), stopped=allowance.stopped))
         del self.reports[:-1000]
+        self.phases_cut += allowance.stopped == "time"
         return chosen
 
 

@@ -19,7 +19,7 @@ Return every order the phase needs (see docs/protocol.md §9.1):
 from __future__ import annotations
 
 import random
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from bots.board import BoardView
 from orders import Order
@@ -34,6 +34,16 @@ class Strategy(Protocol):
     def orders(self, view: BoardView, rng: random.Random) -> list[Order]:
         """Choose this phase's orders for ``view.power``."""
         ...
+
+
+@runtime_checkable
+class Searching(Protocol):
+    """A strategy that searches within a `bots.budget.Budget` (LookaheadBot, RegretBot)."""
+
+    phases_cut: int
+    """Phases whose search the CPU-time limit cut short.  With an iteration budget the
+    bot plays the same orders for a seed on any machine until this is above zero; a
+    game with a phase cut may not replay from its seed (`bots.budget`)."""
 
 
 def phase_rng(seed: int, power: str, season: str, year: int) -> random.Random:

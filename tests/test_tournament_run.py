@@ -14,9 +14,11 @@ import csv
 import io
 import logging
 import re
+import sqlite3
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -175,6 +177,7 @@ def test_report_files(played: Played) -> None:
     ranking = [line.split("|")[2].strip() for line in text.splitlines()
                if re.match(r"\| [123] \|", line)]
     assert ranking[0] == "dumbbot"
+    assert "- CPU limit: none of these bots searches in process (nothing to cut)" in text
     # Seven parallel-safe games on one server: three at a time, well under the budget.
     assert played.seconds < 30
 
@@ -244,6 +247,53 @@ def test_more_games_extend_a_finished_tournament_to_the_longer_ones_results(
     # Asked again, nothing is left to play.
     assert main(args) == 0
     assert capsys.readouterr().out.startswith("played 0 game(s), continuing")
+
+
+@pytest.mark.parametrize("cut", [True, False])
+def test_phases_cut_by_the_cpu_limit_are_counted_per_seat_and_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cut: bool) -> None:
+    # LookaheadBot with a CPU limit it always reaches (a billionth of a second): every
+    # phase it orders in is cut short, and the report says its games may not replay;
+    # with 20 adjudications a phase and the default 1 s limit, none is.
+    import tournament.play
+    from bots.budget import Budget
+    from bots.lookahead import LookaheadBot
+    from bots.registry import make_strategy
+
+    budget = Budget(iterations=None, seconds=1e-9) if cut else Budget(iterations=20)
+    monkeypatch.setattr(tournament.play, "make_strategy", lambda name: LookaheadBot(
+        budget) if name == "lookahead" else make_strategy(name))
+    cfg = config(tmp_path, bots=parse_bots("lookahead,holdbot"), games=2, year_limit=1)
+    run = trio.run(run_tournament, cfg)
+    assert run.complete
+    store = TournamentStore.open(cfg.db_path)
+    games = store.games(run.tournament_id)
+    report = write_report(cfg, store, run.tournament_id)
+    store.close()
+    seats = [s for g in games for s in g.seats]
+    # HoldBot does not search: nothing to count
+    assert all(s.cut is None for s in seats if s.bot == "holdbot")
+    counts = [s.cut for s in seats if s.bot == "lookahead"]
+    if not cut:
+        assert counts and all(c == 0 for c in counts)
+        assert ("- CPU limit: no phase of lookahead reached it; the games replay from "
+                "their seeds") in report.text.splitlines()
+        return
+    # 1901: spring, autumn and (for a power with a change) winter; every one cut
+    assert all(c is not None and c >= 2 for c in counts)
+    phases = sum(c or 0 for c in counts)
+    assert (f"- CPU limit: lookahead {phases} phase(s) cut short in 2 game(s) - those games "
+            "may not replay from their seeds") in report.text.splitlines()
+    # A game stored by a version that kept no count is said to be unknown, not counted.
+    with closing(sqlite3.connect(cfg.db_path)) as db, db:
+        db.execute("UPDATE tournament_seats SET cut = NULL WHERE number = 1")
+    store = TournamentStore.open(cfg.db_path)
+    report = write_report(cfg, store, run.tournament_id)
+    store.close()
+    first = sum(c or 0 for g in games[:1] for s in g.seats if (c := s.cut) is not None)
+    assert (f"- CPU limit: lookahead {phases - first} phase(s) cut short in 1 game(s) - those "
+            "games may not replay from their seeds; not recorded in 1 game(s) played by an "
+            "older version") in report.text.splitlines()
 
 
 def test_command_line_run_and_report_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]

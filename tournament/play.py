@@ -50,6 +50,7 @@ from bots.holdbot import HoldBot
 from bots.link import Received
 from bots.record import GameWatcher
 from bots.registry import make_strategy
+from bots.strategy import Searching
 from protocol.messages import Hlo, Now, Off, Smr
 from tournament.config import BotEntry, TournamentConfig
 from tournament.design import GamePlan
@@ -103,6 +104,9 @@ class GameOutcome:
     failures: tuple[Failure, ...]
     problems: Mapping[str, int]
     """power -> orders refused, HUH, REJ... met by an in-process bot."""
+    cut: Mapping[str, int]
+    """power -> phases an in-process bot's search was cut short by its CPU limit
+    (`bots.strategy.Searching`)."""
     server_game_id: int | None
     seconds: float
 
@@ -113,7 +117,8 @@ class GameOutcome:
     def seat_results(self, plan: GamePlan) -> list[SeatResult]:
         survivors = self.result.survivors
         return [SeatResult(power, bot, self.centres.get(power, 0), self.units.get(power, 0),
-                           power in survivors, self.problems.get(power, 0))
+                           power in survivors, self.problems.get(power, 0),
+                           self.cut.get(power))
                 for power, bot in plan.seats]
 
 
@@ -351,6 +356,7 @@ class _Game:
         history = tuple((str(h["turn"]), dict(h["centres"])) for h in w.history)
         failures = []
         problems: dict[str, int] = {}
+        cut: dict[str, int] = {}
         server_game_id = None
         for seat in self.seats:
             if seat.proxy is not None and seat.proxy.failure is not None:
@@ -359,6 +365,8 @@ class _Game:
                 failures.append(seat.failure)
             if seat.client is not None and seat.proxy is None:
                 problems[seat.power] = len(seat.client.problems)
+                if isinstance(seat.client.strategy, Searching):
+                    cut[seat.power] = seat.client.strategy.phases_cut
             passcode = seat.passcode
             if server_game_id is None and passcode is not None and seat.name:
                 server_game_id = self.ctx.find_server_game(seat.power, passcode, seat.name)
@@ -366,7 +374,7 @@ class _Game:
         return GameOutcome(
             number=self.plan.number, attempt=self.attempt, ending=ending,
             end_turn=str(turn) if turn else None, winner=w.winner, centres=centres,
-            units=units, history=history, failures=tuple(failures), problems=problems,
+            units=units, history=history, failures=tuple(failures), problems=problems, cut=cut,
             server_game_id=server_game_id, seconds=seconds)
 
 

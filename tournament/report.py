@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from bots.registry import BUDGETED
 from tournament.config import TournamentConfig
 from tournament.design import balance, seat_counts
 from tournament.faults import bot_faults, external_logs, fault_lines, write_bot_logs
@@ -292,6 +293,39 @@ def pace_line(finished: Sequence[StoredGame]) -> str:
             f"{busy / 60:.1f} min of play); games per node: {where}")
 
 
+def cut_line(finished: Sequence[StoredGame], config: TournamentConfig) -> str:
+    """The header line on the CPU limit of the bots that search in process: whether a
+    phase's search was cut short by it, and so whether the games replay from their seeds
+    (`bots.budget`)."""
+    searching = [b.name for b in config.bots if b.strategy in BUDGETED]
+    if not searching:
+        return "- CPU limit: none of these bots searches in process (nothing to cut)"
+    phases: dict[str, int] = dict.fromkeys(searching, 0)
+    games: dict[str, int] = dict.fromkeys(searching, 0)
+    unknown = 0
+    for g in finished:
+        seats = [s for s in g.seats if s.bot in phases]
+        if any(s.cut is None for s in seats):
+            unknown += 1            # played before the count was kept
+            continue
+        for bot in searching:
+            n = sum(s.cut or 0 for s in seats if s.bot == bot)
+            phases[bot] += n
+            games[bot] += n > 0
+    if unknown == len(finished):
+        return "- CPU limit: phases cut short not recorded (games played by an older version)"
+    tail = f"; not recorded in {unknown} game(s) played by an older version" if unknown else ""
+    if not any(phases.values()):
+        # an external program may play differently each time, whatever its seed
+        also = ("the games replay from their seeds" if all(b.strategy for b in config.bots)
+                else "their orders do not depend on the machine's speed")
+        return "- CPU limit: no phase of " + ", ".join(searching) + f" reached it; {also}" + tail
+    return ("- CPU limit: " + "; ".join(
+        f"{bot} {phases[bot]} phase(s) cut short in {games[bot]} game(s)"
+        for bot in searching if phases[bot])
+        + " - those games may not replay from their seeds" + tail)
+
+
 def _markdown(config: TournamentConfig, stored: Sequence[StoredGame],
               games: Sequence[ScoredGame], ranking: Sequence[BotSummary],
               pairs: Sequence[HeadToHead], failures: Sequence[tuple[int, Failure]],
@@ -321,6 +355,7 @@ def _markdown(config: TournamentConfig, stored: Sequence[StoredGame],
         "bootstrap intervals over games",
         f"- seating: each (bot, power) count within {spread['pair']} of every other, seat "
         f"totals within {spread['seats']}",
+        cut_line(finished, config),
         "",
         f"## Ranking: {system.title}",
         "",

@@ -17,8 +17,9 @@ game id of a tournament game from a seat's power, passcode and name.
   history (JSON list of ``[turn, {power: centres}]``) for the plots, and the
   node that played it (``local``, or a Ray node - `tournament.cluster`);
 * ``tournament_seats`` - (game, power) -> bot, and after the game its
-  centres, units and whether it survived, so the results can be queried
-  with plain SQL;
+  centres, units and whether it survived (and, for a bot played in process,
+  the problems it met and the phases its CPU limit cut), so the results can
+  be queried with plain SQL;
 * ``tournament_failures`` - every bot failure (did not join, crashed, hung,
   lost its connection), with the game, attempt, power and bot.
 
@@ -91,6 +92,7 @@ CREATE TABLE IF NOT EXISTS tournament_seats (
     units         INTEGER,
     survived      INTEGER,
     problems      INTEGER,
+    cut           INTEGER,
     PRIMARY KEY (tournament_id, number, power),
     FOREIGN KEY (tournament_id, number) REFERENCES tournament_games (tournament_id, number)
 );
@@ -138,6 +140,10 @@ class SeatResult:
     units: int
     survived: bool
     problems: int
+    cut: int | None = None
+    """Phases the bot's search was cut short by its CPU limit: for a bot that searches
+    in process (`bots.strategy.Searching`), else None (and None in a database written
+    before the count was kept)."""
 
 
 @dataclass(frozen=True)
@@ -201,11 +207,13 @@ class TournamentStore:
                 raise TournamentStoreError(
                     f"tournament tables of version {row['value']}, this program needs "
                     f"{SCHEMA_VERSION}")
-            # ``node`` came after version 1's first databases: a nullable column
-            # added in place keeps them readable by older and newer programs alike.
-            columns = {r["name"] for r in self._db.execute("PRAGMA table_info(tournament_games)")}
-            if "node" not in columns:
-                self._db.execute("ALTER TABLE tournament_games ADD COLUMN node TEXT")
+            # ``node`` and ``cut`` came after version 1's first databases: nullable
+            # columns added in place keep them readable by older and newer programs alike.
+            for table, column, kind in (("tournament_games", "node", "TEXT"),
+                                        ("tournament_seats", "cut", "INTEGER")):
+                columns = {r["name"] for r in self._db.execute(f"PRAGMA table_info({table})")}
+                if column not in columns:
+                    self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -309,9 +317,9 @@ class TournamentStore:
                  json.dumps([[t, dict(c)] for t, c in history]), server_game_id, note,
                  node, started_at, tid, number))
             self._db.executemany(
-                "UPDATE tournament_seats SET centres = ?, units = ?, survived = ?, problems = ?"
-                " WHERE tournament_id = ? AND number = ? AND power = ?",
-                [(s.centres, s.units, int(s.survived), s.problems, tid, number, s.power)
+                "UPDATE tournament_seats SET centres = ?, units = ?, survived = ?, problems = ?,"
+                " cut = ? WHERE tournament_id = ? AND number = ? AND power = ?",
+                [(s.centres, s.units, int(s.survived), s.problems, s.cut, tid, number, s.power)
                  for s in seats])
 
     def fail_game(self, tid: int, number: int, note: str, seconds: float,
@@ -342,7 +350,7 @@ class TournamentStore:
                 (tid,)):
             seats.setdefault(int(r["number"]), []).append(SeatResult(
                 r["power"], r["bot"], r["centres"] or 0, r["units"] or 0,
-                bool(r["survived"]), r["problems"] or 0))
+                bool(r["survived"]), r["problems"] or 0, r["cut"]))
         out = []
         for r in rows:
             history = tuple((str(t), dict(c)) for t, c in json.loads(r["history"] or "[]"))
