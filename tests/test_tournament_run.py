@@ -31,7 +31,7 @@ from server.store import Store
 from tournament.config import TournamentConfig, parse_bots
 from tournament.report import write_report
 from tournament.runner import Progress, run_tournament
-from tournament.store import TournamentStore
+from tournament.store import StoredGame, TournamentStore
 
 BOTS = "dumbbot,randbot,holdbot"
 POWERS = ("AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR")
@@ -182,6 +182,18 @@ def test_report_files(played: Played) -> None:
     assert played.seconds < 30
 
 
+def assert_played_whole(games: list[StoredGame], played: Played) -> None:
+    """``games`` are those of the uninterrupted tournament, result for result."""
+    whole = TournamentStore.open(played.config.db_path)
+    original = whole.games(played.tournament_id)
+    whole.close()
+
+    def results(g: StoredGame) -> tuple[object, ...]:
+        return (g.number, g.seed, g.ending, g.end_turn, g.winner, g.seats, g.history)
+
+    assert [results(g) for g in games] == [results(g) for g in original]
+
+
 async def test_resume_after_interruption_gives_the_same_totals(
         played: Played, tmp_path: Path) -> None:
     cfg = config(tmp_path, parallel=2)
@@ -206,13 +218,7 @@ async def test_resume_after_interruption_gives_the_same_totals(
     resumed = store.games(1)
     report = write_report(cfg, store, 1)
     store.close()
-    whole = TournamentStore.open(played.config.db_path)
-    original = whole.games(played.tournament_id)
-    whole.close()
-    assert [(g.number, g.seed, g.ending, g.end_turn, g.winner, g.seats, g.history)
-            for g in resumed] == [
-           (g.number, g.seed, g.ending, g.end_turn, g.winner, g.seats, g.history)
-           for g in original]
+    assert_played_whole(resumed, played)
     # Games cut off half way were replayed (attempt 2) with the same result.
     assert any(g.attempts == 2 for g in resumed)
     for name in ("games.csv", "bots.csv"):
@@ -236,13 +242,7 @@ def test_more_games_extend_a_finished_tournament_to_the_longer_ones_results(
     assert [tid for tid, _ in store.tournaments()] == [first.tournament_id]
     extended = store.games(first.tournament_id)
     store.close()
-    whole = TournamentStore.open(played.config.db_path)
-    original = whole.games(played.tournament_id)
-    whole.close()
-    assert [(g.number, g.seed, g.ending, g.end_turn, g.winner, g.seats, g.history)
-            for g in extended] == [
-           (g.number, g.seed, g.ending, g.end_turn, g.winner, g.seats, g.history)
-           for g in original]
+    assert_played_whole(extended, played)
     assert (tmp_path / "games.csv").read_text() == (played.config.out / "games.csv").read_text()
     # Asked again, nothing is left to play.
     assert main(args) == 0

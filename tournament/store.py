@@ -240,14 +240,18 @@ class TournamentStore:
                                    (identity, _utc_now()))
             tid = cur.lastrowid
             assert tid is not None
-            self._db.executemany(
-                "INSERT INTO tournament_games (tournament_id, number, seed, status)"
-                " VALUES (?, ?, ?, 'pending')", [(tid, p.number, p.seed) for p in plans])
-            self._db.executemany(
-                "INSERT INTO tournament_seats (tournament_id, number, power, bot)"
-                " VALUES (?, ?, ?, ?)",
-                [(tid, p.number, power, bot) for p in plans for power, bot in p.seats])
+            self._add_games(tid, plans)
         return tid
+
+    def _add_games(self, tid: int, plans: Sequence[GamePlan]) -> None:
+        """The games of ``plans``, pending, with their seats (within a transaction)."""
+        self._db.executemany(
+            "INSERT INTO tournament_games (tournament_id, number, seed, status)"
+            " VALUES (?, ?, ?, 'pending')", [(tid, p.number, p.seed) for p in plans])
+        self._db.executemany(
+            "INSERT INTO tournament_seats (tournament_id, number, power, bot)"
+            " VALUES (?, ?, ?, ?)",
+            [(tid, p.number, power, bot) for p in plans for power, bot in p.seats])
 
     def tournaments(self) -> list[tuple[int, str]]:
         """Every tournament as (id, identity), the newest first."""
@@ -264,13 +268,7 @@ class TournamentStore:
         with self._transaction():
             self._db.execute("UPDATE tournaments SET config = ?, finished_at = NULL WHERE id = ?",
                              (identity, tid))
-            self._db.executemany(
-                "INSERT INTO tournament_games (tournament_id, number, seed, status)"
-                " VALUES (?, ?, ?, 'pending')", [(tid, p.number, p.seed) for p in added])
-            self._db.executemany(
-                "INSERT INTO tournament_seats (tournament_id, number, power, bot)"
-                " VALUES (?, ?, ?, ?)",
-                [(tid, p.number, power, bot) for p in added for power, bot in p.seats])
+            self._add_games(tid, added)
 
     def config(self, tid: int) -> str:
         row = self._db.execute("SELECT config FROM tournaments WHERE id = ?", (tid,)).fetchone()
