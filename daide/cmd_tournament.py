@@ -189,6 +189,21 @@ def _only(group: BaseExceptionGroup[BaseException]) -> BaseException:
     return exc
 
 
+def _what_was_played(outcome: TournamentRun, games: int) -> str:
+    """The line that says what a run did."""
+    if outcome.resumed and outcome.complete and not (outcome.played or outcome.failed):
+        which = "its game is" if games == 1 else f"the {games} games of this tournament are"
+        return f"nothing to play: {which} finished; its report is written again"
+    if outcome.extended_from:
+        going_on = f", extending the tournament of {outcome.extended_from} games to {games}"
+    elif outcome.resumed:
+        going_on = ", continuing an interrupted tournament"
+    else:
+        going_on = ""
+    failed = f"; {outcome.failed} could not be played" if outcome.failed else ""
+    return f"played {outcome.played} game(s){going_on}{failed}"
+
+
 def _play_on_ray(config: TournamentConfig, address: str | None,
                  bar: Callable[[Progress], None] | None, log_file: TextIO) -> TournamentRun | None:
     from tournament.cluster import ClusterError, run_tournament_ray
@@ -219,6 +234,7 @@ def run(args: argparse.Namespace) -> int:
 
     from tournament.progress import ProgressBar
     from tournament.report import write_report
+    from tournament.runner import find_tournament
     from tournament.store import TournamentStore, TournamentStoreError
 
     config = build_config(args)
@@ -260,6 +276,8 @@ def run(args: argparse.Namespace) -> int:
                 leaf = _only(group)
                 if not isinstance(leaf, Exception) or isinstance(leaf, BaseExceptionGroup):
                     raise
+                if isinstance(leaf, TournamentStoreError):
+                    raise CommandError(str(leaf)) from group
                 where = (f"server {config.server[0]}:{config.server[1]}"
                          if config.server else "embedded server")
                 raise CommandError(f"{where}: {leaf}") from group
@@ -267,18 +285,13 @@ def run(args: argparse.Namespace) -> int:
                 if bar is not None:
                     bar.close()
             if outcome is not None:
-                if outcome.extended_from:
-                    going_on = (f", extending the tournament of {outcome.extended_from} "
-                                f"games to {config.games}")
-                elif outcome.resumed:
-                    going_on = ", continuing an interrupted tournament"
-                else:
-                    going_on = ""
-                print(f"played {outcome.played} game(s)" + going_on
-                      + (f"; {outcome.failed} could not be played" if outcome.failed else ""))
+                print(_what_was_played(outcome, config.games))
         store = TournamentStore.open(config.db_path)
         try:
-            tid = store.find(config.identity())
+            try:
+                tid = find_tournament(config, store)
+            except TournamentStoreError as exc:
+                raise CommandError(str(exc)) from exc
             if tid is None:
                 raise CommandError(f"no such tournament in {config.db_path}")
             report = write_report(config, store, tid)

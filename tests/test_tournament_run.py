@@ -246,7 +246,20 @@ def test_more_games_extend_a_finished_tournament_to_the_longer_ones_results(
     assert (tmp_path / "games.csv").read_text() == (played.config.out / "games.csv").read_text()
     # Asked again, nothing is left to play.
     assert main(args) == 0
-    assert capsys.readouterr().out.startswith("played 0 game(s), continuing")
+    assert capsys.readouterr().out.startswith(
+        "nothing to play: the 14 games of this tournament are finished; "
+        "its report is written again\n")
+    # Asked with the old count, played or reported: the database holds it extended,
+    # so the command neither plays the six games again nor reports only them.
+    for extra in ([], ["--report-only"]):
+        old = [*args[:4], "6", *args[5:], *extra]
+        assert main(old) == 1
+        err = capsys.readouterr().err
+        assert err == (f"daide tournament: error: this tournament was extended to 14 games in "
+                       f"{short.db_path}: ask for --games 14 (its report covers every game)\n")
+    store = TournamentStore.open(short.db_path)
+    assert [tid for tid, _ in store.tournaments()] == [first.tournament_id]
+    store.close()
 
 
 @pytest.mark.parametrize("cut", [True, False])
@@ -309,7 +322,9 @@ def test_command_line_run_and_report_only(tmp_path: Path, capsys: pytest.Capture
     assert (tmp_path / "tournament.log").stat().st_size > 0
     # Running it again finds nothing left to play.
     assert main(args) == 0
-    assert capsys.readouterr().out.startswith("played 0 game(s), continuing")
+    assert capsys.readouterr().out.startswith(
+        "nothing to play: the 2 games of this tournament are finished; "
+        "its report is written again\n")
 
 
 async def test_on_an_existing_server_the_tournament_applies_the_year_limit(

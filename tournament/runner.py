@@ -8,8 +8,10 @@
    yet finished are played (see `tournament.store` for why a game cut off
    half way is replayed from its start); not found, a tournament that differs
    only by having fewer games, whose plan is the start of this one, is
-   extended (its games count, the new ones are added); else it is created
-   with its whole plan;
+   extended (its games count, the new ones are added); one that differs only
+   by having more games, whose plan begins with this one, means this one was
+   extended before (`TournamentExtended`: it is asked for by its new count);
+   else it is created with its whole plan;
 3. without ``--server`` the real server (`server.app.Server`) is started on
    a free loopback port with the same database, the year limit as its
    ``max_year`` house rule and a short ``disorder_grace``, and stopped
@@ -40,9 +42,21 @@ from server.settings import GameSettings, ServerSettings
 from tournament.config import TournamentConfig
 from tournament.design import GamePlan, schedule
 from tournament.play import GameContext, GameFailed, play_game
-from tournament.store import TournamentStore
+from tournament.store import TournamentStore, TournamentStoreError
 
 log = structlog.get_logger("tournament")
+
+
+class TournamentExtended(TournamentStoreError):
+    """The tournament asked for was extended: the database holds it with more games.
+
+    Playing the shorter one anew would replay games the database already has, and
+    its report would leave out the ones added; so neither is done."""
+
+    def __init__(self, config: TournamentConfig, games: int) -> None:
+        super().__init__(f"this tournament was extended to {games} games in {config.db_path}: "
+                         f"ask for --games {games} (its report covers every game)")
+        self.games = games
 
 
 @dataclass(frozen=True)
@@ -150,7 +164,10 @@ def plan_run(config: TournamentConfig, store: TournamentStore) -> RunPlan:
     found = store.find(identity)
     extended_from = 0
     if found is None:
-        shorter = _shorter(config, store, plans)
+        longer = _same_but_games(config, store, plans, longer=True)
+        if longer is not None:
+            raise TournamentExtended(config, longer[1])
+        shorter = _same_but_games(config, store, plans, longer=False)
         if shorter is not None:
             found, extended_from = shorter
             store.extend(found, identity, plans)
@@ -163,21 +180,37 @@ def plan_run(config: TournamentConfig, store: TournamentStore) -> RunPlan:
     return RunPlan(tid, found is not None, todo, done_before, extended_from)
 
 
-def _shorter(config: TournamentConfig, store: TournamentStore,
-             plans: Sequence[GamePlan]) -> tuple[int, int] | None:
-    """(id, games) of the newest stored tournament that ``config`` extends: the same
-    identity but fewer games, and its plan the start of ``plans`` (a seed's plan for
-    more games begins with its plan for fewer when whole cycles of seats come first:
-    `tournament.design`)."""
+def find_tournament(config: TournamentConfig, store: TournamentStore) -> int | None:
+    """The stored tournament of ``config``, for its report; None when there is none.
+
+    Raises `TournamentExtended` when the database holds it extended to more games."""
+    found = store.find(config.identity())
+    if found is None:
+        plans = schedule([b.name for b in config.bots], config.games, config.seed, config.powers)
+        longer = _same_but_games(config, store, plans, longer=True)
+        if longer is not None:
+            raise TournamentExtended(config, longer[1])
+    return found
+
+
+def _same_but_games(config: TournamentConfig, store: TournamentStore,
+                    plans: Sequence[GamePlan], *, longer: bool) -> tuple[int, int] | None:
+    """(id, games) of the newest stored tournament with ``config``'s identity but
+    more games (``longer``) or fewer, the shorter plan the start of the longer one.
+
+    A seed's plan for more games begins with its plan for fewer when whole cycles of
+    seats come first (`tournament.design`): so a shorter tournament can be extended
+    to ``config``'s, and a longer one is ``config``'s, extended before."""
     wanted = json.loads(config.identity())
     for tid, identity in store.tournaments():
         other = json.loads(identity)
         games = other.get("games")
-        if not isinstance(games, int) or not 0 < games < config.games:
+        if not isinstance(games, int) or games <= 0 or games == config.games:
             continue
-        if {**other, "games": config.games} != wanted:
+        if (games > config.games) != longer or {**other, "games": config.games} != wanted:
             continue
-        if [g.plan for g in store.games(tid)] == list(plans[:games]):
+        shared = min(games, config.games)
+        if [g.plan for g in store.games(tid)][:shared] == list(plans[:shared]):
             return tid, games
     return None
 
