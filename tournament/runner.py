@@ -161,12 +161,9 @@ def plan_run(config: TournamentConfig, store: TournamentStore) -> RunPlan:
     """Find, extend or create the tournament of ``config`` (the module doc, step 2)."""
     plans = schedule([b.name for b in config.bots], config.games, config.seed, config.powers)
     identity = config.identity()
-    found = store.find(identity)
+    found = find_tournament(config, store)
     extended_from = 0
     if found is None:
-        longer = _same_but_games(config, store, plans, longer=True)
-        if longer is not None:
-            raise TournamentExtended(config, longer[1])
         shorter = _same_but_games(config, store, plans, longer=False)
         if shorter is not None:
             found, extended_from = shorter
@@ -181,7 +178,7 @@ def plan_run(config: TournamentConfig, store: TournamentStore) -> RunPlan:
 
 
 def find_tournament(config: TournamentConfig, store: TournamentStore) -> int | None:
-    """The stored tournament of ``config``, for its report; None when there is none.
+    """The stored tournament of ``config``; None when there is none.
 
     Raises `TournamentExtended` when the database holds it extended to more games."""
     found = store.find(config.identity())
