@@ -56,7 +56,6 @@ class TournamentExtended(TournamentStoreError):
     def __init__(self, config: TournamentConfig, games: int) -> None:
         super().__init__(f"this tournament was extended to {games} games in {config.db_path}: "
                          f"ask for --games {games} (its report covers every game)")
-        self.games = games
 
 
 @dataclass(frozen=True)
