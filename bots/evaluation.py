@@ -67,10 +67,12 @@ class EvalWeights:
     adjustment is still to come (the rest stays with the owner).  At a half,
     Austria opened F Tri - Ven with A Vie - Tri in a third of its games: half of
     Venice, should Italy's army leave, outweighed the fleet's step toward Greece."""
-    leader: float = 0.03
-    """Cost of one square of the others' centre counts (see the module doc).  Against
-    Project20M (70 games, seed 120) it lifted RegretBot's head-to-head difference from
-    +1.8 to +4.5 points of sum of squares per seat (docs/bots.md)."""
+    leader: float = 0.15
+    """Cost of one square of the others' centre counts (see the module doc).  It is
+    what keeps copies of the bot from sharing out whichever central power falls
+    behind first: in self-play (28 games on each of two seeds) Austria was
+    eliminated by 1910 in 14 and 12 games at 0.03 a square, in 5 and 6 at 0.15
+    (docs/bots.md, self-play)."""
 
 
 _Reach = tuple[str, ...]
